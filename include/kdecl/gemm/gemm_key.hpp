@@ -4,7 +4,9 @@
 //  * the DSL's value type, where fields may hold wildcards (`any`, -1);
 //  * a non-type template parameter of the kernel templates (it is structural);
 //  * the registry key of a built instance (no wildcard left, arch set).
-// Every field has its default here and nowhere else.
+// Every field has its default here and nowhere else: unset tile, warps,
+// warp_tile, pipeline, epilogue and scheduler are wildcards; padding is on;
+// the access width and stage count are the arch's and pipeline's defaults.
 #pragma once
 
 #include "kdecl/core/enums.hpp"
@@ -54,11 +56,15 @@ struct gemm_algorithm {
   mnk warps{};       // warps per block along m, n, k
   mnk warp_tile{};   // the MMA tile one warp computes per step
   pipeline pipe = pipeline::any;
-  int stages = any_int;       // shared-memory ring depth of the main loop
+  // Shared-memory ring depth of the main loop; 0 = the pipeline's default depth
+  // from the arch table (resolved during expansion), any_int = every legal depth.
+  int stages = 0;
   epilogue epi = epilogue::any;
   scheduler sched = scheduler::any;
-  tristate pad_m = tristate::any, pad_n = tristate::any, pad_k = tristate::any;
-  int vector_bytes = any_int;  // global-memory access width; pointers and leading dims must align to it
+  tristate pad_m = tristate::yes, pad_n = tristate::yes, pad_k = tristate::yes;
+  // Global-memory access width in bytes; pointers, leading dims and batch strides
+  // must align to it. 0 = the arch's preferred width (resolved during expansion).
+  int vector_bytes = 0;
   int cluster_m = 1, cluster_n = 1;  // thread-block cluster (sm_90)
   arch_id arch = arch_id::host;
   constexpr bool operator==(const gemm_algorithm&) const = default;

@@ -1,0 +1,33 @@
+// The device a problem runs on, passed explicitly to the dispatcher: a kernel
+// built for another arch is never chosen.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kdecl/core/enums.hpp"
+
+namespace kdecl {
+
+struct device {
+  arch_id arch = arch_id::host;
+  int ordinal = 0;  // CUDA/HIP device index; 0 for host
+  std::string description = "host CPU";
+
+  static device host();
+  backend kind() const { return backend_of(arch); }
+};
+
+// The host plus every GPU this build can drive (CUDA devices when built with
+// CUDA). GPUs whose arch kdecl has no table for are left out and reported in
+// `skipped` when given.
+std::vector<device> available_devices(std::vector<std::string>* skipped = nullptr);
+
+// The first GPU, or the host when there is none.
+device default_device();
+
+// Maps a CUDA compute capability to our arch id; nullopt when unknown.
+std::optional<arch_id> arch_from_compute_capability(int major, int minor);
+
+}  // namespace kdecl

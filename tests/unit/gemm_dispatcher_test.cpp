@@ -1,0 +1,151 @@
+#include <gtest/gtest.h>
+
+#include "kdecl/gemm/gemm_dispatcher.hpp"
+#include "test_keys.hpp"
+
+namespace kdecl {
+namespace {
+
+using testing::make_key;
+using testing::recording_gemm;
+
+device sm90() { return device{arch_id::sm_90, 0, "test sm_90"}; }
+
+gemm_problem fp16_problem(std::int64_t m, std::int64_t n, std::int64_t k) {
+  return gemm_problem{}.sizes(m, n, k).dtype(dtype::fp16).layout(rcr);
+}
+
+TEST(GemmDispatcher, NeverPicksAnotherDtypeLayoutOrArch) {
+  registry reg;
+  reg.add(std::make_shared<recording_gemm>(make_key(dtype::bf16, rcr, 128, 128, 64)), "s");
+  reg.add(std::make_shared<recording_gemm>(make_key(dtype::fp16, rrr, 128, 128, 64)), "s");
+  reg.add(std::make_shared<recording_gemm>(make_key(dtype::fp16, rcr, 128, 128, 64, arch_id::sm_80)), "s");
+  gemm_dispatcher d(sm90(), reg);
+  auto sel = d.select(fp16_problem(1024, 1024, 1024));
+  EXPECT_FALSE(sel);
+  auto text = sel.explain();
+  EXPECT_NE(text.find("A dtype is bf16, the problem's is fp16"), std::string::npos) << text;
+  EXPECT_NE(text.find("layout is rrr, the problem's is rcr"), std::string::npos) << text;
+
+  reg.add(std::make_shared<recording_gemm>(make_key(dtype::fp16, rcr, 128, 128, 64)), "s");
+  sel = d.select(fp16_problem(1024, 1024, 1024));
+  ASSERT_TRUE(sel) << sel.explain();
+  EXPECT_EQ(sel.kernel->key().sig.a, dtype::fp16);
+  EXPECT_EQ(sel.kernel->key().sig.lay, rcr);
+  EXPECT_EQ(sel.kernel->arch(), arch_id::sm_90);
+}
+
+TEST(GemmDispatcher, Tf32OnlyWhenAsked) {
+  registry reg;
+  auto k = make_key(dtype::fp32, rcr, 128, 128, 32);
+  k.sig.compute = dtype::tf32;
+  reg.add(std::make_shared<recording_gemm>(k), "s");
+  gemm_dispatcher d(sm90(), reg);
+  auto p = gemm_problem{}.sizes(256, 256, 256).dtype(dtype::fp32).layout(rcr);
+  auto sel = d.select(p);
+  EXPECT_FALSE(sel);
+  EXPECT_NE(sel.explain().find("computes in tf32, the problem asks for fp32"), std::string::npos) << sel.explain();
+  EXPECT_TRUE(d.select(p.compute(dtype::tf32)));
+}
+
+TEST(GemmDispatcher, DivisibilityAndPadding) {
+  registry reg;
+  auto strict = make_key(dtype::fp16, rcr, 128, 128, 64);
+  strict.algo.pad_m = strict.algo.pad_n = strict.algo.pad_k = tristate::no;
+  reg.add(std::make_shared<recording_gemm>(strict), "s");
+  gemm_dispatcher d(sm90(), reg);
+  EXPECT_TRUE(d.select(fp16_problem(256, 256, 256)));
+  auto sel = d.select(fp16_problem(1000, 256, 256));
+  ASSERT_FALSE(sel);
+  EXPECT_NE(sel.explain().find("M = 1000 is not a multiple of tile_m = 128"), std::string::npos) << sel.explain();
+  reg.add(std::make_shared<recording_gemm>(make_key(dtype::fp16, rcr, 128, 128, 64)), "s");  // pads
+  sel = d.select(fp16_problem(1000, 256, 256));
+  ASSERT_TRUE(sel);
+  EXPECT_EQ(sel.kernel->key().algo.pad_m, tristate::yes);
+}
+
+TEST(GemmDispatcher, AlignmentPicksNarrowerVectorsOrExplains) {
+  registry reg;
+  reg.add(std::make_shared<recording_gemm>(make_key(dtype::fp16, rcr, 128, 128, 64)), "s");
+  gemm_dispatcher d(sm90(), reg);
+  auto p = fp16_problem(512, 512, 100);  // lda = 100 halves = 200 bytes: 8-byte aligned, not 16
+  auto sel = d.select(p);
+  ASSERT_FALSE(sel);
+  EXPECT_NE(sel.explain().find("lda = 100 elements (200 bytes) is not a multiple of the kernel's 16-byte"),
+            std::string::npos) << sel.explain();
+  auto narrow = make_key(dtype::fp16, rcr, 128, 128, 64);
+  narrow.algo.vector_bytes = 8;
+  reg.add(std::make_shared<recording_gemm>(narrow), "s");
+  sel = d.select(p);
+  ASSERT_TRUE(sel) << sel.explain();
+  EXPECT_EQ(sel.kernel->key().algo.vector_bytes, 8);
+
+  // A misaligned pointer is refused at select time, never handed to a kernel.
+  alignas(16) static std::uint16_t buf[64];
+  gemm_args args{buf + 1, buf, buf};
+  auto sel2 = d.select(fp16_problem(512, 512, 128), &args);
+  ASSERT_FALSE(sel2);
+  EXPECT_NE(sel2.explain().find("pointer A"), std::string::npos) << sel2.explain();
+}
+
+TEST(GemmDispatcher, ThirtyTwoBitOffsets) {
+  registry reg;
+  reg.add(std::make_shared<recording_gemm>(make_key(dtype::fp16, rcr, 128, 128, 64)), "s");
+  gemm_dispatcher d(sm90(), reg);
+  auto sel = d.select(fp16_problem(70000, 128, 40000));
+  ASSERT_FALSE(sel);
+  EXPECT_NE(sel.explain().find("32-bit indexing"), std::string::npos) << sel.explain();
+}
+
+TEST(GemmDispatcher, KernelRefusalIsReported) {
+  registry reg;
+  auto k = std::make_shared<recording_gemm>(make_key(dtype::fp16, rcr, 128, 128, 64));
+  k->refusal = "needs K >= 64 for its prologue";
+  reg.add(k, "s");
+  gemm_dispatcher d(sm90(), reg);
+  auto sel = d.select(fp16_problem(256, 256, 256));
+  ASSERT_FALSE(sel);
+  EXPECT_NE(sel.explain().find("needs K >= 64"), std::string::npos);
+}
+
+TEST(GemmDispatcher, DeterministicRankingAndTieBreak) {
+  registry reg;
+  for (int tm : {64, 128, 256})
+    for (int tn : {64, 128, 256}) reg.add(std::make_shared<recording_gemm>(make_key(dtype::fp16, rcr, tm, tn, 64)), "s");
+  gemm_dispatcher d1(sm90(), reg), d2(sm90(), reg);
+  for (auto [m, n, k] : {std::tuple{4096, 4096, 4096}, {64, 4096, 4096}, {1000, 1000, 88}}) {
+    auto a = d1.select(fp16_problem(m, n, k));
+    auto b = d2.select(fp16_problem(m, n, k));
+    ASSERT_TRUE(a && b);
+    EXPECT_EQ(a.kernel->name(), b.kernel->name());
+    auto r = d1.ranked(fp16_problem(m, n, k));
+    ASSERT_EQ(r.size(), 9u);
+    EXPECT_EQ(r.front().first->name(), a.kernel->name());
+    for (std::size_t i = 1; i < r.size(); ++i) EXPECT_LE(r[i - 1].second, r[i].second);
+  }
+  // Large squares prefer large tiles, tiny M prefers a small tile_m.
+  EXPECT_GE(d1.select(fp16_problem(8192, 8192, 8192)).kernel->key().algo.tile.m, 128);
+  EXPECT_EQ(d1.select(fp16_problem(16, 8192, 8192)).kernel->key().algo.tile.m, 64);
+}
+
+TEST(GemmDispatcher, InvalidProblemIsExplainedAndNotRun) {
+  registry reg;
+  auto k = std::make_shared<recording_gemm>(make_key(dtype::fp16, rcr, 128, 128, 64));
+  reg.add(k, "s");
+  gemm_dispatcher d(sm90(), reg);
+  auto st = d.run(fp16_problem(0, 128, 128), gemm_args{});
+  EXPECT_FALSE(st.is_ok());
+  EXPECT_NE(st.message().find("M = 0 must be positive"), std::string::npos) << st.message();
+  EXPECT_EQ(k->runs.load(), 0);
+}
+
+TEST(GemmDispatcher, SeesKernelsRegisteredAfterConstruction) {
+  registry reg;
+  gemm_dispatcher d(sm90(), reg);
+  EXPECT_FALSE(d.select(fp16_problem(128, 128, 128)));
+  reg.add(std::make_shared<recording_gemm>(make_key(dtype::fp16, rcr, 128, 128, 64)), "late");
+  EXPECT_TRUE(d.select(fp16_problem(128, 128, 128)));
+}
+
+}  // namespace
+}  // namespace kdecl

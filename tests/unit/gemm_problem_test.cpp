@@ -1,0 +1,46 @@
+#include <gtest/gtest.h>
+
+#include "kdecl/gemm/gemm_problem.hpp"
+
+namespace kdecl {
+namespace {
+
+std::string error_of(const gemm_problem& p) { return p.validate().value_or(""); }
+
+TEST(GemmProblem, PackedDefaultsFollowLayouts) {
+  auto p = gemm_problem{}.sizes(100, 200, 300).dtype(dtype::fp16).layout(crr).normalized();
+  EXPECT_EQ(p.lda, 100);  // A col-major: m rows contiguous
+  EXPECT_EQ(p.ldb, 200);  // B row-major
+  EXPECT_EQ(p.ldc, 200);
+  EXPECT_EQ(p.stride_a, 100 * 300);
+  EXPECT_FALSE(p.validate());
+}
+
+TEST(GemmProblem, ErrorsNameValueAndRule) {
+  auto base = gemm_problem{}.sizes(64, 64, 64).dtype(dtype::fp16).layout(rcr);
+  EXPECT_EQ(error_of(gemm_problem(base).sizes(-3, 64, 64)), "M = -3 must be positive");
+  EXPECT_EQ(error_of(gemm_problem(base).sizes(64, 0, 64)), "N = 0 must be positive");
+  EXPECT_EQ(error_of(gemm_problem(base).batched(0)), "batch = 0 must be positive");
+  EXPECT_EQ(error_of(gemm_problem(base).leading_dims(32, 0, 0)),
+            "lda = 32 is smaller than the stored row length 64 (row-major)");
+  EXPECT_EQ(error_of(gemm_problem(base).leading_dims(0, -1, 0)), "ldb = -1 must not be negative (0 means packed)");
+  EXPECT_EQ(error_of(gemm_problem(base).dtypes(dtype::fp16, dtype::bf16, dtype::fp16)),
+            "dtype of A (fp16) and B (bf16) differ; only fp8/bf8 may be mixed");
+  EXPECT_EQ(error_of(gemm_problem(base).compute(dtype::tf32)), "compute tf32 requires fp32 A and B, got fp16");
+  EXPECT_EQ(error_of(gemm_problem(base).batched(2).batch_strides(100, 0, 0)),
+            "batch stride of A = 100 is smaller than one matrix (4096 elements): batches would overlap");
+  EXPECT_EQ(error_of(gemm_problem(base).multi_d(elementwise::gelu, 5)), "multi_d needs 1 to 4 D tensors, got 5");
+  auto ew = base;
+  ew.sig.ew = elementwise::relu;
+  EXPECT_EQ(error_of(ew), "elementwise op relu needs the multi_d variant");
+  auto acc = gemm_problem{}.sizes(8, 8, 8).dtype(dtype::int8).accumulator(dtype::fp32);
+  EXPECT_NE(error_of(acc).find("accumulator fp32 does not suit int8"), std::string::npos);
+}
+
+TEST(GemmProblem, MixedFp8IsAllowed) {
+  auto p = gemm_problem{}.sizes(64, 64, 64).dtype(dtype::fp8).dtypes(dtype::fp8, dtype::bf8, dtype::bf16);
+  EXPECT_FALSE(p.validate()) << *p.validate();
+}
+
+}  // namespace
+}  // namespace kdecl
