@@ -1,0 +1,194 @@
+// Entry point of the sm_90a tma_wgmma GEMM family (see docs/kernels/sm90.md):
+//   sm90::gemm<K>::why_not / run / workspace_bytes, the gemm_kernel contract.
+//
+// run() builds the two TMA descriptors, plans the persistent grid (one block per
+// SM, grouped tile order, split-K when the output has too few tiles to occupy the
+// SMs and the caller gave the workspace for it) and launches the kernel.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include <cuda_runtime.h>
+
+#include "kdecl/core/status.hpp"
+#include "kdecl/gemm/gemm_key.hpp"
+#include "kdecl/gemm/gemm_problem.hpp"
+#include "kdecl/kernels/gemm/cuda/sm90/device_info.cuh"
+#include "kdecl/kernels/gemm/cuda/sm90/gemm_sm90_config.cuh"
+#include "kdecl/kernels/gemm/cuda/sm90/gemm_sm90_kernel.cuh"
+#include "kdecl/kernels/gemm/cuda/sm90/gemm_sm90_params.cuh"
+#include "kdecl/kernels/gemm/cuda/sm90/tensor_map.cuh"
+#include "kdecl/kernels/gemm/cuda/sm90/tile_scheduler.cuh"
+
+namespace kdecl::kernels::cuda::sm90 {
+
+// Launch geometry of one problem; shared by run() and workspace_bytes() so both
+// agree on the split count.
+struct launch_plan {
+  tile_scheduler sched{};
+  int grid = 0;
+  std::size_t partial_bytes = 0;  // split-K partial tiles, 0 without split-K
+  std::size_t arrival_bytes = 0;  // split-K per-tile arrival counters
+  std::size_t workspace() const { return partial_bytes == 0 ? 0 : partial_bytes + arrival_bytes; }
+};
+
+inline constexpr int min_k_blocks_per_split = 4;
+inline constexpr int max_splits = 16;
+
+inline launch_plan plan_launch(const gemm_problem& p, int tile_m, int tile_n, int tile_k, int sm_count,
+                               bool allow_split) {
+  launch_plan plan;
+  tile_scheduler& s = plan.sched;
+  s.tiles_m = static_cast<int>((p.m + tile_m - 1) / tile_m);
+  s.tiles_n = static_cast<int>((p.n + tile_n - 1) / tile_n);
+  s.batch = static_cast<int>(p.batch);
+  s.k_blocks = static_cast<int>((p.k + tile_k - 1) / tile_k);
+  s.splits = 1;
+  const int sms = std::max(sm_count, 1);
+  const int tiles = s.tiles();
+  // Split K only when fewer than half the SMs would have a tile: then the job is
+  // bound by how fast the busy SMs can stream B, and more streams win.
+  if (allow_split && 2 * tiles <= sms) {
+    s.splits = std::clamp(std::min(sms / tiles, s.k_blocks / min_k_blocks_per_split), 1, max_splits);
+  }
+  plan.grid = std::min(s.units(), sms);
+  // Tile rows per raster group: make the A rows and B columns in flight about equal in bytes.
+  const double g = std::sqrt(double(plan.grid) * tile_n / tile_m);
+  s.group_m = std::clamp(static_cast<int>(g + 0.5), 1, std::max(s.tiles_m, 1));
+  if (s.splits > 1) {
+    plan.partial_bytes = static_cast<std::size_t>(tiles) * s.splits * tile_m * tile_n * sizeof(float);
+    plan.arrival_bytes = static_cast<std::size_t>(tiles) * sizeof(int);
+  }
+  return plan;
+}
+
+template <gemm_key K>
+struct gemm {
+  static std::optional<std::string> why_not(const gemm_problem& p, const gemm_args& args) {
+    if constexpr (key_unsupported_reason(K) != nullptr) {
+      return std::string("sm90 tma_wgmma: ") + key_unsupported_reason(K);
+    } else {
+      return problem_reason(p, args);
+    }
+  }
+
+  static std::size_t workspace_bytes(const gemm_problem& p) {
+    if constexpr (key_unsupported_reason(K) != nullptr) {
+      return 0;
+    } else {
+      if (p.m < 1 || p.n < 1 || p.k < 1 || p.batch < 1) return 0;
+      const device_info dev = current_device_info();
+      return plan_launch(p, K.algo.tile.m, K.algo.tile.n, K.algo.tile.k, dev.sm_count, true).workspace();
+    }
+  }
+
+  static status run(const gemm_problem& p, const gemm_args& args, void* stream) {
+    if constexpr (key_unsupported_reason(K) != nullptr) {
+      return status::error(std::string("sm90 tma_wgmma: ") + key_unsupported_reason(K));
+    } else {
+      using cfg = sm90_config<K>;
+      if (auto why = problem_reason(p, args)) return status::error(*why);
+      const device_info dev = current_device_info();
+
+      gemm_sm90_params params{};
+      if (auto e = encode_tensor_map(params.map_a, operand_a(p, args))) return status::error(*e);
+      if (auto e = encode_tensor_map(params.map_b, operand_b(p, args))) return status::error(*e);
+
+      launch_plan plan = plan_launch(p, cfg::tile_m, cfg::tile_n, cfg::tile_k, dev.sm_count, true);
+      if (plan.sched.splits > 1 && (args.workspace == nullptr || args.workspace_bytes < plan.workspace()))
+        plan = plan_launch(p, cfg::tile_m, cfg::tile_n, cfg::tile_k, dev.sm_count, false);
+      params.sched = plan.sched;
+      params.c = args.c;
+      for (int i = 0; i < max_d_tensors; ++i) params.d[i] = args.d[i];
+      params.m = static_cast<int>(p.m);
+      params.n = static_cast<int>(p.n);
+      params.ldc = p.ldc;
+      params.ldd = p.ldd;
+      params.stride_c = p.stride_c;
+      params.stride_d = p.stride_d;
+      params.alpha = args.alpha;
+      params.beta = args.beta;
+      auto st = static_cast<cudaStream_t>(stream);
+      if (plan.sched.splits > 1) {
+        params.partials = static_cast<float*>(args.workspace);
+        params.tile_arrivals = reinterpret_cast<int*>(static_cast<char*>(args.workspace) + plan.partial_bytes);
+        if (cudaMemsetAsync(params.tile_arrivals, 0, plan.arrival_bytes, st) != cudaSuccess)
+          return status::error(std::string("sm90 tma_wgmma: ") + cudaGetErrorString(cudaGetLastError()));
+      }
+
+      static const cudaError_t attr = cudaFuncSetAttribute(
+          gemm_sm90_kernel<cfg>, cudaFuncAttributeMaxDynamicSharedMemorySize, cfg::smem_bytes);
+      if (attr != cudaSuccess) return status::error(std::string("sm90 tma_wgmma: ") + cudaGetErrorString(attr));
+      gemm_sm90_kernel<cfg><<<plan.grid, cfg::threads, cfg::smem_bytes, st>>>(params);
+      if (cudaError_t e = cudaGetLastError(); e != cudaSuccess)
+        return status::error(std::string("sm90 tma_wgmma launch: ") + cudaGetErrorString(e));
+      return status::ok();
+    }
+  }
+
+ private:
+  static constexpr std::int64_t elem_bytes(dtype d) { return bits_of(d) / 8; }
+
+  static operand_view operand_a(const gemm_problem& p, const gemm_args& args) {
+    const bool k_major = K.sig.lay.a == layout::row;
+    return {args.a, K.sig.a, k_major ? p.k : p.m, k_major ? p.m : p.k, p.batch, p.lda, p.stride_a,
+            64, k_major ? K.algo.tile.m : 64};
+  }
+  static operand_view operand_b(const gemm_problem& p, const gemm_args& args) {
+    const bool k_major = K.sig.lay.b == layout::col;
+    return {args.b, K.sig.b, k_major ? p.k : p.n, k_major ? p.n : p.k, p.batch, p.ldb, p.stride_b,
+            64, k_major ? K.algo.tile.n : 64};
+  }
+
+  static std::optional<std::string> problem_reason(const gemm_problem& p, const gemm_args& args) {
+    const auto fail = [](const std::string& s) { return std::optional<std::string>("sm90 tma_wgmma: " + s); };
+    const auto& s = p.sig;
+    if (s.a != K.sig.a || s.b != K.sig.b || s.c != K.sig.c || s.acc != K.sig.acc || s.compute != K.sig.compute)
+      return fail("problem dtypes differ from the kernel's");
+    if (!(s.lay == K.sig.lay)) return fail("problem layouts differ from the kernel's");
+    if (s.variant != K.sig.variant || s.ew != K.sig.ew || s.num_d != K.sig.num_d)
+      return fail("problem variant, elementwise op or D count differs from the kernel's");
+    if (p.m < 1 || p.n < 1 || p.k < 1 || p.batch < 1) return fail("m, n, k and batch must be at least 1");
+    constexpr std::int64_t int_max = 0x7fffffff;
+    if (p.m > int_max || p.n > int_max || p.k > int_max || p.batch > 65535)
+      return fail("m, n, k must fit in int32 and batch in 65535 (TMA coordinates)");
+    if (K.algo.pad_m == tristate::no && p.m % K.algo.tile.m != 0) return fail("m is not a multiple of tile.m (pad_m = no)");
+    if (K.algo.pad_n == tristate::no && p.n % K.algo.tile.n != 0) return fail("n is not a multiple of tile.n (pad_n = no)");
+    if (K.algo.pad_k == tristate::no && p.k % K.algo.tile.k != 0) return fail("k is not a multiple of tile.k (pad_k = no)");
+    const std::int64_t ea = elem_bytes(s.a), eb = elem_bytes(s.b), ec = elem_bytes(s.c);
+    const auto aligned = [](const void* ptr) { return reinterpret_cast<std::uintptr_t>(ptr) % 16 == 0; };
+    if (args.a == nullptr || args.b == nullptr || args.c == nullptr) return fail("A, B and C must be non-null");
+    if (!aligned(args.a) || !aligned(args.b) || !aligned(args.c)) return fail("A, B and C must be 16-byte aligned");
+    if ((p.lda * ea) % 16 || (p.ldb * eb) % 16) return fail("lda and ldb must be multiples of 16 bytes (TMA)");
+    if ((p.ldc * ec) % 16) return fail("ldc must be a multiple of 16 bytes");
+    if (p.lda < p.cols_a() || p.ldb < p.cols_b() || p.ldc < p.cols_c()) return fail("a leading dimension is too small");
+    if (p.batch > 1) {
+      if (p.stride_a <= 0 || p.stride_b <= 0 || (p.stride_a * ea) % 16 || (p.stride_b * eb) % 16)
+        return fail("batch strides of A and B must be positive multiples of 16 bytes (TMA)");
+      if ((p.stride_c * ec) % 16) return fail("the batch stride of C must be a multiple of 16 bytes");
+    }
+    constexpr std::int64_t tma_stride_limit = std::int64_t{1} << 40;
+    if (p.lda * ea >= tma_stride_limit || p.ldb * eb >= tma_stride_limit || p.stride_a * ea >= tma_stride_limit ||
+        p.stride_b * eb >= tma_stride_limit)
+      return fail("a leading dimension or batch stride reaches 2^40 bytes (TMA limit)");
+    if constexpr (K.sig.variant == gemm_variant::multi_d) {
+      if ((p.ldd * ec) % 16 || p.ldd < p.cols_c()) return fail("ldd must cover C's columns and be a multiple of 16 bytes");
+      if (p.batch > 1 && (p.stride_d * ec) % 16) return fail("the batch stride of D must be a multiple of 16 bytes");
+      for (int i = 0; i < K.sig.num_d; ++i)
+        if (args.d[i] == nullptr || !aligned(args.d[i])) return fail("each D tensor must be non-null and 16-byte aligned");
+    }
+    const device_info dev = current_device_info();
+    if (dev.ordinal < 0) return fail("no current CUDA device");
+    if (dev.cc_major != 9 || dev.cc_minor != 0) return fail("needs an sm_90 device (wgmma, TMA)");
+    if (dev.max_smem_optin < sm90_config<K>::smem_bytes) return fail("device shared memory per block too small");
+    if (tensor_map_encoder() == nullptr) return fail("cuTensorMapEncodeTiled is not available");
+    return std::nullopt;
+  }
+};
+
+}  // namespace kdecl::kernels::cuda::sm90

@@ -1,0 +1,100 @@
+// Compile-time shape of one tma_wgmma kernel instance, derived from its key,
+// and the list of key values this pipeline supports.
+//
+// Block = 1 producer warpgroup (TMA issue) + W consumer warpgroups (wgmma), W =
+// warps.m / 4, stacked along M: consumer w owns rows [w*tile_m/W, (w+1)*tile_m/W)
+// of the block tile and computes them as tile_m/(64W) wgmma m64 x N blocks.
+#pragma once
+
+#include "kdecl/core/enums.hpp"
+#include "kdecl/gemm/gemm_key.hpp"
+#include "kdecl/kernels/gemm/cuda/common/device_types.cuh"
+
+namespace kdecl::kernels::cuda::sm90 {
+
+inline constexpr int max_dynamic_smem_bytes = 227 * 1024;  // per block on sm_90
+inline constexpr int swizzle_row_bytes = 128;
+
+// Per consumer warp, the cshuffle epilogue's strip: 16 rows x (32 + 4) floats.
+inline constexpr int cshuffle_strip_bytes = 16 * 36 * 4;
+
+// Shared memory a key needs: the ring, 1 KiB to align it to the swizzle atom,
+// the barriers plus a split-K flag, and the cshuffle strips.
+constexpr int smem_bytes_for(const gemm_key& k) {
+  const int elem = bits_of(k.sig.a) / 8;
+  const int stage = (k.algo.tile.m + k.algo.tile.n) * k.algo.tile.k * (elem > 0 ? elem : 1);
+  const int strips = k.algo.epi == epilogue::cshuffle ? k.algo.warps.m * cshuffle_strip_bytes : 0;
+  return k.algo.stages * stage + 1024 + 2 * 8 * k.algo.stages + 16 + strips;
+}
+
+// nullptr when the key is one this pipeline implements, else the first reason it is not.
+constexpr const char* key_unsupported_reason(const gemm_key& k) {
+  const auto& s = k.sig;
+  const auto& a = k.algo;
+  if (a.pipe != pipeline::tma_wgmma) return "pipeline is not tma_wgmma";
+  if (!(s.a == dtype::fp16 || s.a == dtype::bf16)) return "input dtype must be fp16 or bf16";
+  if (s.b != s.a || s.compute != s.a) return "A, B and compute dtypes must match";
+  if (s.acc != dtype::fp32) return "accumulator must be fp32";
+  if (!(s.c == dtype::fp16 || s.c == dtype::bf16 || s.c == dtype::fp32)) return "C dtype must be fp16, bf16 or fp32";
+  if (s.lay.c != layout::row) return "C must be row-major";
+  if (s.variant == gemm_variant::preshuffle) return "preshuffled B is not supported";
+  if (s.variant == gemm_variant::multi_d && (s.num_d < 0 || s.num_d > 4)) return "multi_d needs 0..4 D tensors";
+  if (s.variant == gemm_variant::standard && (s.num_d != 0 || s.ew != elementwise::pass_through))
+    return "standard variant takes no D tensors and no elementwise op";
+  if (!(a.warps.m == 4 || a.warps.m == 8) || a.warps.n != 1 || a.warps.k != 1)
+    return "warps must be (4,1,1) or (8,1,1): one or two consumer warpgroups";
+  const int W = a.warps.m / 4;
+  const int n = a.warp_tile.n;
+  if (a.warp_tile.m != 16 || a.warp_tile.k != 16) return "warp_tile must be (16, N, 16) for 16-bit inputs";
+  if (!(n == 64 || n == 128 || n == 192 || n == 256)) return "warp_tile.n must be 64, 128, 192 or 256";
+  if (a.tile.n != n) return "tile.n must equal warp_tile.n";
+  if (a.tile.m <= 0 || a.tile.m % (64 * W) != 0 || a.tile.m > 256) return "tile.m must be a multiple of 64*W, at most 256";
+  if (a.tile.k != 64) return "tile.k must be 64 (128-byte swizzled rows of 16-bit elements)";
+  if ((a.tile.m / (64 * W)) * n / 2 > 128) return "more than 128 accumulator registers per consumer thread (spills)";
+  if (a.stages < 2) return "stages must be at least 2";
+  if (smem_bytes_for(k) > max_dynamic_smem_bytes) return "shared-memory ring exceeds 227 KiB";
+  if (a.epi != epilogue::direct && a.epi != epilogue::cshuffle) return "epilogue must be direct or cshuffle";
+  if (a.vector_bytes != 16) return "vector_bytes must be 16 (TMA alignment)";
+  if (a.cluster_m != 1 || a.cluster_n != 1) return "thread-block clusters are not implemented";
+  if (a.pad_m == tristate::any || a.pad_n == tristate::any || a.pad_k == tristate::any) return "padding must be concrete";
+  return nullptr;
+}
+
+template <gemm_key K>
+struct sm90_config {
+  static_assert(key_unsupported_reason(K) == nullptr, "key not supported by the sm90 tma_wgmma kernel");
+
+  static constexpr gemm_key key = K;
+  using in_t = storage_t<K.sig.a>;
+  using out_t = storage_t<K.sig.c>;
+
+  static constexpr int consumer_warpgroups = K.algo.warps.m / 4;
+  static constexpr int threads = (consumer_warpgroups + 1) * 128;
+  static constexpr int consumer_threads = consumer_warpgroups * 128;
+  static constexpr int tile_m = K.algo.tile.m;
+  static constexpr int tile_n = K.algo.tile.n;
+  static constexpr int tile_k = K.algo.tile.k;
+  static constexpr int stages = K.algo.stages;
+  static constexpr int rows_per_warpgroup = tile_m / consumer_warpgroups;
+  static constexpr int m_blocks = rows_per_warpgroup / 64;  // wgmma m64 blocks per consumer
+  static constexpr int k_steps = tile_k / 16;              // wgmma k16 steps per stage
+  static constexpr int acc_regs = tile_n / 2;              // per m64 block, per thread
+
+  static constexpr bool a_k_major = K.sig.lay.a == layout::row;
+  static constexpr bool b_k_major = K.sig.lay.b == layout::col;
+
+  static constexpr int a_stage_bytes = tile_m * swizzle_row_bytes;
+  static constexpr int b_stage_bytes = tile_n * swizzle_row_bytes;
+  static constexpr int stage_bytes = a_stage_bytes + b_stage_bytes;
+  static constexpr int smem_bytes = smem_bytes_for(K);
+
+  static constexpr bool staged_epilogue = K.algo.epi == epilogue::cshuffle;
+  static constexpr bool check_m = K.algo.pad_m != tristate::no;
+  static constexpr bool check_n = K.algo.pad_n != tristate::no;
+
+  // setmaxnreg budgets: 128*producer + consumer_threads*consumer <= 64K registers.
+  static constexpr int producer_regs = 40;
+  static constexpr int consumer_regs = consumer_warpgroups == 2 ? 232 : 240;
+};
+
+}  // namespace kdecl::kernels::cuda::sm90

@@ -1,0 +1,193 @@
+// The sm_90a tma_wgmma GEMM kernel: warp-specialised, persistent, TMA-fed.
+//
+//   warpgroup 0      producer: one thread walks the work units and, for every
+//                    k-block, waits for a free ring slot ("empty" barrier) and
+//                    issues the TMA copies of the A and B tiles into it ("full"
+//                    barrier counts the bytes in). It gives registers away.
+//   warpgroups 1..W  consumers: wait for a full slot, issue tile_k/16 wgmma per
+//                    m64 block, keep one wgmma group in flight and free the slot
+//                    of the previous k-block once its group has retired. After a
+//                    tile's last k-block they run the fused epilogue straight from
+//                    registers while the producer already fills the ring with the
+//                    next tile.
+//
+// Shared memory: [A ring: stages x tile_m x 128 B][B ring: stages x tile_n x 128 B]
+// [full barriers][empty barriers][split-K flag][cshuffle strips, one per consumer
+// warp, only for epi = cshuffle], the rings aligned to 1 KiB.
+#pragma once
+
+#include <cstdint>
+
+#include "kdecl/gemm/gemm_key.hpp"
+#include "kdecl/kernels/gemm/cuda/sm90/epilogue_cshuffle.cuh"
+#include "kdecl/kernels/gemm/cuda/sm90/epilogue_direct.cuh"
+#include "kdecl/kernels/gemm/cuda/sm90/gemm_sm90_config.cuh"
+#include "kdecl/kernels/gemm/cuda/sm90/gemm_sm90_params.cuh"
+#include "kdecl/kernels/gemm/cuda/sm90/mbarrier.cuh"
+#include "kdecl/kernels/gemm/cuda/sm90/split_k.cuh"
+#include "kdecl/kernels/gemm/cuda/sm90/tma_load.cuh"
+#include "kdecl/kernels/gemm/cuda/sm90/warpgroup.cuh"
+#include "kdecl/kernels/gemm/cuda/sm90/wgmma_descriptor.cuh"
+#include "kdecl/kernels/gemm/cuda/sm90/wgmma_mma.cuh"
+
+namespace kdecl::kernels::cuda::sm90 {
+
+// Position in the shared-memory ring; both roles advance it identically.
+struct ring_position {
+  int stage = 0;
+  std::uint32_t phase = 0;
+  template <int Stages>
+  __device__ __forceinline__ void advance() {
+    if (++stage == Stages) {
+      stage = 0;
+      phase ^= 1;
+    }
+  }
+};
+
+template <gemm_key K>
+__device__ __forceinline__ void produce_tiles(const gemm_sm90_params& p, unsigned char* ring_a,
+                                              unsigned char* ring_b, std::uint64_t* full, std::uint64_t* empty) {
+  using cfg = sm90_config<K>;
+  tma_prefetch_descriptor(&p.map_a);
+  tma_prefetch_descriptor(&p.map_b);
+  ring_position pos;
+  const int units = p.sched.units();
+  for (int unit = blockIdx.x; unit < units; unit += gridDim.x) {
+    const tile_work w = p.sched.at(unit);
+    const int m0 = w.tile_m * cfg::tile_m;
+    const int n0 = w.tile_n * cfg::tile_n;
+    for (int kb = w.k_block_begin; kb < w.k_block_end; ++kb) {
+      mbarrier_wait(&empty[pos.stage], pos.phase ^ 1);
+      mbarrier_arrive_expect_tx(&full[pos.stage], cfg::stage_bytes);
+      unsigned char* a = ring_a + pos.stage * cfg::a_stage_bytes;
+      unsigned char* b = ring_b + pos.stage * cfg::b_stage_bytes;
+      const int k0 = kb * cfg::tile_k;
+      if constexpr (cfg::a_k_major) {
+        tma_load_3d(a, &p.map_a, &full[pos.stage], k0, m0, w.batch);
+      } else {
+#pragma unroll
+        for (int j = 0; j < cfg::tile_m / 64; ++j)
+          tma_load_3d(a + j * mn_block_bytes, &p.map_a, &full[pos.stage], m0 + 64 * j, k0, w.batch);
+      }
+      if constexpr (cfg::b_k_major) {
+        tma_load_3d(b, &p.map_b, &full[pos.stage], k0, n0, w.batch);
+      } else {
+#pragma unroll
+        for (int j = 0; j < cfg::tile_n / 64; ++j)
+          tma_load_3d(b + j * mn_block_bytes, &p.map_b, &full[pos.stage], n0 + 64 * j, k0, w.batch);
+      }
+      pos.advance<cfg::stages>();
+    }
+  }
+}
+
+// Descriptor of the 64 x 16 (A) or N x 16 (B) slice for k-step `kk` of a ring slot at `base`.
+template <bool KMajor>
+__device__ __forceinline__ std::uint64_t operand_descriptor(std::uint32_t base, int kk) {
+  if constexpr (KMajor) {
+    return make_wgmma_descriptor(base + kk * 32, 16, swizzle_atom_bytes);
+  } else {
+    return make_wgmma_descriptor(base + kk * 16 * swizzle_row_bytes, mn_block_bytes, swizzle_atom_bytes);
+  }
+}
+
+template <gemm_key K>
+__device__ __forceinline__ void consume_tiles(const gemm_sm90_params& p, unsigned char* ring_a,
+                                              unsigned char* ring_b, std::uint64_t* full, std::uint64_t* empty,
+                                              int* last_flag, float* strips, int consumer, int thread_in_wg) {
+  using cfg = sm90_config<K>;
+  using mma = wgmma_m64k16<K.sig.a, cfg::tile_n, cfg::a_k_major ? 0 : 1, cfg::b_k_major ? 0 : 1>;
+  const int lane = thread_in_wg % 32;
+  const int warp = thread_in_wg / 32;
+  // This consumer's m64 blocks start m_blocks boxes into each A slot.
+  const std::uint32_t a_ring = shared_address(ring_a) + consumer * cfg::m_blocks * mn_block_bytes;
+  const std::uint32_t b_ring = shared_address(ring_b);
+
+  float acc[cfg::m_blocks][cfg::acc_regs];
+  ring_position pos;
+  const int units = p.sched.units();
+  for (int unit = blockIdx.x; unit < units; unit += gridDim.x) {
+    const tile_work w = p.sched.at(unit);
+#pragma unroll
+    for (int i = 0; i < cfg::m_blocks; ++i)
+#pragma unroll
+      for (int r = 0; r < cfg::acc_regs; ++r) acc[i][r] = 0.0f;
+
+    int previous_stage = -1;
+    for (int kb = w.k_block_begin; kb < w.k_block_end; ++kb) {
+      mbarrier_wait(&full[pos.stage], pos.phase);
+      const std::uint32_t a_slot = a_ring + pos.stage * cfg::a_stage_bytes;
+      const std::uint32_t b_slot = b_ring + pos.stage * cfg::b_stage_bytes;
+#pragma unroll
+      for (int i = 0; i < cfg::m_blocks; ++i) fence_accumulators(acc[i]);
+      wgmma_fence();
+#pragma unroll
+      for (int kk = 0; kk < cfg::k_steps; ++kk) {
+        const std::uint64_t desc_b = operand_descriptor<cfg::b_k_major>(b_slot, kk);
+#pragma unroll
+        for (int i = 0; i < cfg::m_blocks; ++i)
+          mma::run(acc[i], operand_descriptor<cfg::a_k_major>(a_slot + i * mn_block_bytes, kk), desc_b);
+      }
+      wgmma_commit_group();
+#pragma unroll
+      for (int i = 0; i < cfg::m_blocks; ++i) fence_accumulators(acc[i]);
+      // The group of the previous k-block has now retired: its slot may be refilled.
+      wgmma_wait_group<1>();
+      if (previous_stage >= 0 && lane == 0) mbarrier_arrive(&empty[previous_stage]);
+      previous_stage = pos.stage;
+      pos.advance<cfg::stages>();
+    }
+    wgmma_wait_group<0>();
+#pragma unroll
+    for (int i = 0; i < cfg::m_blocks; ++i) fence_accumulators(acc[i]);
+    if (previous_stage >= 0 && lane == 0) mbarrier_arrive(&empty[previous_stage]);
+
+    if (p.sched.splits > 1 && !split_k_combine<cfg>(acc, p, w, consumer, thread_in_wg, last_flag)) continue;
+
+    const int warp_row0 = w.tile_m * cfg::tile_m + consumer * cfg::rows_per_warpgroup + warp * 16;
+    if constexpr (cfg::staged_epilogue) {
+      float* strip = strips + (consumer * 4 + warp) * cshuffle_warp_floats;
+      epilogue_cshuffle<K, cfg>(acc, p, w.batch, warp_row0, w.tile_n * cfg::tile_n, strip, lane);
+    } else {
+      epilogue_direct<K, cfg>(acc, p, w.batch, warp_row0 + lane / 4, w.tile_n * cfg::tile_n + 2 * (lane % 4));
+    }
+  }
+}
+
+// Templated on the config type, not on the key: nvcc's host stubs cannot spell a
+// class-type template argument of a __global__ function, but can a type holding it.
+template <class Cfg>
+__global__ void __launch_bounds__(Cfg::threads, 1) gemm_sm90_kernel(const __grid_constant__ gemm_sm90_params p) {
+  using cfg = Cfg;
+  constexpr gemm_key K = Cfg::key;
+  extern __shared__ unsigned char smem_raw[];
+  // The 128-byte swizzle pattern repeats every 1 KiB: slots must start on that boundary.
+  unsigned char* smem = smem_raw + ((1024 - (shared_address(smem_raw) & 1023)) & 1023);
+  unsigned char* ring_a = smem;
+  unsigned char* ring_b = smem + cfg::stages * cfg::a_stage_bytes;
+  auto* full = reinterpret_cast<std::uint64_t*>(smem + cfg::stages * cfg::stage_bytes);
+  std::uint64_t* empty = full + cfg::stages;
+  int* last_flag = reinterpret_cast<int*>(empty + cfg::stages);
+  float* strips = reinterpret_cast<float*>(smem + cfg::stages * cfg::stage_bytes + 2 * 8 * cfg::stages + 16);
+
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < cfg::stages; ++s) {
+      mbarrier_init(&full[s], 1);                                 // the producer's expect_tx arrival
+      mbarrier_init(&empty[s], cfg::consumer_warpgroups * 4);    // one arrival per consumer warp
+    }
+    mbarrier_init_fence();
+  }
+  __syncthreads();
+
+  const int warpgroup = threadIdx.x / 128;
+  if (warpgroup == 0) {
+    warpgroup_release_registers<cfg::producer_regs>();
+    if (threadIdx.x == 0) produce_tiles<K>(p, ring_a, ring_b, full, empty);
+  } else {
+    warpgroup_claim_registers<cfg::consumer_regs>();
+    consume_tiles<K>(p, ring_a, ring_b, full, empty, last_flag, strips, warpgroup - 1, threadIdx.x % 128);
+  }
+}
+
+}  // namespace kdecl::kernels::cuda::sm90

@@ -1,0 +1,28 @@
+// Everything one launch of the sm90 kernel reads, passed by value as a
+// __grid_constant__ parameter (the TMA descriptors must live in parameter or
+// constant/global memory, and by-value parameters are the cheapest of these).
+#pragma once
+
+#include <cstdint>
+
+#include <cuda.h>
+
+#include "kdecl/gemm/gemm_problem.hpp"
+#include "kdecl/kernels/gemm/cuda/sm90/tile_scheduler.cuh"
+
+namespace kdecl::kernels::cuda::sm90 {
+
+struct gemm_sm90_params {
+  CUtensorMap map_a;  // (K, M) for row-major A, (M, K) for column-major A, batch outermost
+  CUtensorMap map_b;  // (K, N) for column-major B, (N, K) for row-major B
+  tile_scheduler sched;
+  void* c;
+  const void* d[max_d_tensors];
+  int m, n;
+  std::int64_t ldc, ldd, stride_c, stride_d;
+  float alpha, beta;
+  float* partials;     // split-K: one tile_m x tile_n fp32 slot per (tile, split)
+  int* tile_arrivals;  // split-K: per tile, how many of its splits have stored their partial
+};
+
+}  // namespace kdecl::kernels::cuda::sm90

@@ -1,0 +1,68 @@
+// Host side of TMA: encoding a 3-D (inner, outer, batch) tensor map for one GEMM
+// operand. cuTensorMapEncodeTiled is a driver API entry point; we fetch it through
+// the runtime (cudaGetDriverEntryPointByVersion) so nothing links libcuda.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include <cuda.h>
+#include <cudaTypedefs.h>
+#include <cuda_runtime.h>
+
+#include "kdecl/core/enums.hpp"
+
+namespace kdecl::kernels::cuda::sm90 {
+
+inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
+  static const PFN_cuTensorMapEncodeTiled_v12000 fn = [] {
+    void* entry = nullptr;
+    cudaDriverEntryPointQueryResult found{};
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &entry, 12000, cudaEnableDefault, &found) !=
+            cudaSuccess ||
+        found != cudaDriverEntryPointSuccess)
+      return static_cast<PFN_cuTensorMapEncodeTiled_v12000>(nullptr);
+    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(entry);
+  }();
+  return fn;
+}
+
+// One operand as TMA sees it: `inner` contiguous elements per line, `outer` lines
+// `ld` elements apart, `batch` matrices `batch_stride` elements apart. Boxes are
+// box_inner x box_outer elements (box_inner * element size == 128 bytes), written
+// to shared memory with the 128-byte swizzle; out-of-bounds elements read as zero.
+struct operand_view {
+  const void* base;
+  dtype type;
+  std::int64_t inner, outer, batch;
+  std::int64_t ld, batch_stride;
+  int box_inner, box_outer;
+};
+
+// Empty on success, else why the map could not be built.
+inline std::optional<std::string> encode_tensor_map(CUtensorMap& map, const operand_view& v) {
+  auto encode = tensor_map_encoder();
+  if (encode == nullptr) return "cuTensorMapEncodeTiled is not available from the driver";
+  CUtensorMapDataType type;
+  switch (v.type) {
+    case dtype::fp16: type = CU_TENSOR_MAP_DATA_TYPE_FLOAT16; break;
+    case dtype::bf16: type = CU_TENSOR_MAP_DATA_TYPE_BFLOAT16; break;
+    default: return "no TMA data type for this dtype";
+  }
+  const std::int64_t elem = bits_of(v.type) / 8;
+  const cuuint64_t dims[3] = {static_cast<cuuint64_t>(v.inner), static_cast<cuuint64_t>(v.outer),
+                              static_cast<cuuint64_t>(v.batch)};
+  // With one matrix the batch stride is never used; give TMA a legal one.
+  const std::int64_t batch_stride = v.batch > 1 ? v.batch_stride : v.ld * v.outer;
+  const cuuint64_t strides[2] = {static_cast<cuuint64_t>(v.ld * elem), static_cast<cuuint64_t>(batch_stride * elem)};
+  const cuuint32_t box[3] = {static_cast<cuuint32_t>(v.box_inner), static_cast<cuuint32_t>(v.box_outer), 1};
+  const cuuint32_t element_strides[3] = {1, 1, 1};
+  const CUresult r = encode(&map, type, 3, const_cast<void*>(v.base), dims, strides, box, element_strides,
+                            CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                            CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS) return "cuTensorMapEncodeTiled failed with CUresult " + std::to_string(static_cast<int>(r));
+  return std::nullopt;
+}
+
+}  // namespace kdecl::kernels::cuda::sm90

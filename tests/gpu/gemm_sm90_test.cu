@@ -1,0 +1,350 @@
+// Tests of the sm_90a tma_wgmma GEMM family (kdecl::kernels::cuda::sm90::gemm<K>)
+// against a double-precision host reference. Every output is poisoned (0xFF bytes,
+// NaN for 16-bit floats) before the run; padding columns of C must stay poisoned.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <thread>
+#include <vector>
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include "kdecl/kernels/gemm/cuda/sm90/gemm_sm90.cuh"
+
+namespace {
+
+using namespace kdecl;
+namespace sm90 = kdecl::kernels::cuda::sm90;
+
+// ---------------------------------------------------------------- keys under test
+
+constexpr gemm_key make_key(dtype in, dtype out, gemm_layout lay, int tm, int tn, int consumer_wgs, int stages,
+                            gemm_variant variant = gemm_variant::standard,
+                            elementwise ew = elementwise::pass_through, int num_d = 0,
+                            tristate pad = tristate::yes, epilogue epi = epilogue::direct) {
+  gemm_key k{};
+  k.sig = {in, in, out, dtype::fp32, in, lay, variant, ew, num_d};
+  k.algo.tile = {tm, tn, 64};
+  k.algo.warps = {4 * consumer_wgs, 1, 1};
+  k.algo.warp_tile = {16, tn, 16};
+  k.algo.pipe = pipeline::tma_wgmma;
+  k.algo.stages = stages;
+  k.algo.epi = epi;
+  k.algo.sched = scheduler::intrawave;
+  k.algo.pad_m = k.algo.pad_n = k.algo.pad_k = pad;
+  k.algo.vector_bytes = 16;
+  k.algo.cluster_m = k.algo.cluster_n = 1;
+  k.algo.arch = arch_id::sm_90;
+  return k;
+}
+
+// ---------------------------------------------------------------- host helpers
+
+template <class T> float to_f(T v);
+template <> float to_f(__half v) { return __half2float(v); }
+template <> float to_f(__nv_bfloat16 v) { return __bfloat162float(v); }
+template <> float to_f(float v) { return v; }
+template <class T> T from_f(float v);
+template <> __half from_f(float v) { return __float2half_rn(v); }
+template <> __nv_bfloat16 from_f(float v) { return __float2bfloat16_rn(v); }
+template <> float from_f(float v) { return v; }
+
+double apply_ew(elementwise e, double x) {
+  switch (e) {
+    case elementwise::relu: return x > 0 ? x : 0;
+    case elementwise::gelu: return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0)));
+    case elementwise::sigmoid: return 1.0 / (1.0 + std::exp(-x));
+    case elementwise::tanh: return std::tanh(x);
+    default: return x;
+  }
+}
+
+std::int64_t round_up(std::int64_t v, std::int64_t m) { return (v + m - 1) / m * m; }
+
+bool have_sm90() {
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess || n == 0) return false;
+  cudaDeviceProp prop{};
+  cudaGetDeviceProperties(&prop, 0);
+  return prop.major == 9 && prop.minor == 0;
+}
+
+template <class T>
+struct device_buffer {
+  T* ptr = nullptr;
+  std::size_t count = 0;
+  explicit device_buffer(std::size_t n) : count(n) { EXPECT_EQ(cudaMalloc(&ptr, std::max<std::size_t>(n, 1) * sizeof(T)), cudaSuccess); }
+  ~device_buffer() { cudaFree(ptr); }
+  void upload(const std::vector<T>& h) { ASSERT_EQ(cudaMemcpy(ptr, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice), cudaSuccess); }
+  std::vector<T> download() const {
+    std::vector<T> h(count);
+    EXPECT_EQ(cudaMemcpy(h.data(), ptr, count * sizeof(T), cudaMemcpyDeviceToHost), cudaSuccess);
+    return h;
+  }
+};
+
+struct shape {
+  std::int64_t m, n, k, batch = 1;
+};
+
+// Runs one problem through sm90::gemm<K> and compares with the host reference.
+template <gemm_key K>
+void check_problem(shape s, float alpha, float beta, unsigned seed) {
+  using in_t = kernels::cuda::storage_t<K.sig.a>;
+  using out_t = kernels::cuda::storage_t<K.sig.c>;
+  constexpr bool multi_d = K.sig.variant == gemm_variant::multi_d;
+  constexpr int num_d = multi_d ? K.sig.num_d : 0;
+  SCOPED_TRACE(testing::Message() << "m=" << s.m << " n=" << s.n << " k=" << s.k << " batch=" << s.batch
+                                  << " alpha=" << alpha << " beta=" << beta);
+
+  gemm_problem p;
+  p.sig = K.sig;
+  p.m = s.m; p.n = s.n; p.k = s.k; p.batch = s.batch;
+  const std::int64_t align_in = 16 / sizeof(in_t), align_out = 16 / sizeof(out_t);
+  // Leading dimensions padded past the 16-byte minimum, so strides differ from extents.
+  p.lda = round_up(p.cols_a(), align_in) + align_in;
+  p.ldb = round_up(p.cols_b(), align_in);
+  p.ldc = round_up(p.cols_c(), align_out) + align_out;
+  p.ldd = multi_d ? round_up(p.cols_c(), align_out) : 0;
+  p.stride_a = round_up(p.lda * p.rows_a(), align_in) + align_in;
+  p.stride_b = p.ldb * p.rows_b();
+  p.stride_c = p.ldc * p.rows_c() + align_out;
+  p.stride_d = multi_d ? p.ldd * p.rows_c() : 0;
+
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> uni(-1.0f, 1.0f);
+  auto random_vec = [&](std::size_t n, auto zero) {
+    std::vector<decltype(zero)> v(n);
+    for (auto& x : v) x = from_f<decltype(zero)>(uni(rng));
+    return v;
+  };
+  const auto ha = random_vec(p.stride_a * s.batch, in_t{});
+  const auto hb = random_vec(p.stride_b * s.batch, in_t{});
+  std::vector<out_t> hc(p.stride_c * s.batch);
+  std::memset(hc.data(), 0xFF, hc.size() * sizeof(out_t));
+  if (beta != 0.0f) {
+    for (std::int64_t b = 0; b < s.batch; ++b)
+      for (std::int64_t i = 0; i < s.m; ++i)
+        for (std::int64_t j = 0; j < s.n; ++j) hc[b * p.stride_c + i * p.ldc + j] = from_f<out_t>(uni(rng));
+  }
+  std::vector<std::vector<out_t>> hd;
+  for (int i = 0; i < num_d; ++i) hd.push_back(random_vec(p.stride_d * s.batch, out_t{}));
+
+  device_buffer<in_t> da(ha.size()), db(hb.size());
+  device_buffer<out_t> dc(hc.size());
+  da.upload(ha); db.upload(hb); dc.upload(hc);
+  std::vector<std::unique_ptr<device_buffer<out_t>>> dd;
+  gemm_args args;
+  args.a = da.ptr; args.b = db.ptr; args.c = dc.ptr; args.alpha = alpha; args.beta = beta;
+  for (int i = 0; i < num_d; ++i) {
+    dd.push_back(std::make_unique<device_buffer<out_t>>(hd[i].size()));
+    dd.back()->upload(hd[i]);
+    args.d[i] = dd.back()->ptr;
+  }
+  const std::size_t ws = sm90::gemm<K>::workspace_bytes(p);
+  device_buffer<unsigned char> dws(ws);
+  if (ws > 0) {
+    cudaMemset(dws.ptr, 0xFF, ws);  // the kernel must not rely on a zeroed workspace
+    args.workspace = dws.ptr;
+    args.workspace_bytes = ws;
+  }
+
+  const auto why = sm90::gemm<K>::why_not(p, args);
+  ASSERT_FALSE(why.has_value()) << *why;
+  const status st = sm90::gemm<K>::run(p, args, nullptr);
+  ASSERT_TRUE(st.is_ok()) << st.message();
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  const auto out = dc.download();
+
+  // Host reference in double, rows split over threads.
+  auto A = [&](std::int64_t b, std::int64_t i, std::int64_t kk) {
+    return double(to_f(K.sig.lay.a == layout::row ? ha[b * p.stride_a + i * p.lda + kk] : ha[b * p.stride_a + kk * p.lda + i]));
+  };
+  auto B = [&](std::int64_t b, std::int64_t kk, std::int64_t j) {
+    return double(to_f(K.sig.lay.b == layout::row ? hb[b * p.stride_b + kk * p.ldb + j] : hb[b * p.stride_b + j * p.ldb + kk]));
+  };
+  std::vector<double> ref(s.batch * s.m * s.n);
+  const unsigned workers = std::max(1u, std::min(32u, std::thread::hardware_concurrency()));
+  std::vector<std::thread> pool;
+  for (unsigned t = 0; t < workers; ++t)
+    pool.emplace_back([&, t] {
+      std::vector<double> arow(s.k);
+      for (std::int64_t bi = t; bi < s.batch * s.m; bi += workers) {
+        const std::int64_t b = bi / s.m, i = bi % s.m;
+        for (std::int64_t kk = 0; kk < s.k; ++kk) arow[kk] = A(b, i, kk);
+        for (std::int64_t j = 0; j < s.n; ++j) {
+          double acc = 0;
+          for (std::int64_t kk = 0; kk < s.k; ++kk) acc += arow[kk] * B(b, kk, j);
+          double v = alpha * acc;
+          if (beta != 0.0f) v += beta * double(to_f(hc[b * p.stride_c + i * p.ldc + j]));
+          for (int d = 0; d < num_d; ++d) v += double(to_f(hd[d][b * p.stride_d + i * p.ldd + j]));
+          ref[(b * s.m + i) * s.n + j] = apply_ew(K.sig.ew, v);
+        }
+      }
+    });
+  for (auto& th : pool) th.join();
+
+  double err2 = 0, ref2 = 0;
+  std::int64_t bad_padding = 0, nans = 0;
+  for (std::int64_t b = 0; b < s.batch; ++b)
+    for (std::int64_t i = 0; i < s.m; ++i) {
+      for (std::int64_t j = 0; j < s.n; ++j) {
+        const double o = to_f(out[b * p.stride_c + i * p.ldc + j]);
+        const double r = ref[(b * s.m + i) * s.n + j];
+        if (std::isnan(o)) ++nans;
+        err2 += (o - r) * (o - r);
+        ref2 += r * r;
+      }
+      for (std::int64_t j = s.n; j < p.ldc; ++j) {  // must not be written
+        out_t poison;
+        std::memset(&poison, 0xFF, sizeof poison);
+        if (std::memcmp(&out[b * p.stride_c + i * p.ldc + j], &poison, sizeof poison) != 0) ++bad_padding;
+      }
+    }
+  const double rel = std::sqrt(err2) / std::max(std::sqrt(ref2), 1e-30);
+  EXPECT_EQ(nans, 0);
+  EXPECT_EQ(bad_padding, 0) << "writes past column n";
+  const double tol = sizeof(out_t) == 4 ? 5e-3 : 1e-2;  // fp32 C still carries 16-bit inputs
+  EXPECT_LT(rel, tol) << "relative Frobenius error";
+}
+
+// Shapes where every extent meets each of 1, 7, 63, 129, 1000, 4097 (host cost kept small).
+const std::vector<shape> edge_shapes = {
+    {1, 1, 1},        {7, 7, 7},       {63, 63, 63},   {129, 129, 129}, {1000, 7, 63},  {7, 1000, 129},
+    {63, 129, 1000},  {4097, 63, 7},   {1, 4097, 129}, {129, 1, 4097},  {4097, 129, 1}, {63, 4097, 63},
+    {129, 63, 1000, 3}, {1000, 1000, 129}};
+
+template <gemm_key K>
+void run_edge_shapes() {
+  unsigned seed = 1;
+  for (const shape& s : edge_shapes) {
+    check_problem<K>(s, 1.0f, 0.0f, seed++);
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+  check_problem<K>({129, 200, 300, 2}, 0.5f, -1.5f, seed++);   // alpha/beta, batched
+  check_problem<K>({1000, 1000, 1000}, 1.0f, 1.0f, seed++);    // many tiles per block
+  check_problem<K>({64, 1000, 4097}, 1.0f, 0.0f, seed++);      // few tiles: split-K
+  check_problem<K>({100, 512, 2048, 2}, -1.0f, 0.25f, seed++); // split-K, batched, beta
+}
+
+#define KDECL_SM90_REQUIRE_DEVICE() \
+  if (!have_sm90()) GTEST_SKIP() << "no sm_90 CUDA device"
+
+// The performance configuration, bf16 in every layout.
+constexpr gemm_key bf16_rcr_128x256 = make_key(dtype::bf16, dtype::bf16, rcr, 128, 256, 2, 4);
+constexpr gemm_key bf16_rrr_128x256 = make_key(dtype::bf16, dtype::bf16, rrr, 128, 256, 2, 4);
+constexpr gemm_key bf16_crr_128x256 = make_key(dtype::bf16, dtype::bf16, crr, 128, 256, 2, 4);
+constexpr gemm_key bf16_ccr_128x256 = make_key(dtype::bf16, dtype::bf16, ccr, 128, 256, 2, 4);
+// fp16 with other tile shapes, one per layout.
+constexpr gemm_key fp16_rcr_64x128 = make_key(dtype::fp16, dtype::fp16, rcr, 64, 128, 1, 8);
+constexpr gemm_key fp16_rrr_256x128 = make_key(dtype::fp16, dtype::fp16, rrr, 256, 128, 2, 3);
+constexpr gemm_key fp16_crr_64x192 = make_key(dtype::fp16, dtype::fp16, crr, 64, 192, 1, 6);
+constexpr gemm_key fp16_ccr_128x64 = make_key(dtype::fp16, dtype::fp16, ccr, 128, 64, 2, 6);
+// fp32 output, unpadded.
+constexpr gemm_key fp16_rcr_f32out = make_key(dtype::fp16, dtype::fp32, rcr, 128, 128, 2, 4);
+constexpr gemm_key bf16_rcr_nopad = make_key(dtype::bf16, dtype::bf16, rcr, 128, 128, 2, 4,
+                                             gemm_variant::standard, elementwise::pass_through, 0, tristate::no);
+
+TEST(GemmSm90, Bf16RcrTile128x256) { KDECL_SM90_REQUIRE_DEVICE(); run_edge_shapes<bf16_rcr_128x256>(); }
+TEST(GemmSm90, Bf16RrrTile128x256) { KDECL_SM90_REQUIRE_DEVICE(); run_edge_shapes<bf16_rrr_128x256>(); }
+TEST(GemmSm90, Bf16CrrTile128x256) { KDECL_SM90_REQUIRE_DEVICE(); run_edge_shapes<bf16_crr_128x256>(); }
+TEST(GemmSm90, Bf16CcrTile128x256) { KDECL_SM90_REQUIRE_DEVICE(); run_edge_shapes<bf16_ccr_128x256>(); }
+TEST(GemmSm90, Fp16RcrTile64x128) { KDECL_SM90_REQUIRE_DEVICE(); run_edge_shapes<fp16_rcr_64x128>(); }
+TEST(GemmSm90, Fp16RrrTile256x128) { KDECL_SM90_REQUIRE_DEVICE(); run_edge_shapes<fp16_rrr_256x128>(); }
+TEST(GemmSm90, Fp16CrrTile64x192) { KDECL_SM90_REQUIRE_DEVICE(); run_edge_shapes<fp16_crr_64x192>(); }
+TEST(GemmSm90, Fp16CcrTile128x64) { KDECL_SM90_REQUIRE_DEVICE(); run_edge_shapes<fp16_ccr_128x64>(); }
+TEST(GemmSm90, Fp16InFp32Out) { KDECL_SM90_REQUIRE_DEVICE(); run_edge_shapes<fp16_rcr_f32out>(); }
+
+// The staged (cshuffle) epilogue on standard GEMMs.
+constexpr gemm_key bf16_rcr_128x256_cshuffle = make_key(dtype::bf16, dtype::bf16, rcr, 128, 256, 2, 4,
+    gemm_variant::standard, elementwise::pass_through, 0, tristate::yes, epilogue::cshuffle);
+constexpr gemm_key fp16_crr_f32out_cshuffle = make_key(dtype::fp16, dtype::fp32, crr, 128, 128, 2, 4,
+    gemm_variant::standard, elementwise::pass_through, 0, tristate::yes, epilogue::cshuffle);
+TEST(GemmSm90, Bf16RcrTile128x256Cshuffle) { KDECL_SM90_REQUIRE_DEVICE(); run_edge_shapes<bf16_rcr_128x256_cshuffle>(); }
+TEST(GemmSm90, Fp16CrrFp32OutCshuffle) { KDECL_SM90_REQUIRE_DEVICE(); run_edge_shapes<fp16_crr_f32out_cshuffle>(); }
+
+TEST(GemmSm90, UnpaddedKeyOnDivisibleSizes) {
+  KDECL_SM90_REQUIRE_DEVICE();
+  check_problem<bf16_rcr_nopad>({256, 384, 512}, 1.0f, 0.0f, 11);
+  check_problem<bf16_rcr_nopad>({128, 128, 64, 2}, 2.0f, 0.5f, 12);
+  check_problem<bf16_rcr_nopad>({128, 256, 4096}, 1.0f, 0.0f, 13);  // split-K
+}
+
+// multi_d: every elementwise op, 1..4 D tensors.
+constexpr gemm_key multi_d_key(elementwise e, int num_d) {
+  return make_key(dtype::bf16, dtype::bf16, rcr, 64, 128, 1, 6, gemm_variant::multi_d, e, num_d, tristate::yes,
+                  epilogue::cshuffle);
+}
+constexpr gemm_key md_pass = multi_d_key(elementwise::pass_through, 1);
+constexpr gemm_key md_add = multi_d_key(elementwise::multi_d_add, 4);
+constexpr gemm_key md_relu = multi_d_key(elementwise::relu, 2);
+constexpr gemm_key md_gelu = multi_d_key(elementwise::gelu, 3);
+constexpr gemm_key md_sigmoid = multi_d_key(elementwise::sigmoid, 1);
+constexpr gemm_key md_tanh = multi_d_key(elementwise::tanh, 2);
+
+template <gemm_key K>
+void run_multi_d() {
+  check_problem<K>({129, 1000, 129}, 1.0f, 0.0f, 21);
+  check_problem<K>({1000, 63, 1000, 2}, 0.5f, 0.5f, 22);
+  check_problem<K>({64, 1000, 2048}, 1.0f, 1.0f, 23);  // split-K
+}
+
+TEST(GemmSm90, MultiDPassThrough) { KDECL_SM90_REQUIRE_DEVICE(); run_multi_d<md_pass>(); }
+TEST(GemmSm90, MultiDAdd) { KDECL_SM90_REQUIRE_DEVICE(); run_multi_d<md_add>(); }
+TEST(GemmSm90, MultiDRelu) { KDECL_SM90_REQUIRE_DEVICE(); run_multi_d<md_relu>(); }
+TEST(GemmSm90, MultiDGelu) { KDECL_SM90_REQUIRE_DEVICE(); run_multi_d<md_gelu>(); }
+TEST(GemmSm90, MultiDSigmoid) { KDECL_SM90_REQUIRE_DEVICE(); run_multi_d<md_sigmoid>(); }
+TEST(GemmSm90, MultiDTanh) { KDECL_SM90_REQUIRE_DEVICE(); run_multi_d<md_tanh>(); }
+
+constexpr gemm_key bf16_rcr_128x256_gelu =
+    make_key(dtype::bf16, dtype::bf16, rcr, 128, 256, 2, 4, gemm_variant::multi_d, elementwise::gelu, 1);
+constexpr gemm_key bf16_rcr_128x256_gelu_cshuffle = make_key(dtype::bf16, dtype::bf16, rcr, 128, 256, 2, 4,
+    gemm_variant::multi_d, elementwise::gelu, 1, tristate::yes, epilogue::cshuffle);
+TEST(GemmSm90, MultiDGeluPerformanceTile) {
+  KDECL_SM90_REQUIRE_DEVICE();
+  check_problem<bf16_rcr_128x256_gelu>({1000, 1000, 1000}, 1.0f, 0.0f, 31);
+  check_problem<bf16_rcr_128x256_gelu>({4097, 129, 63, 2}, 1.0f, -1.0f, 32);
+  check_problem<bf16_rcr_128x256_gelu_cshuffle>({1000, 1000, 1000}, 1.0f, 0.0f, 33);
+  check_problem<bf16_rcr_128x256_gelu_cshuffle>({4097, 129, 63, 2}, 1.0f, -1.0f, 34);
+}
+
+TEST(GemmSm90, WhyNotNamesUnsupportedInputs) {
+  // Key-level reasons need no device.
+  constexpr gemm_key tf32_key = [] {
+    gemm_key k = make_key(dtype::bf16, dtype::bf16, rcr, 128, 128, 2, 4);
+    k.sig.a = k.sig.b = k.sig.c = dtype::fp32;
+    k.sig.compute = dtype::tf32;
+    return k;
+  }();
+  gemm_problem p;
+  gemm_args a;
+  auto why = sm90::gemm<tf32_key>::why_not(p, a);
+  ASSERT_TRUE(why.has_value());
+  EXPECT_NE(why->find("fp16 or bf16"), std::string::npos) << *why;
+  EXPECT_FALSE(sm90::gemm<tf32_key>::run(p, a, nullptr).is_ok());
+
+  KDECL_SM90_REQUIRE_DEVICE();
+  // A leading dimension that is not a multiple of 16 bytes.
+  p.sig = bf16_rcr_128x256.sig;
+  p.sizes(64, 64, 65).leading_dims(65, 72, 64).batch_strides(65 * 64, 72 * 64, 64 * 64);
+  device_buffer<__nv_bfloat16> buf(1 << 16);
+  a.a = a.b = buf.ptr;
+  a.c = buf.ptr;
+  why = sm90::gemm<bf16_rcr_128x256>::why_not(p, a);
+  ASSERT_TRUE(why.has_value());
+  EXPECT_NE(why->find("16 bytes"), std::string::npos) << *why;
+  EXPECT_FALSE(sm90::gemm<bf16_rcr_128x256>::run(p, a, nullptr).is_ok());
+  // An unpadded key on a size that is not a tile multiple.
+  p.sizes(100, 128, 64).leading_dims(64, 64, 128);
+  why = sm90::gemm<bf16_rcr_nopad>::why_not(p, a);
+  ASSERT_TRUE(why.has_value());
+  EXPECT_NE(why->find("pad_m"), std::string::npos) << *why;
+}
+
+}  // namespace
