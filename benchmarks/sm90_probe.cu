@@ -1,12 +1,17 @@
 // Scratch timing of the sm90 tma_wgmma kernels against cuBLAS (not a test).
-// CUDA events around batches of launches, warm-up first, median of 7 batches,
-// operands rotated over several buffer sets (> 50 MB in total, above L2),
-// uniform [-1, 1] inputs. Also prints each kernel's relative error against cuBLAS.
+// CUDA events around batches of launches, warm-up first, median of 9 batches,
+// operands rotated over several buffer sets (>= 200 MB in total, 4x the H100's
+// 50 MB L2), uniform [-1, 1] inputs; cuBLAS timed in the same process. Standard
+// GEMMs also print their relative error against cuBLAS.
+//   sm90_probe          big shapes (4096^3, 8192^3) and the small-M shapes
+//   sm90_probe small    small-M shapes only
+//   sm90_probe ab       a short fixed set, for comparing builds of the kernel
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <random>
+#include <cstring>
 #include <vector>
 
 #include <cublas_v2.h>
@@ -23,8 +28,8 @@ namespace sm90 = kdecl::kernels::cuda::sm90;
 #define CHECK_CUBLAS(x) do { cublasStatus_t s_ = (x); if (s_ != CUBLAS_STATUS_SUCCESS) { std::printf("cuBLAS %d at %d\n", int(s_), __LINE__); std::exit(1); } } while (0)
 
 constexpr gemm_key make_key(dtype in, gemm_layout lay, int tm, int tn, int wgs, int stages,
-                            gemm_variant v = gemm_variant::standard, elementwise ew = elementwise::pass_through,
-                            int num_d = 0, epilogue epi = epilogue::direct) {
+                            epilogue epi = epilogue::cshuffle, gemm_variant v = gemm_variant::standard,
+                            elementwise ew = elementwise::pass_through, int num_d = 0) {
   gemm_key k{};
   k.sig = {in, in, in, dtype::fp32, in, lay, v, ew, num_d};
   k.algo.tile = {tm, tn, 64};
@@ -41,58 +46,42 @@ constexpr gemm_key make_key(dtype in, gemm_layout lay, int tm, int tn, int wgs, 
   return k;
 }
 
-__global__ void fill_uniform(__nv_bfloat16* p, std::size_t n, unsigned seed) {
+template <class T> __device__ T from_float_dev(float v);
+template <> __device__ __nv_bfloat16 from_float_dev(float v) { return __float2bfloat16(v); }
+template <> __device__ __half from_float_dev(float v) { return __float2half(v); }
+
+template <class T>
+__global__ void fill_uniform(T* p, std::size_t n, unsigned seed) {
   for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x) {
     unsigned h = static_cast<unsigned>(i) * 2654435761u ^ (seed * 0x9E3779B9u);
     h ^= h >> 16; h *= 0x7feb352d; h ^= h >> 15; h *= 0x846ca68b; h ^= h >> 16;
-    p[i] = __float2bfloat16(float(h) / 4294967295.0f * 2.0f - 1.0f);
+    p[i] = from_float_dev<T>(float(h) / 4294967295.0f * 2.0f - 1.0f);
   }
 }
 
-struct problem_set {
-  std::int64_t m, n, k;
-  gemm_layout lay;
-  int sets;
-  std::vector<__nv_bfloat16*> a, b, c, d;
-  void* ws = nullptr;
-  std::size_t ws_bytes = 0;
-  problem_set(std::int64_t m_, std::int64_t n_, std::int64_t k_, gemm_layout l) : m(m_), n(n_), k(k_), lay(l) {
-    const double set_bytes = 2.0 * (m * k + k * n + 2 * m * n);
-    sets = std::max(2, int(std::ceil(200e6 / set_bytes)));
-    sets = std::min(sets, 8);
-    for (int s = 0; s < sets; ++s) {
-      __nv_bfloat16 *pa, *pb, *pc, *pd;
-      CHECK_CUDA(cudaMalloc(&pa, m * k * 2)); CHECK_CUDA(cudaMalloc(&pb, k * n * 2));
-      CHECK_CUDA(cudaMalloc(&pc, m * n * 2)); CHECK_CUDA(cudaMalloc(&pd, m * n * 2));
-      fill_uniform<<<1024, 256>>>(pa, m * k, 3 * s + 1);
-      fill_uniform<<<1024, 256>>>(pb, k * n, 3 * s + 2);
-      fill_uniform<<<1024, 256>>>(pd, m * n, 3 * s + 3);
-      a.push_back(pa); b.push_back(pb); c.push_back(pc); d.push_back(pd);
+// out = gelu(c + d), 8 bf16 per thread: the "separate elementwise kernel" after cuBLAS.
+__global__ void add_gelu_bf16(const __nv_bfloat16* c, const __nv_bfloat16* d, __nv_bfloat16* out, std::size_t n8) {
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n8; i += std::size_t(gridDim.x) * blockDim.x) {
+    const uint4 a = reinterpret_cast<const uint4*>(c)[i], b = reinterpret_cast<const uint4*>(d)[i];
+    const __nv_bfloat16* pa = reinterpret_cast<const __nv_bfloat16*>(&a);
+    const __nv_bfloat16* pb = reinterpret_cast<const __nv_bfloat16*>(&b);
+    uint4 o;
+    __nv_bfloat16* po = reinterpret_cast<__nv_bfloat16*>(&o);
+#pragma unroll
+    for (int e = 0; e < 8; ++e) {
+      const float x = __bfloat162float(pa[e]) + __bfloat162float(pb[e]);
+      po[e] = __float2bfloat16(0.5f * x * (1.0f + erff(x * 0.70710678118654752f)));
     }
-    CHECK_CUDA(cudaDeviceSynchronize());
+    reinterpret_cast<uint4*>(out)[i] = o;
   }
-  ~problem_set() {
-    for (int s = 0; s < sets; ++s) { cudaFree(a[s]); cudaFree(b[s]); cudaFree(c[s]); cudaFree(d[s]); }
-    cudaFree(ws);
-  }
-  gemm_problem problem(const gemm_signature& sig) const {
-    gemm_problem p;
-    p.sig = sig;
-    p.m = m; p.n = n; p.k = k; p.batch = 1;
-    p.lda = p.cols_a(); p.ldb = p.cols_b(); p.ldc = p.cols_c(); p.ldd = p.ldc;
-    p.stride_a = m * k; p.stride_b = k * n; p.stride_c = m * n; p.stride_d = m * n;
-    return p;
-  }
-};
+}
 
-// Median over batches of the mean time per call, in ms.
 template <class F>
 double time_ms(F&& launch, int sets) {
   cudaEvent_t e0, e1;
   cudaEventCreate(&e0); cudaEventCreate(&e1);
   for (int i = 0; i < 10; ++i) launch(i % sets);
   CHECK_CUDA(cudaDeviceSynchronize());
-  // Pick a batch size that runs ~ 2 ms.
   cudaEventRecord(e0);
   launch(0);
   cudaEventRecord(e1);
@@ -100,7 +89,7 @@ double time_ms(F&& launch, int sets) {
   float one = 0; cudaEventElapsedTime(&one, e0, e1);
   const int batch = std::clamp(int(2.0 / std::max(one, 1e-3f)), 5, 200);
   std::vector<double> t;
-  for (int r = 0; r < 7; ++r) {
+  for (int r = 0; r < 9; ++r) {
     cudaEventRecord(e0);
     for (int i = 0; i < batch; ++i) launch(i % sets);
     cudaEventRecord(e1);
@@ -113,133 +102,238 @@ double time_ms(F&& launch, int sets) {
   return t[t.size() / 2];
 }
 
+struct problem_set {
+  std::int64_t m, n, k;
+  gemm_layout lay;
+  dtype type;
+  int sets;
+  std::vector<void*> a, b, c, d, e;  // e: second output (cuBLAS + elementwise)
+  problem_set(std::int64_t m_, std::int64_t n_, std::int64_t k_, gemm_layout l, dtype t)
+      : m(m_), n(n_), k(k_), lay(l), type(t) {
+    const double set_bytes = 2.0 * (m * k + k * n + 3 * m * n);
+    sets = std::clamp(int(std::ceil(200e6 / set_bytes)), 2, 8);
+    for (int s = 0; s < sets; ++s) {
+      void *pa, *pb, *pc, *pd, *pe;
+      CHECK_CUDA(cudaMalloc(&pa, m * k * 2)); CHECK_CUDA(cudaMalloc(&pb, k * n * 2));
+      CHECK_CUDA(cudaMalloc(&pc, m * n * 2)); CHECK_CUDA(cudaMalloc(&pd, m * n * 2)); CHECK_CUDA(cudaMalloc(&pe, m * n * 2));
+      fill(pa, m * k, 3 * s + 1); fill(pb, k * n, 3 * s + 2); fill(pd, m * n, 3 * s + 3);
+      a.push_back(pa); b.push_back(pb); c.push_back(pc); d.push_back(pd); e.push_back(pe);
+    }
+    CHECK_CUDA(cudaDeviceSynchronize());
+  }
+  void fill(void* p, std::size_t n, unsigned seed) {
+    if (type == dtype::bf16) fill_uniform<<<1024, 256>>>(static_cast<__nv_bfloat16*>(p), n, seed);
+    else fill_uniform<<<1024, 256>>>(static_cast<__half*>(p), n, seed);
+  }
+  ~problem_set() {
+    for (int s = 0; s < sets; ++s) { cudaFree(a[s]); cudaFree(b[s]); cudaFree(c[s]); cudaFree(d[s]); cudaFree(e[s]); }
+  }
+  gemm_problem problem(const gemm_signature& sig) const {
+    gemm_problem p;
+    p.sig = sig;
+    p.m = m; p.n = n; p.k = k; p.batch = 1;
+    p.lda = p.cols_a(); p.ldb = p.cols_b(); p.ldc = p.cols_c(); p.ldd = p.ldc;
+    p.stride_a = m * k; p.stride_b = k * n; p.stride_c = m * n; p.stride_d = m * n;
+    return p;
+  }
+  double gemm_bytes() const { return 2.0 * (m * k + k * n + m * n); }
+};
+
 cublasHandle_t handle;
 
 void cublas_gemm(const problem_set& ps, int s) {
   // Row-major C = A B  <=>  column-major C^T = B^T A^T.
   const float alpha = 1.0f, beta = 0.0f;
   const bool a_row = ps.lay.a == layout::row, b_row = ps.lay.b == layout::row;
-  const cublasOperation_t op_b = b_row ? CUBLAS_OP_N : CUBLAS_OP_T;
-  const cublasOperation_t op_a = a_row ? CUBLAS_OP_N : CUBLAS_OP_T;
   const int ldb = b_row ? ps.n : ps.k, lda = a_row ? ps.k : ps.m;
-  CHECK_CUBLAS(cublasGemmEx(handle, op_b, op_a, ps.n, ps.m, ps.k, &alpha, ps.b[s], CUDA_R_16BF, ldb, ps.a[s],
-                            CUDA_R_16BF, lda, &beta, ps.c[s], CUDA_R_16BF, ps.n, CUBLAS_COMPUTE_32F,
-                            CUBLAS_GEMM_DEFAULT));
+  const cudaDataType t = ps.type == dtype::bf16 ? CUDA_R_16BF : CUDA_R_16F;
+  CHECK_CUBLAS(cublasGemmEx(handle, b_row ? CUBLAS_OP_N : CUBLAS_OP_T, a_row ? CUBLAS_OP_N : CUBLAS_OP_T, ps.n, ps.m,
+                            ps.k, &alpha, ps.b[s], t, ldb, ps.a[s], t, lda, &beta, ps.c[s], t, ps.n,
+                            CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
 }
 
-double rel_error(const __nv_bfloat16* x, const __nv_bfloat16* ref, std::size_t n) {
-  std::vector<__nv_bfloat16> hx(n), hr(n);
+float host_float(const problem_set& ps, const unsigned short bits) {
+  if (ps.type == dtype::bf16) { __nv_bfloat16 v; std::memcpy(&v, &bits, 2); return __bfloat162float(v); }
+  __half v; std::memcpy(&v, &bits, 2); return __half2float(v);
+}
+
+double rel_error(const problem_set& ps, const void* x, const void* ref) {
+  const std::size_t n = ps.m * ps.n;
+  std::vector<unsigned short> hx(n), hr(n);
   cudaMemcpy(hx.data(), x, n * 2, cudaMemcpyDeviceToHost);
   cudaMemcpy(hr.data(), ref, n * 2, cudaMemcpyDeviceToHost);
   double e = 0, r = 0;
   for (std::size_t i = 0; i < n; ++i) {
-    const double a = __bfloat162float(hx[i]), b = __bfloat162float(hr[i]);
+    const double a = host_float(ps, hx[i]), b = host_float(ps, hr[i]);
     e += (a - b) * (a - b); r += b * b;
   }
-  return std::sqrt(e / std::max(r, 1e-30));
+  return std::isnan(e) ? 1e30 : std::sqrt(e / std::max(r, 1e-30));
 }
 
-double cublas_ms(problem_set& ps) { return time_ms([&](int s) { cublas_gemm(ps, s); }, ps.sets); }
+double copy_bw = 0;  // bytes read + written per second, device-to-device copy
 
 template <gemm_key K>
-double ours_ms(problem_set& ps, const char* name, double ref_ms, bool check = true) {
+gemm_args args_for(const problem_set& ps, int s) {
+  gemm_args a;
+  a.a = ps.a[s]; a.b = ps.b[s]; a.c = ps.c[s];
+  for (auto& d : a.d) d = ps.d[s];  // multi_d keys with several D read the same tensor
+  return a;
+}
+
+// Times one key; prints ms, TFLOP/s, ratio to cuBLAS, achieved bytes/s (A + B + C) and,
+// for standard keys, the error against cuBLAS.
+template <gemm_key K>
+double ours_ms(problem_set& ps, const char* name, double ref_ms) {
   gemm_problem p = ps.problem(K.sig);
-  const std::size_t ws = sm90::gemm<K>::workspace_bytes(p);
-  if (ws > ps.ws_bytes) { cudaFree(ps.ws); CHECK_CUDA(cudaMalloc(&ps.ws, ws)); ps.ws_bytes = ws; }
-  auto args_for = [&](int s) {
-    gemm_args a;
-    a.a = ps.a[s]; a.b = ps.b[s]; a.c = ps.c[s];
-    for (auto& d : a.d) d = ps.d[s];  // multi_d keys with several D read the same tensor
-    a.workspace = ps.ws; a.workspace_bytes = ps.ws_bytes;
-    return a;
-  };
-  if (auto why = sm90::gemm<K>::why_not(p, args_for(0))) { std::printf("  %-28s not run: %s\n", name, why->c_str()); return 0; }
+  if (auto why = sm90::gemm<K>::why_not(p, args_for<K>(ps, 0))) { std::printf("  %-30s not run: %s\n", name, why->c_str()); return 0; }
   double err = -1;
-  if (check && K.sig.variant == gemm_variant::standard) {
-    cublas_gemm(ps, 1);  // reference into set 1's C, ours into set 0's, same inputs: copy inputs first
-    CHECK_CUDA(cudaMemcpy(ps.a[0], ps.a[1], ps.m * ps.k * 2, cudaMemcpyDeviceToDevice));
-    CHECK_CUDA(cudaMemcpy(ps.b[0], ps.b[1], ps.k * ps.n * 2, cudaMemcpyDeviceToDevice));
-    if (!sm90::gemm<K>::run(p, args_for(0), nullptr).is_ok()) { std::printf("run failed\n"); std::exit(1); }
+  if (K.sig.variant == gemm_variant::standard) {
+    cublas_gemm(ps, 1);  // reference in set 1's C; ours on the same inputs into set 0's E
+    gemm_args a = args_for<K>(ps, 1);
+    a.c = ps.e[0];
+    CHECK_CUDA(cudaMemset(ps.e[0], 0xFF, ps.m * ps.n * 2));
+    if (!sm90::gemm<K>::run(p, a, nullptr).is_ok()) { std::printf("run failed\n"); std::exit(1); }
     CHECK_CUDA(cudaDeviceSynchronize());
-    err = rel_error(ps.c[0], ps.c[1], ps.m * ps.n);
+    err = rel_error(ps, ps.e[0], ps.c[1]);
   }
-  const double ms = time_ms([&](int s) { (void)sm90::gemm<K>::run(p, args_for(s), nullptr); }, ps.sets);
+  const double ms = time_ms([&](int s) { (void)sm90::gemm<K>::run(p, args_for<K>(ps, s), nullptr); }, ps.sets);
   CHECK_CUDA(cudaDeviceSynchronize());
   const double tflops = 2.0 * ps.m * ps.n * ps.k / ms / 1e9;
-  std::printf("  %-28s %9.4f ms %7.1f TFLOP/s  %.3fx cuBLAS  relerr %.2e\n", name, ms, tflops, ref_ms / ms, err);
+  const double bw = ps.gemm_bytes() / ms / 1e6;  // GB/s
+  std::printf("  %-30s splits %d  %8.4f ms %7.1f TFLOP/s %6.0f GB/s (%.0f%% of copy)  %.3fx cuBLAS  relerr %.2e\n", name,
+              sm90::gemm<K>::plan(p).sched.splits, ms, tflops, bw, 100.0 * bw * 1e9 / copy_bw, ref_ms / ms, err);
   return ms;
 }
 
-constexpr gemm_key big_rcr = make_key(dtype::bf16, rcr, 128, 256, 2, 4);
-constexpr gemm_key big_rcr_256x128 = make_key(dtype::bf16, rcr, 256, 128, 2, 4);
-constexpr gemm_key big_rcr_128x128 = make_key(dtype::bf16, rcr, 128, 128, 2, 6);
-constexpr gemm_key big_rrr = make_key(dtype::bf16, rrr, 128, 256, 2, 4);
-constexpr gemm_key big_crr = make_key(dtype::bf16, crr, 128, 256, 2, 4);
-constexpr gemm_key big_ccr = make_key(dtype::bf16, ccr, 128, 256, 2, 4);
-constexpr gemm_key big_gelu = make_key(dtype::bf16, rcr, 128, 256, 2, 4, gemm_variant::multi_d, elementwise::gelu, 1);
-constexpr gemm_key big_md_pass = make_key(dtype::bf16, rcr, 128, 256, 2, 4, gemm_variant::multi_d, elementwise::pass_through, 1);
-constexpr gemm_key big_cs = make_key(dtype::bf16, rcr, 128, 256, 2, 4, gemm_variant::standard, elementwise::pass_through, 0, epilogue::cshuffle);
-constexpr gemm_key big_gelu_cs = make_key(dtype::bf16, rcr, 128, 256, 2, 4, gemm_variant::multi_d, elementwise::gelu, 1, epilogue::cshuffle);
-constexpr gemm_key big_md_pass_cs = make_key(dtype::bf16, rcr, 128, 256, 2, 4, gemm_variant::multi_d, elementwise::pass_through, 1, epilogue::cshuffle);
-constexpr gemm_key big_gelu4_cs = make_key(dtype::bf16, rcr, 128, 256, 2, 4, gemm_variant::multi_d, elementwise::gelu, 4, epilogue::cshuffle);
-constexpr gemm_key big_pass4_cs = make_key(dtype::bf16, rcr, 128, 256, 2, 4, gemm_variant::multi_d, elementwise::pass_through, 4, epilogue::cshuffle);
-constexpr gemm_key small_64x64_cs = make_key(dtype::bf16, rcr, 64, 64, 1, 12, gemm_variant::standard, elementwise::pass_through, 0, epilogue::cshuffle);
-constexpr gemm_key small_64x128 = make_key(dtype::bf16, rcr, 64, 128, 1, 8);
-constexpr gemm_key small_64x64 = make_key(dtype::bf16, rcr, 64, 64, 1, 12);
-constexpr gemm_key small_64x256 = make_key(dtype::bf16, rcr, 64, 256, 1, 5);
-constexpr gemm_key small_128x128 = make_key(dtype::bf16, rcr, 128, 128, 2, 6);
+void measure_copy_bandwidth() {
+  const std::size_t bytes = 512u << 20;
+  void *x, *y;
+  CHECK_CUDA(cudaMalloc(&x, bytes)); CHECK_CUDA(cudaMalloc(&y, bytes));
+  CHECK_CUDA(cudaMemset(x, 1, bytes));
+  const double ms = time_ms([&](int) { cudaMemcpyAsync(y, x, bytes, cudaMemcpyDeviceToDevice); }, 1);
+  copy_bw = 2.0 * bytes / ms * 1e3;
+  std::printf("device-to-device copy of 512 MiB: %.3f ms, %.0f GB/s (read + written)\n", ms, copy_bw / 1e9);
+  cudaFree(x); cudaFree(y);
+}
+
+// Host cost of one run() call (validation, two tensor-map encodes, launch), enqueue only.
+template <gemm_key K>
+void host_cost(problem_set& ps) {
+  gemm_problem p = ps.problem(K.sig);
+  const gemm_args a = args_for<K>(ps, 0);
+  for (int i = 0; i < 20; ++i) (void)sm90::gemm<K>::run(p, a, nullptr);
+  CHECK_CUDA(cudaDeviceSynchronize());
+  const auto t0 = std::chrono::steady_clock::now();
+  constexpr int calls = 200;
+  for (int i = 0; i < calls; ++i) (void)sm90::gemm<K>::run(p, a, nullptr);
+  const auto t1 = std::chrono::steady_clock::now();
+  CHECK_CUDA(cudaDeviceSynchronize());
+  CUtensorMap map;
+  const auto t2 = std::chrono::steady_clock::now();
+  for (int i = 0; i < calls; ++i)
+    (void)sm90::encode_tensor_map(map, {ps.b[0], K.sig.b, ps.k, ps.n, 1, ps.k, ps.k * ps.n, 64, K.algo.tile.n});
+  const auto t3 = std::chrono::steady_clock::now();
+  std::printf("  host: run() %.2f us per call (enqueue), of which one tensor-map encode %.2f us\n",
+              std::chrono::duration<double, std::micro>(t1 - t0).count() / calls,
+              std::chrono::duration<double, std::micro>(t3 - t2).count() / calls);
+}
+
+template <dtype T>
+void small_m_shapes() {
+  constexpr gemm_key k64x64 = make_key(T, rcr, 64, 64, 1, 12);
+  constexpr gemm_key k64x128 = make_key(T, rcr, 64, 128, 1, 8);
+  constexpr gemm_key k64x256 = make_key(T, rcr, 64, 256, 1, 5);
+  constexpr gemm_key k64x128_direct = make_key(T, rcr, 64, 128, 1, 8, epilogue::direct);
+  constexpr gemm_key k128x128 = make_key(T, rcr, 128, 128, 2, 6);
+  for (std::int64_t nk : {4096, 8192}) {
+    for (std::int64_t m : {16, 64, 128}) {
+      problem_set ps(m, nk, nk, rcr, T);
+      const double ref = time_ms([&](int s) { cublas_gemm(ps, s); }, ps.sets);
+      const double bw = ps.gemm_bytes() / ref / 1e6;
+      std::printf("%s rcr m=%lld n=k=%lld: cuBLAS %.4f ms %.1f TFLOP/s %.0f GB/s (%.0f%% of copy)\n",
+                  T == dtype::bf16 ? "bf16" : "fp16", (long long)m, (long long)nk, ref, 2.0 * m * nk * nk / ref / 1e9,
+                  bw, 100.0 * bw * 1e9 / copy_bw);
+      double best = 1e30;
+      best = std::min(best, ours_ms<k64x64>(ps, "64x64 W1 s12 cs", ref));
+      best = std::min(best, ours_ms<k64x128>(ps, "64x128 W1 s8 cs", ref));
+      best = std::min(best, ours_ms<k64x256>(ps, "64x256 W1 s5 cs", ref));
+      best = std::min(best, ours_ms<k64x128_direct>(ps, "64x128 W1 s8 direct", ref));
+      best = std::min(best, ours_ms<k128x128>(ps, "128x128 W2 s6 cs", ref));
+      std::printf("  best: %.4f ms, %.3fx cuBLAS, %.0f%% of copy bandwidth\n", best, ref / best,
+                  100.0 * ps.gemm_bytes() / best * 1e3 / copy_bw);
+      if (m == 16 && nk == 4096) host_cost<k64x128>(ps);
+    }
+  }
+}
+
+void big_shapes() {
+  constexpr gemm_key big_cs = make_key(dtype::bf16, rcr, 128, 256, 2, 4);
+  constexpr gemm_key big_direct = make_key(dtype::bf16, rcr, 128, 256, 2, 4, epilogue::direct);
+  constexpr gemm_key md_pass = make_key(dtype::bf16, rcr, 128, 256, 2, 4, epilogue::cshuffle, gemm_variant::multi_d, elementwise::pass_through, 1);
+  constexpr gemm_key md_gelu = make_key(dtype::bf16, rcr, 128, 256, 2, 4, epilogue::cshuffle, gemm_variant::multi_d, elementwise::gelu, 1);
+  constexpr gemm_key md_pass4 = make_key(dtype::bf16, rcr, 128, 256, 2, 4, epilogue::cshuffle, gemm_variant::multi_d, elementwise::pass_through, 4);
+  constexpr gemm_key md_gelu4 = make_key(dtype::bf16, rcr, 128, 256, 2, 4, epilogue::cshuffle, gemm_variant::multi_d, elementwise::gelu, 4);
+  for (std::int64_t s : {4096, 8192}) {
+    problem_set ps(s, s, s, rcr, dtype::bf16);
+    const double ref = time_ms([&](int i) { cublas_gemm(ps, i); }, ps.sets);
+    std::printf("bf16 rcr %lld^3: cuBLAS %.4f ms %.1f TFLOP/s\n", (long long)s, ref, 2.0 * s * s * s / ref / 1e9);
+    const double plain = ours_ms<big_cs>(ps, "128x256 W2 s4 cs", ref);
+    ours_ms<big_direct>(ps, "128x256 W2 s4 direct", ref);
+    const double pass = ours_ms<md_pass>(ps, "128x256 cs multi_d(1) pass", ref);
+    const double gelu = ours_ms<md_gelu>(ps, "128x256 cs multi_d(1) gelu", ref);
+    const std::size_t n8 = s * s / 8;
+    const double separate = time_ms([&](int i) {
+      cublas_gemm(ps, i);
+      add_gelu_bf16<<<132 * 8, 256>>>(static_cast<__nv_bfloat16*>(ps.c[i]), static_cast<__nv_bfloat16*>(ps.d[i]),
+                                       static_cast<__nv_bfloat16*>(ps.e[i]), n8);
+    }, ps.sets);
+    std::printf("  gelu / multi_d pass_through speed ratio: %.3f; gelu+D vs standard: %.3f\n", pass / gelu, plain / gelu);
+    std::printf("  cuBLAS + separate gelu(C + D) kernel: %.4f ms; fused gelu is %.3fx that speed\n", separate, separate / gelu);
+    const double pass4 = ours_ms<md_pass4>(ps, "128x256 cs multi_d(4) pass", ref);
+    const double gelu4 = ours_ms<md_gelu4>(ps, "128x256 cs multi_d(4) gelu", ref);
+    std::printf("  4-D gelu / pass_through speed ratio: %.3f\n", pass4 / gelu4);
+  }
+}
+
+// A short fixed set for comparing builds of the kernel against each other.
+void ab_shapes() {
+  constexpr gemm_key big_cs = make_key(dtype::bf16, rcr, 128, 256, 2, 4);
+  constexpr gemm_key md_pass = make_key(dtype::bf16, rcr, 128, 256, 2, 4, epilogue::cshuffle, gemm_variant::multi_d, elementwise::pass_through, 1);
+  constexpr gemm_key md_gelu = make_key(dtype::bf16, rcr, 128, 256, 2, 4, epilogue::cshuffle, gemm_variant::multi_d, elementwise::gelu, 1);
+  for (std::int64_t s : {4096, 8192}) {
+    problem_set ps(s, s, s, rcr, dtype::bf16);
+    const double ref = time_ms([&](int i) { cublas_gemm(ps, i); }, ps.sets);
+    std::printf("bf16 rcr %lld^3: cuBLAS %.4f ms\n", (long long)s, ref);
+    ours_ms<big_cs>(ps, "128x256 W2 s4 cs", ref);
+    const double pass = ours_ms<md_pass>(ps, "128x256 cs multi_d(1) pass", ref);
+    const double gelu = ours_ms<md_gelu>(ps, "128x256 cs multi_d(1) gelu", ref);
+    std::printf("  gelu / pass: %.3f\n", pass / gelu);
+  }
+  constexpr gemm_key k64x64 = make_key(dtype::bf16, rcr, 64, 64, 1, 12);
+  constexpr gemm_key k64x128 = make_key(dtype::bf16, rcr, 64, 128, 1, 8);
+  for (auto [m, nk] : {std::pair<int, int>{128, 4096}, {64, 8192}, {16, 4096}}) {
+    problem_set ps(m, nk, nk, rcr, dtype::bf16);
+    const double ref = time_ms([&](int s) { cublas_gemm(ps, s); }, ps.sets);
+    std::printf("bf16 m=%d n=k=%d: cuBLAS %.4f ms\n", m, nk, ref);
+    ours_ms<k64x64>(ps, "64x64 W1 s12 cs", ref);
+    ours_ms<k64x128>(ps, "64x128 W1 s8 cs", ref);
+  }
+}
 
 int main(int argc, char** argv) {
-  const bool quick = argc > 1;
+  const bool small_only = argc > 1 && std::strcmp(argv[1], "small") == 0;
   CHECK_CUBLAS(cublasCreate(&handle));
   cudaDeviceProp prop{};
   cudaGetDeviceProperties(&prop, 0);
-  std::printf("device: %s, %d SMs\n", prop.name, prop.multiProcessorCount);
-
-  for (std::int64_t s : {4096, 8192}) {
-    problem_set ps(s, s, s, rcr);
-    const double ref = cublas_ms(ps);
-    std::printf("bf16 rcr %lld^3: cuBLAS %.4f ms %.1f TFLOP/s\n", (long long)s, ref, 2.0 * s * s * s / ref / 1e9);
-    ours_ms<big_rcr>(ps, "128x256 W2 s4", ref);
-    ours_ms<big_rcr_256x128>(ps, "256x128 W2 s4", ref);
-    ours_ms<big_rcr_128x128>(ps, "128x128 W2 s6", ref);
-    const double pass = ours_ms<big_md_pass>(ps, "128x256 multi_d(1) pass", ref, false);
-    const double gelu = ours_ms<big_gelu>(ps, "128x256 multi_d(1) gelu", ref, false);
-    std::printf("  gelu / multi_d pass_through speed ratio: %.3f\n", pass / gelu);
-    ours_ms<big_cs>(ps, "128x256 cshuffle", ref);
-    const double pass_cs = ours_ms<big_md_pass_cs>(ps, "128x256 cs multi_d(1) pass", ref, false);
-    const double gelu_cs = ours_ms<big_gelu_cs>(ps, "128x256 cs multi_d(1) gelu", ref, false);
-    std::printf("  cshuffle gelu / multi_d pass_through speed ratio: %.3f\n", pass_cs / gelu_cs);
-    const double pass4 = ours_ms<big_pass4_cs>(ps, "128x256 cs multi_d(4) pass", ref, false);
-    const double gelu4 = ours_ms<big_gelu4_cs>(ps, "128x256 cs multi_d(4) gelu", ref, false);
-    std::printf("  cshuffle 4-D gelu / pass_through speed ratio: %.3f\n", pass4 / gelu4);
+  std::printf("device: %s, %d SMs, L2 %d MB\n", prop.name, prop.multiProcessorCount, prop.l2CacheSize >> 20);
+  measure_copy_bandwidth();
+  if (argc > 1 && std::strcmp(argv[1], "ab") == 0) {
+    ab_shapes();
+    return 0;
   }
-  if (!quick) {
-    for (std::int64_t s : {4096, 8192}) {
-      for (gemm_layout lay : {rrr, crr, ccr}) {
-        problem_set ps(s, s, s, lay);
-        const double ref = cublas_ms(ps);
-        std::printf("bf16 %c%c%c %lld^3: cuBLAS %.4f ms %.1f TFLOP/s\n", lay.a == layout::row ? 'r' : 'c',
-                    lay.b == layout::row ? 'r' : 'c', 'r', (long long)s, ref, 2.0 * s * s * s / ref / 1e9);
-        if (lay == rrr) ours_ms<big_rrr>(ps, "128x256 W2 s4", ref);
-        if (lay == crr) ours_ms<big_crr>(ps, "128x256 W2 s4", ref);
-        if (lay == ccr) ours_ms<big_ccr>(ps, "128x256 W2 s4", ref);
-      }
-    }
-  }
-  for (std::int64_t nk : {4096, 8192}) {
-    for (std::int64_t m : {16, 64, 128}) {
-      problem_set ps(m, nk, nk, rcr);
-      const double ref = cublas_ms(ps);
-      std::printf("bf16 rcr m=%lld n=k=%lld: cuBLAS %.4f ms %.1f TFLOP/s %.0f GB/s(B)\n", (long long)m, (long long)nk, ref,
-                  2.0 * m * nk * nk / ref / 1e9, 2.0 * nk * nk / ref / 1e6);
-      ours_ms<small_64x128>(ps, "64x128 W1 s8", ref);
-      ours_ms<small_64x64>(ps, "64x64 W1 s12", ref);
-      ours_ms<small_64x64_cs>(ps, "64x64 W1 s12 cshuffle", ref);
-      ours_ms<small_64x256>(ps, "64x256 W1 s5", ref);
-      ours_ms<small_128x128>(ps, "128x128 W2 s6", ref);
-    }
-  }
+  small_m_shapes<dtype::bf16>();
+  small_m_shapes<dtype::fp16>();
+  if (!small_only) big_shapes();
   cublasDestroy(handle);
   return 0;
 }

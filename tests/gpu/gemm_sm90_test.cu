@@ -147,13 +147,8 @@ void check_problem(shape s, float alpha, float beta, unsigned seed) {
     dd.back()->upload(hd[i]);
     args.d[i] = dd.back()->ptr;
   }
-  const std::size_t ws = sm90::gemm<K>::workspace_bytes(p);
-  device_buffer<unsigned char> dws(ws);
-  if (ws > 0) {
-    cudaMemset(dws.ptr, 0xFF, ws);  // the kernel must not rely on a zeroed workspace
-    args.workspace = dws.ptr;
-    args.workspace_bytes = ws;
-  }
+  // Split-K reduces inside a thread-block cluster: the family needs no workspace.
+  EXPECT_EQ(sm90::gemm<K>::workspace_bytes(p), 0u);
 
   const auto why = sm90::gemm<K>::why_not(p, args);
   ASSERT_FALSE(why.has_value()) << *why;
@@ -229,7 +224,7 @@ void run_edge_shapes() {
   }
   check_problem<K>({129, 200, 300, 2}, 0.5f, -1.5f, seed++);   // alpha/beta, batched
   check_problem<K>({1000, 1000, 1000}, 1.0f, 1.0f, seed++);    // many tiles per block
-  check_problem<K>({64, 1000, 4097}, 1.0f, 0.0f, seed++);      // few tiles: split-K
+  check_problem<K>({64, 1000, 4097}, 1.0f, 0.0f, seed++);      // few tiles: split-K (cluster)
   check_problem<K>({100, 512, 2048, 2}, -1.0f, 0.25f, seed++); // split-K, batched, beta
 }
 
@@ -312,6 +307,48 @@ TEST(GemmSm90, MultiDGeluPerformanceTile) {
   check_problem<bf16_rcr_128x256_gelu>({4097, 129, 63, 2}, 1.0f, -1.0f, 32);
   check_problem<bf16_rcr_128x256_gelu_cshuffle>({1000, 1000, 1000}, 1.0f, 0.0f, 33);
   check_problem<bf16_rcr_128x256_gelu_cshuffle>({4097, 129, 63, 2}, 1.0f, -1.0f, 34);
+}
+
+// Split-K: the K splits of a tile run as one thread-block cluster and reduce
+// through distributed shared memory. First, that the plans really split where the
+// tests above rely on it (and do not where there are tiles enough).
+template <gemm_key K>
+int splits_for(shape s) {
+  gemm_problem p;
+  p.sig = K.sig;
+  p.sizes(s.m, s.n, s.k).batched(s.batch);
+  return sm90::gemm<K>::plan(p).sched.splits;
+}
+
+constexpr gemm_key fp16_rcr_64x256_cshuffle = make_key(dtype::fp16, dtype::fp16, rcr, 64, 256, 1, 5,
+    gemm_variant::standard, elementwise::pass_through, 0, tristate::yes, epilogue::cshuffle);
+constexpr gemm_key bf16_rcr_64x64_cshuffle = make_key(dtype::bf16, dtype::bf16, rcr, 64, 64, 1, 12,
+    gemm_variant::standard, elementwise::pass_through, 0, tristate::yes, epilogue::cshuffle);
+constexpr gemm_key bf16_rcr_64x128_f32out = make_key(dtype::bf16, dtype::fp32, rcr, 64, 128, 1, 8);
+constexpr gemm_key bf16_rcr_128x256_gelu2_cshuffle = make_key(dtype::bf16, dtype::bf16, rcr, 128, 256, 2, 4,
+    gemm_variant::multi_d, elementwise::gelu, 2, tristate::yes, epilogue::cshuffle);
+
+TEST(GemmSm90, SplitKPlansUseClusters) {
+  KDECL_SM90_REQUIRE_DEVICE();
+  EXPECT_GT(splits_for<bf16_rcr_128x256>({64, 1000, 4097}), 1);
+  EXPECT_GT(splits_for<fp16_rcr_64x128>({64, 1000, 4097}), 1);
+  EXPECT_GT(splits_for<bf16_rcr_128x256>({100, 512, 2048, 2}), 1);
+  EXPECT_GT(splits_for<md_gelu>({64, 1000, 2048}), 1);
+  EXPECT_GE(splits_for<fp16_rcr_64x256_cshuffle>({16, 512, 8192}), 4);
+  EXPECT_GT(splits_for<bf16_rcr_128x256_gelu2_cshuffle>({128, 1024, 4096}), 1);
+  EXPECT_EQ(splits_for<bf16_rcr_128x256>({4096, 4096, 4096}), 1);
+  EXPECT_EQ(splits_for<bf16_rcr_128x256>({64, 1000, 64}), 1);  // too few k-blocks to split
+}
+
+TEST(GemmSm90, SplitKSmallM) {
+  KDECL_SM90_REQUIRE_DEVICE();
+  check_problem<fp16_rcr_64x256_cshuffle>({16, 512, 8192}, 1.0f, 0.0f, 41);    // 2 tiles, up to 8 splits
+  check_problem<fp16_rcr_64x256_cshuffle>({16, 4096, 4096}, 1.0f, 0.0f, 42);
+  check_problem<bf16_rcr_64x64_cshuffle>({16, 4096, 4096}, 1.0f, 0.5f, 43);
+  check_problem<bf16_rcr_64x64_cshuffle>({7, 100, 5000}, -2.0f, 0.0f, 44);    // one partial tile, ragged edges
+  check_problem<bf16_rcr_64x128_f32out>({100, 700, 3000, 2}, 0.5f, 1.0f, 45);  // fp32 C, batched, beta
+  check_problem<bf16_rcr_128x256_gelu2_cshuffle>({128, 1024, 4096}, 1.0f, 0.0f, 46);  // W2, multi_d gelu
+  check_problem<bf16_rcr_128x256_gelu2_cshuffle>({65, 300, 2000}, 1.0f, 1.0f, 47);
 }
 
 TEST(GemmSm90, WhyNotNamesUnsupportedInputs) {

@@ -2,14 +2,16 @@
 //   sm90::gemm<K>::why_not / run / workspace_bytes, the gemm_kernel contract.
 //
 // run() builds the two TMA descriptors, plans the persistent grid (one block per
-// SM, grouped tile order, split-K when the output has too few tiles to occupy the
-// SMs and the caller gave the workspace for it) and launches the kernel.
+// SM, grouped tile order, split-K over a thread-block cluster when the output has
+// too few tiles to occupy the SMs) and launches the kernel. No workspace is used.
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <mutex>
 #include <optional>
 #include <string>
 
@@ -27,21 +29,21 @@
 
 namespace kdecl::kernels::cuda::sm90 {
 
-// Launch geometry of one problem; shared by run() and workspace_bytes() so both
-// agree on the split count.
+// Launch geometry of one problem.
 struct launch_plan {
   tile_scheduler sched{};
   int grid = 0;
-  std::size_t partial_bytes = 0;  // split-K partial tiles, 0 without split-K
-  std::size_t arrival_bytes = 0;  // split-K per-tile arrival counters
-  std::size_t workspace() const { return partial_bytes == 0 ? 0 : partial_bytes + arrival_bytes; }
 };
 
 inline constexpr int min_k_blocks_per_split = 4;
-inline constexpr int max_splits = 16;
 
+// How many blocks of cluster size s (index s, 2..max_cluster_splits) can be
+// resident at once; 0 where the cluster size cannot be launched at all.
+using cluster_capacity = std::array<int, max_cluster_splits + 1>;
+
+// `capacity` == nullptr: never split K.
 inline launch_plan plan_launch(const gemm_problem& p, int tile_m, int tile_n, int tile_k, int sm_count,
-                               bool allow_split) {
+                               const cluster_capacity* capacity) {
   launch_plan plan;
   tile_scheduler& s = plan.sched;
   s.tiles_m = static_cast<int>((p.m + tile_m - 1) / tile_m);
@@ -52,18 +54,22 @@ inline launch_plan plan_launch(const gemm_problem& p, int tile_m, int tile_n, in
   const int sms = std::max(sm_count, 1);
   const int tiles = s.tiles();
   // Split K only when fewer than half the SMs would have a tile: then the job is
-  // bound by how fast the busy SMs can stream B, and more streams win.
-  if (allow_split && 2 * tiles <= sms) {
-    s.splits = std::clamp(std::min(sms / tiles, s.k_blocks / min_k_blocks_per_split), 1, max_splits);
+  // bound by how fast the busy SMs can stream B, and more streams win. Take the
+  // largest cluster (= split count) whose clusters all fit on the GPU at once, so
+  // no cluster waits for a second wave.
+  if (capacity != nullptr && 2 * tiles <= sms) {
+    const int most = std::min(max_cluster_splits, s.k_blocks / min_k_blocks_per_split);
+    for (int splits = most; splits >= 2; --splits) {
+      if (tiles * splits <= std::min((*capacity)[splits], sms)) {
+        s.splits = splits;
+        break;
+      }
+    }
   }
-  plan.grid = std::min(s.units(), sms);
+  plan.grid = std::min(s.units(), sms);  // with splits > 1 this is exactly units()
   // Tile rows per raster group: make the A rows and B columns in flight about equal in bytes.
   const double g = std::sqrt(double(plan.grid) * tile_n / tile_m);
   s.group_m = std::clamp(static_cast<int>(g + 0.5), 1, std::max(s.tiles_m, 1));
-  if (s.splits > 1) {
-    plan.partial_bytes = static_cast<std::size_t>(tiles) * s.splits * tile_m * tile_n * sizeof(float);
-    plan.arrival_bytes = static_cast<std::size_t>(tiles) * sizeof(int);
-  }
   return plan;
 }
 
@@ -77,14 +83,17 @@ struct gemm {
     }
   }
 
-  static std::size_t workspace_bytes(const gemm_problem& p) {
-    if constexpr (key_unsupported_reason(K) != nullptr) {
-      return 0;
-    } else {
-      if (p.m < 1 || p.n < 1 || p.k < 1 || p.batch < 1) return 0;
-      const device_info dev = current_device_info();
-      return plan_launch(p, K.algo.tile.m, K.algo.tile.n, K.algo.tile.k, dev.sm_count, true).workspace();
-    }
+  // Split-K reduces inside a thread-block cluster: no workspace is ever needed.
+  static std::size_t workspace_bytes(const gemm_problem&) { return 0; }
+
+  // The launch run() makes for `p` on the current device (grid, split count); for
+  // tests and benchmarks. Needs a device and a supported key.
+  static launch_plan plan(const gemm_problem& p) {
+    using cfg = sm90_config<K>;
+    const device_info dev = current_device_info();
+    prepare_kernel();
+    return plan_launch(p, cfg::tile_m, cfg::tile_n, cfg::tile_k, dev.sm_count,
+                       cfg::split_k_fits ? &cluster_capacity_of(dev) : nullptr);
   }
 
   static status run(const gemm_problem& p, const gemm_args& args, void* stream) {
@@ -93,16 +102,15 @@ struct gemm {
     } else {
       using cfg = sm90_config<K>;
       if (auto why = problem_reason(p, args)) return status::error(*why);
-      const device_info dev = current_device_info();
 
       gemm_sm90_params params{};
       if (auto e = encode_tensor_map(params.map_a, operand_a(p, args))) return status::error(*e);
       if (auto e = encode_tensor_map(params.map_b, operand_b(p, args))) return status::error(*e);
 
-      launch_plan plan = plan_launch(p, cfg::tile_m, cfg::tile_n, cfg::tile_k, dev.sm_count, true);
-      if (plan.sched.splits > 1 && (args.workspace == nullptr || args.workspace_bytes < plan.workspace()))
-        plan = plan_launch(p, cfg::tile_m, cfg::tile_n, cfg::tile_k, dev.sm_count, false);
-      params.sched = plan.sched;
+      if (const cudaError_t e = prepare_kernel(); e != cudaSuccess)
+        return status::error(std::string("sm90 tma_wgmma: ") + cudaGetErrorString(e));
+      const launch_plan shape = plan(p);
+      params.sched = shape.sched;
       params.c = args.c;
       for (int i = 0; i < max_d_tensors; ++i) params.d[i] = args.d[i];
       params.m = static_cast<int>(p.m);
@@ -114,17 +122,23 @@ struct gemm {
       params.alpha = args.alpha;
       params.beta = args.beta;
       auto st = static_cast<cudaStream_t>(stream);
-      if (plan.sched.splits > 1) {
-        params.partials = static_cast<float*>(args.workspace);
-        params.tile_arrivals = reinterpret_cast<int*>(static_cast<char*>(args.workspace) + plan.partial_bytes);
-        if (cudaMemsetAsync(params.tile_arrivals, 0, plan.arrival_bytes, st) != cudaSuccess)
-          return status::error(std::string("sm90 tma_wgmma: ") + cudaGetErrorString(cudaGetLastError()));
+      if (shape.sched.splits > 1) {
+        cudaLaunchConfig_t launch{};
+        launch.gridDim = dim3(shape.grid);
+        launch.blockDim = dim3(cfg::threads);
+        launch.dynamicSmemBytes = cfg::smem_bytes;
+        launch.stream = st;
+        cudaLaunchAttribute cluster{};
+        cluster.id = cudaLaunchAttributeClusterDimension;
+        cluster.val.clusterDim.x = static_cast<unsigned>(shape.sched.splits);
+        cluster.val.clusterDim.y = cluster.val.clusterDim.z = 1;
+        launch.attrs = &cluster;
+        launch.numAttrs = 1;
+        if (const cudaError_t e = cudaLaunchKernelEx(&launch, gemm_sm90_kernel<cfg>, params); e != cudaSuccess)
+          return status::error(std::string("sm90 tma_wgmma cluster launch: ") + cudaGetErrorString(e));
+      } else {
+        gemm_sm90_kernel<cfg><<<shape.grid, cfg::threads, cfg::smem_bytes, st>>>(params);
       }
-
-      static const cudaError_t attr = cudaFuncSetAttribute(
-          gemm_sm90_kernel<cfg>, cudaFuncAttributeMaxDynamicSharedMemorySize, cfg::smem_bytes);
-      if (attr != cudaSuccess) return status::error(std::string("sm90 tma_wgmma: ") + cudaGetErrorString(attr));
-      gemm_sm90_kernel<cfg><<<plan.grid, cfg::threads, cfg::smem_bytes, st>>>(params);
       if (cudaError_t e = cudaGetLastError(); e != cudaSuccess)
         return status::error(std::string("sm90 tma_wgmma launch: ") + cudaGetErrorString(e));
       return status::ok();
@@ -132,6 +146,45 @@ struct gemm {
   }
 
  private:
+  // Raises the kernel's dynamic shared-memory limit, once per process.
+  static cudaError_t prepare_kernel() {
+    static const cudaError_t attr = cudaFuncSetAttribute(
+        gemm_sm90_kernel<sm90_config<K>>, cudaFuncAttributeMaxDynamicSharedMemorySize, sm90_config<K>::smem_bytes);
+    return attr;
+  }
+
+  // Blocks of each cluster size that fit at once on the device, asked once per device.
+  static const cluster_capacity& cluster_capacity_of(const device_info& dev) {
+    using cfg = sm90_config<K>;
+    static std::mutex guard;
+    static std::array<cluster_capacity, 64> cache{};
+    static std::array<bool, 64> known{};
+    std::lock_guard<std::mutex> lock(guard);
+    const int d = std::clamp(dev.ordinal, 0, 63);
+    if (!known[d]) {
+      for (int splits = 2; splits <= max_cluster_splits; ++splits) {
+        cudaLaunchConfig_t launch{};
+        launch.gridDim = dim3(splits * std::max(dev.sm_count, 1));
+        launch.blockDim = dim3(cfg::threads);
+        launch.dynamicSmemBytes = cfg::smem_bytes;
+        cudaLaunchAttribute cluster{};
+        cluster.id = cudaLaunchAttributeClusterDimension;
+        cluster.val.clusterDim.x = static_cast<unsigned>(splits);
+        cluster.val.clusterDim.y = cluster.val.clusterDim.z = 1;
+        launch.attrs = &cluster;
+        launch.numAttrs = 1;
+        int clusters = 0;
+        if (cudaOccupancyMaxActiveClusters(&clusters, gemm_sm90_kernel<cfg>, &launch) != cudaSuccess) {
+          cudaGetLastError();
+          clusters = 0;
+        }
+        cache[d][splits] = clusters * splits;
+      }
+      known[d] = true;
+    }
+    return cache[d];
+  }
+
   static constexpr std::int64_t elem_bytes(dtype d) { return bits_of(d) / 8; }
 
   static operand_view operand_a(const gemm_problem& p, const gemm_args& args) {

@@ -19,7 +19,7 @@ inline constexpr int swizzle_row_bytes = 128;
 inline constexpr int cshuffle_strip_bytes = 16 * 36 * 4;
 
 // Shared memory a key needs: the ring, 1 KiB to align it to the swizzle atom,
-// the barriers plus a split-K flag, and the cshuffle strips.
+// the barriers plus 16 spare bytes, and the cshuffle strips.
 constexpr int smem_bytes_for(const gemm_key& k) {
   const int elem = bits_of(k.sig.a) / 8;
   const int stage = (k.algo.tile.m + k.algo.tile.n) * k.algo.tile.k * (elem > 0 ? elem : 1);
@@ -87,6 +87,11 @@ struct sm90_config {
   static constexpr int b_stage_bytes = tile_n * swizzle_row_bytes;
   static constexpr int stage_bytes = a_stage_bytes + b_stage_bytes;
   static constexpr int smem_bytes = smem_bytes_for(K);
+
+  // Split-K partial tile (fp32, rows padded by 8 floats against bank conflicts),
+  // written over the operand ring once the block's single unit is done.
+  static constexpr int split_k_partial_ld = tile_n + 8;
+  static constexpr bool split_k_fits = tile_m * split_k_partial_ld * 4 <= stages * stage_bytes;
 
   static constexpr bool staged_epilogue = K.algo.epi == epilogue::cshuffle;
   static constexpr bool check_m = K.algo.pad_m != tristate::no;

@@ -3,16 +3,20 @@
 //   warpgroup 0      producer: one thread walks the work units and, for every
 //                    k-block, waits for a free ring slot ("empty" barrier) and
 //                    issues the TMA copies of the A and B tiles into it ("full"
-//                    barrier counts the bytes in). It gives registers away.
+//                    barrier counts the bytes in). It gives registers away. All
+//                    its threads meet the split-K cluster barriers.
 //   warpgroups 1..W  consumers: wait for a full slot, issue tile_k/16 wgmma per
 //                    m64 block, keep one wgmma group in flight and free the slot
 //                    of the previous k-block once its group has retired. After a
 //                    tile's last k-block they run the fused epilogue straight from
 //                    registers while the producer already fills the ring with the
 //                    next tile.
+//   split-K          (splits > 1) one unit per block, the splits of a tile form a
+//                    cluster and reduce through distributed shared memory
+//                    (split_k.cuh).
 //
 // Shared memory: [A ring: stages x tile_m x 128 B][B ring: stages x tile_n x 128 B]
-// [full barriers][empty barriers][split-K flag][cshuffle strips, one per consumer
+// [full barriers][empty barriers][16 spare bytes][cshuffle strips, one per consumer
 // warp, only for epi = cshuffle], the rings aligned to 1 KiB.
 #pragma once
 
@@ -95,7 +99,7 @@ __device__ __forceinline__ std::uint64_t operand_descriptor(std::uint32_t base, 
 template <gemm_key K>
 __device__ __forceinline__ void consume_tiles(const gemm_sm90_params& p, unsigned char* ring_a,
                                               unsigned char* ring_b, std::uint64_t* full, std::uint64_t* empty,
-                                              int* last_flag, float* strips, int consumer, int thread_in_wg) {
+                                              float* strips, int consumer, int thread_in_wg) {
   using cfg = sm90_config<K>;
   using mma = wgmma_m64k16<K.sig.a, cfg::tile_n, cfg::a_k_major ? 0 : 1, cfg::b_k_major ? 0 : 1>;
   const int lane = thread_in_wg % 32;
@@ -143,7 +147,10 @@ __device__ __forceinline__ void consume_tiles(const gemm_sm90_params& p, unsigne
     for (int i = 0; i < cfg::m_blocks; ++i) fence_accumulators(acc[i]);
     if (previous_stage >= 0 && lane == 0) mbarrier_arrive(&empty[previous_stage]);
 
-    if (p.sched.splits > 1 && !split_k_combine<cfg>(acc, p, w, consumer, thread_in_wg, last_flag)) continue;
+    if (p.sched.splits > 1) {  // a cluster launch: this block's only unit
+      split_k_cluster_reduce<K, cfg>(acc, p, w, ring_a, consumer, thread_in_wg);
+      continue;
+    }
 
     const int warp_row0 = w.tile_m * cfg::tile_m + consumer * cfg::rows_per_warpgroup + warp * 16;
     if constexpr (cfg::staged_epilogue) {
@@ -168,7 +175,6 @@ __global__ void __launch_bounds__(Cfg::threads, 1) gemm_sm90_kernel(const __grid
   unsigned char* ring_b = smem + cfg::stages * cfg::a_stage_bytes;
   auto* full = reinterpret_cast<std::uint64_t*>(smem + cfg::stages * cfg::stage_bytes);
   std::uint64_t* empty = full + cfg::stages;
-  int* last_flag = reinterpret_cast<int*>(empty + cfg::stages);
   float* strips = reinterpret_cast<float*>(smem + cfg::stages * cfg::stage_bytes + 2 * 8 * cfg::stages + 16);
 
   if (threadIdx.x == 0) {
@@ -184,9 +190,10 @@ __global__ void __launch_bounds__(Cfg::threads, 1) gemm_sm90_kernel(const __grid
   if (warpgroup == 0) {
     warpgroup_release_registers<cfg::producer_regs>();
     if (threadIdx.x == 0) produce_tiles<K>(p, ring_a, ring_b, full, empty);
+    if (p.sched.splits > 1) split_k_producer_wait();
   } else {
     warpgroup_claim_registers<cfg::consumer_regs>();
-    consume_tiles<K>(p, ring_a, ring_b, full, empty, last_flag, strips, warpgroup - 1, threadIdx.x % 128);
+    consume_tiles<K>(p, ring_a, ring_b, full, empty, strips, warpgroup - 1, threadIdx.x % 128);
   }
 }
 

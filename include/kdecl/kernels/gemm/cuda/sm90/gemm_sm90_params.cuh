@@ -21,8 +21,6 @@ struct gemm_sm90_params {
   int m, n;
   std::int64_t ldc, ldd, stride_c, stride_d;
   float alpha, beta;
-  float* partials;     // split-K: one tile_m x tile_n fp32 slot per (tile, split)
-  int* tile_arrivals;  // split-K: per tile, how many of its splits have stored their partial
 };
 
 }  // namespace kdecl::kernels::cuda::sm90

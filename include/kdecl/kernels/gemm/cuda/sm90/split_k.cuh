@@ -1,87 +1,109 @@
 // Split-K for tiles too few to occupy every SM (small M): the K range of a tile
-// is cut into `splits` units that run on different blocks. Each unit stores its
-// fp32 partial tile to the workspace and counts itself in; the unit that arrives
-// last sums all partials and runs the epilogue. The sum runs in split order
-// 0, 1, ..., so the result does not depend on which unit arrived last.
-//
-// Partials are stored in fragment order (float4 q of every thread, then q+1, ...)
-// so that each store and load instruction of a warpgroup is fully coalesced.
+// is cut into `splits` units that run on the `splits` blocks of one thread-block
+// cluster (cluster rank == split index). Each block writes its fp32 partial tile
+// into its own shared memory (the now idle operand ring); after a cluster barrier
+// every block reduces one slice of the tile, reading the partials of all blocks
+// through distributed shared memory in split order 0, 1, ... (deterministic), and
+// runs the epilogue for that slice. No global workspace, no counters, no memset.
 #pragma once
 
+#include <cstdint>
+
+#include "kdecl/gemm/gemm_key.hpp"
+#include "kdecl/kernels/gemm/cuda/sm90/cluster.cuh"
+#include "kdecl/kernels/gemm/cuda/sm90/epilogue_math.cuh"
 #include "kdecl/kernels/gemm/cuda/sm90/gemm_sm90_params.cuh"
+#include "kdecl/kernels/gemm/cuda/sm90/shared_address.cuh"
+#include "kdecl/kernels/gemm/cuda/sm90/tile_scheduler.cuh"
 #include "kdecl/kernels/gemm/cuda/sm90/warpgroup.cuh"
 
 namespace kdecl::kernels::cuda::sm90 {
 
 inline constexpr int consumer_barrier_id = 1;
 
-template <class Cfg>
-struct split_k_slot {
-  static constexpr int per_warpgroup_floats = Cfg::m_blocks * Cfg::acc_regs * 128;
-  static constexpr int per_tile_floats = Cfg::tile_m * Cfg::tile_n;
-  static constexpr int vec4_per_thread = Cfg::m_blocks * Cfg::acc_regs / 4;
-};
+// Largest cluster the launch asks for (the portable limit; no opt-in needed).
+inline constexpr int max_cluster_splits = 8;
 
-template <class Cfg>
-__device__ __forceinline__ float4* partial_slot(const gemm_sm90_params& p, const tile_work& w, int split,
-                                                int consumer) {
-  using slot = split_k_slot<Cfg>;
-  const long long index = static_cast<long long>(w.tile) * p.sched.splits + split;
-  return reinterpret_cast<float4*>(p.partials + index * slot::per_tile_floats +
-                                   consumer * slot::per_warpgroup_floats);
-}
+// Called by every consumer thread of every block of the cluster, once, after the
+// main loop of the block's single unit. The producer warpgroup meets the two
+// cluster barriers in split_k_producer_wait().
+template <gemm_key K, class Cfg>
+__device__ void split_k_cluster_reduce(float (&acc)[Cfg::m_blocks][Cfg::acc_regs], const gemm_sm90_params& p,
+                                       const tile_work& w, unsigned char* partial_smem, int consumer,
+                                       int thread_in_wg) {
+  using out_t = typename Cfg::out_t;
+  constexpr int ld = Cfg::split_k_partial_ld;
+  const int lane = thread_in_wg % 32;
+  const int warp = thread_in_wg / 32;
+  const int m0 = w.tile_m * Cfg::tile_m;
+  const int n0 = w.tile_n * Cfg::tile_n;
+  const int rows_valid = min(Cfg::tile_m, p.m - m0);
+  const int cols_valid = min(Cfg::tile_n, p.n - n0);
 
-// Stores this unit's partial, counts it in; true when this unit is the tile's last
-// and now holds the full sum in `acc`.
-template <class Cfg>
-__device__ bool split_k_combine(float (&acc)[Cfg::m_blocks][Cfg::acc_regs], const gemm_sm90_params& p,
-                                const tile_work& w, int consumer, int thread_in_wg, int* last_flag) {
-  using slot = split_k_slot<Cfg>;
-  constexpr int per_block = Cfg::acc_regs / 4;
-  float4* mine = partial_slot<Cfg>(p, w, w.split, consumer);
-#pragma unroll
-  for (int q = 0; q < slot::vec4_per_thread; ++q) {
-    const float* a = &acc[q / per_block][4 * (q % per_block)];
-    __stcg(mine + q * 128 + thread_in_wg, make_float4(a[0], a[1], a[2], a[3]));
-  }
-  __threadfence();
+  // The ring is reused for the partial: every consumer's wgmma must have read it.
   named_barrier_sync(consumer_barrier_id, Cfg::consumer_threads);
-  if (consumer == 0 && thread_in_wg == 0) {
-    const int before = atomicAdd(p.tile_arrivals + w.tile, 1);
-    *last_flag = before == p.sched.splits - 1;
+  float* part = reinterpret_cast<float*>(partial_smem);
+#pragma unroll
+  for (int i = 0; i < Cfg::m_blocks; ++i) {
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int row = consumer * Cfg::rows_per_warpgroup + 64 * i + 16 * warp + lane / 4 + 8 * h;
+      if (row >= rows_valid) continue;  // rows past M are never reduced
+#pragma unroll
+      for (int j = 0; j < Cfg::tile_n / 8; ++j)
+        *reinterpret_cast<float2*>(part + row * ld + 8 * j + 2 * (lane % 4)) =
+            make_float2(acc[i][4 * j + 2 * h], acc[i][4 * j + 2 * h + 1]);
+    }
   }
-  named_barrier_sync(consumer_barrier_id, Cfg::consumer_threads);
-  if (!*last_flag) return false;
-  __threadfence();
+  cluster_sync();  // every split's partial is now readable cluster-wide
 
-  // Sum in split order, a chunk of registers at a time so loads overlap.
-  constexpr int chunk = 4;
-  static_assert(slot::vec4_per_thread % chunk == 0);
+  // This block's slice: groups of 4 adjacent columns, split evenly over the ranks.
+  const int splits = p.sched.splits;
+  const int groups_per_row = (cols_valid + 3) / 4;
+  const int groups = rows_valid * groups_per_row;
+  const int begin = static_cast<int>(static_cast<long long>(groups) * w.split / splits);
+  const int end = static_cast<int>(static_cast<long long>(groups) * (w.split + 1) / splits);
+  const std::uint32_t base = shared_address(partial_smem);
+  out_t* c = static_cast<out_t*>(p.c) + w.batch * p.stride_c;
+  for (int g = begin + consumer * 128 + thread_in_wg; g < end; g += Cfg::consumer_threads) {
+    const int r = g / groups_per_row;
+    const int cg = g - r * groups_per_row;
+    const std::uint32_t offset = base + static_cast<std::uint32_t>((r * ld + 4 * cg) * 4);
+    float4 part_of[max_cluster_splits];
 #pragma unroll
-  for (int q0 = 0; q0 < slot::vec4_per_thread; q0 += chunk) {
-    float4 sum[chunk];
-    for (int s = 0; s < p.sched.splits; ++s) {
-      const float4* src = partial_slot<Cfg>(p, w, s, consumer);
+    for (int s = 0; s < max_cluster_splits; ++s)
+      if (s < splits) part_of[s] = cluster_load_float4(cluster_map_shared(offset, s));
+    float v[4] = {part_of[0].x, part_of[0].y, part_of[0].z, part_of[0].w};
 #pragma unroll
-      for (int e = 0; e < chunk; ++e) {
-        const int q = q0 + e;
-        const float* a = &acc[q / per_block][4 * (q % per_block)];
-        const float4 v = s == w.split ? make_float4(a[0], a[1], a[2], a[3]) : __ldcg(src + q * 128 + thread_in_wg);
-        if (s == 0) {
-          sum[e] = v;
-        } else {
-          sum[e].x += v.x; sum[e].y += v.y; sum[e].z += v.z; sum[e].w += v.w;
+    for (int s = 1; s < max_cluster_splits; ++s) {
+      if (s < splits) {
+        v[0] += part_of[s].x; v[1] += part_of[s].y; v[2] += part_of[s].z; v[3] += part_of[s].w;
+      }
+    }
+    const int row = m0 + r;
+    const int col = n0 + 4 * cg;
+    const std::int64_t c_off = static_cast<std::int64_t>(row) * p.ldc + col;
+    const std::int64_t d_off = static_cast<std::int64_t>(row) * p.ldd + col;
+    if (col + 3 < p.n) {
+      gather_inputs<K, 4>(v, c, c_off, p, d_off, w.batch);
+      store_outputs<K, 4>(v, c + c_off);
+    } else {
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        if (col + e < p.n) {
+          gather_inputs<K, 1>(&v[e], c, c_off + e, p, d_off + e, w.batch);
+          store_outputs<K, 1>(&v[e], c + c_off + e);
         }
       }
     }
-#pragma unroll
-    for (int e = 0; e < chunk; ++e) {
-      const int q = q0 + e;
-      float* a = &acc[q / per_block][4 * (q % per_block)];
-      a[0] = sum[e].x; a[1] = sum[e].y; a[2] = sum[e].z; a[3] = sum[e].w;
-    }
   }
-  return true;
+  cluster_sync();  // no block may exit while another still reads its partial
+}
+
+// The producer warpgroup's share of the two cluster barriers above.
+__device__ __forceinline__ void split_k_producer_wait() {
+  cluster_sync();
+  cluster_sync();
 }
 
 }  // namespace kdecl::kernels::cuda::sm90
