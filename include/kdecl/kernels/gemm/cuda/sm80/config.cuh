@@ -50,6 +50,67 @@ constexpr bool swizzle_friendly(int row_bytes) {
   return row_bytes == 16 || row_bytes == 32 || row_bytes == 64 || (row_bytes > 0 && row_bytes % 128 == 0);
 }
 
+// nullptr when this kernel builds `k`, else the first rule it breaks (the text
+// of the rule). config<K> asserts it; the arch tables' agreement test
+// (tests/unit/table_kernel_agreement_test.cu) calls it on every expanded key.
+constexpr const char* key_unsupported_reason(const gemm_key& k) {
+  const gemm_signature& sig = k.sig;
+  const gemm_algorithm& algo = k.algo;
+  if (!k.concrete()) return "sm80::gemm needs a concrete key";
+  if (algo.pipe != pipeline::cp_async) return "sm80::gemm implements pipeline::cp_async";
+  if (algo.warps.k != 1) return "cp_async: warps.k must be 1 (no split-k inside a block)";
+  if (algo.stages < 2 || algo.stages > 5) return "cp_async: stages must be 2..5";
+  const int vec = algo.vector_bytes;
+  if (vec != 4 && vec != 8 && vec != 16) return "cp_async: vector_bytes must be 4, 8 or 16";
+  if (algo.warps.m * algo.warps.n * 32 > 1024) return "too many warps";
+  const int tile_m = algo.tile.m, tile_n = algo.tile.n, tile_k = algo.tile.k;
+  const int warps_m = algo.warps.m, warps_n = algo.warps.n;
+  if (!(tile_m % (warps_m * algo.warp_tile.m) == 0 && tile_n % (warps_n * algo.warp_tile.n) == 0 &&
+        tile_k % algo.warp_tile.k == 0))
+    return "the block tile must be a whole number of warp tiles per warp";
+  const int mma_k = mma_k_elems(sig.compute);
+  if (mma_k <= 0) return "unsupported compute dtype for cp_async";
+  if (algo.warp_tile.k % mma_k != 0) return "warp_tile.k must be a multiple of the instruction k";
+  if (!((sig.a == sig.b && (sig.a == dtype::fp16 || sig.a == dtype::bf16 || sig.a == dtype::int8 ||
+                            sig.a == dtype::fp32)) ||
+        (is_fp8_family(sig.a) && is_fp8_family(sig.b))))
+    return "cp_async: A and B must be fp16, bf16, fp32 or int8 (same type), or fp8/bf8";
+  if (!(sig.compute == sig.a || (sig.a == dtype::fp32 && sig.compute == dtype::tf32) ||
+        (is_fp8_family(sig.a) && is_fp8_family(sig.compute))))
+    return "cp_async: compute dtype must equal A's, or be tf32 for fp32 data";
+  const bool int_acc = sig.acc == dtype::int32;
+  if (int_acc != (sig.a == dtype::int8)) return "int8 accumulates in int32, every other type in fp32";
+  if (sig.acc != dtype::int32 && sig.acc != dtype::fp32) return "accumulator must be fp32 or int32";
+  const bool simt = sig.compute == dtype::fp32;
+  if (!(simt ? (algo.warp_tile.k == 1) : (algo.warp_tile.m % 16 == 0 && algo.warp_tile.n % 8 == 0)))
+    return "warp_tile must be a multiple of the mma.sync tile (m16 n8), or k == 1 for SIMT fp32";
+  const int warp_rows = tile_m / warps_m, warp_cols = tile_n / warps_n;
+  if (simt && !(warp_rows % 16 == 0 && warp_cols % 32 == 0))
+    return "SIMT fp32: a warp's region must be a multiple of 16 x 32 (4 x 8 lanes, 4-wide runs)";
+  const bool a_kmajor = sig.lay.a == layout::row, b_kmajor = sig.lay.b == layout::col;
+  const bool preshuffle = sig.variant == gemm_variant::preshuffle;
+  const int bytes_a = bits_of(sig.a) / 8, bytes_b = bits_of(sig.b) / 8, bytes_c = bits_of(sig.c) / 8;
+  if (!(bytes_a != 1 || (a_kmajor && (b_kmajor || preshuffle))))
+    return "8-bit operands must be K-major (layout rcr): ldmatrix cannot transpose bytes";
+  if (!(tile_k * bytes_a % 16 == 0 && tile_m * bytes_a % 16 == 0 && tile_n * bytes_b % 16 == 0))
+    return "tile extents must be whole 16-byte chunks";
+  const int a_row_bytes = (a_kmajor ? tile_k : tile_m) * bytes_a;
+  const int b_row_bytes = (b_kmajor ? tile_k : tile_n) * bytes_b;
+  if (!(swizzle_friendly(a_row_bytes) && (preshuffle || swizzle_friendly(b_row_bytes))))
+    return "smem row width must be 16, 32, 64 or a multiple of 128 bytes (swizzle)";
+  const int a_stage_bytes = tile_m * tile_k * bytes_a;
+  const int b_stage_bytes = preshuffle ? 0 : tile_n * tile_k * bytes_b;
+  if (!(a_stage_bytes % 128 == 0 && b_stage_bytes % 128 == 0)) return "stage sizes must be multiples of 128 bytes";
+  if (preshuffle && !(!simt && tile_k * bytes_b % 64 == 0))
+    return "preshuffle: tensor-core paths only, and tile_k must cover whole 64-byte k blocks";
+  const bool c_row = sig.lay.c == layout::row;
+  if (algo.epi == epilogue::cshuffle && !((c_row ? tile_n : tile_m) * bytes_c % vec == 0))
+    return "cshuffle: a staged row must be a whole number of output vectors";
+  const int num_d = sig.variant == gemm_variant::multi_d ? sig.num_d : 0;
+  if (num_d > 4) return "at most 4 D tensors";
+  return nullptr;
+}
+
 template <gemm_key K>
 struct config {
   static constexpr gemm_signature sig = K.sig;
@@ -95,44 +156,9 @@ struct config {
   static constexpr int b_stage_bytes = preshuffle ? 0 : tile_n * tile_k * bytes_b;
   static constexpr int smem_bytes = sm80_smem_bytes(K);
 
-  // ---- what this kernel can build ------------------------------------------------
-  static_assert(K.concrete(), "sm80::gemm needs a concrete key");
-  static_assert(algo.pipe == pipeline::cp_async, "sm80::gemm implements pipeline::cp_async");
-  static_assert(algo.warps.k == 1, "cp_async: warps.k must be 1 (no split-k inside a block)");
-  static_assert(stages >= 2 && stages <= 5, "cp_async: stages must be 2..5");
-  static_assert(vec == 4 || vec == 8 || vec == 16, "cp_async: vector_bytes must be 4, 8 or 16");
-  static_assert(threads <= 1024, "too many warps");
-  static_assert(tile_m % (warps_m * algo.warp_tile.m) == 0 && tile_n % (warps_n * algo.warp_tile.n) == 0 &&
-                    tile_k % algo.warp_tile.k == 0,
-                "the block tile must be a whole number of warp tiles per warp");
-  static_assert(mma_k > 0, "unsupported compute dtype for cp_async");
-  static_assert(algo.warp_tile.k % mma_k == 0, "warp_tile.k must be a multiple of the instruction k");
-  static_assert(
-      (sig.a == sig.b && (sig.a == dtype::fp16 || sig.a == dtype::bf16 || sig.a == dtype::int8 ||
-                          sig.a == dtype::fp32)) ||
-          (is_fp8_family(sig.a) && is_fp8_family(sig.b)),
-      "cp_async: A and B must be fp16, bf16, fp32 or int8 (same type), or fp8/bf8");
-  static_assert(sig.compute == sig.a || (sig.a == dtype::fp32 && sig.compute == dtype::tf32) ||
-                    (is_fp8_family(sig.a) && is_fp8_family(sig.compute)),
-                "cp_async: compute dtype must equal A's, or be tf32 for fp32 data");
-  static_assert(int_acc == (sig.a == dtype::int8), "int8 accumulates in int32, every other type in fp32");
-  static_assert(sig.acc == dtype::int32 || sig.acc == dtype::fp32, "accumulator must be fp32 or int32");
-  static_assert(simt ? (algo.warp_tile.k == 1) : (algo.warp_tile.m % 16 == 0 && algo.warp_tile.n % 8 == 0),
-                "warp_tile must be a multiple of the mma.sync tile (m16 n8), or k == 1 for SIMT fp32");
-  static_assert(!simt || (warp_rows % 16 == 0 && warp_cols % 32 == 0),
-                "SIMT fp32: a warp's region must be a multiple of 16 x 32 (4 x 8 lanes, 4-wide runs)");
-  static_assert(bytes_a != 1 || (a_kmajor && (b_kmajor || preshuffle)),
-                "8-bit operands must be K-major (layout rcr): ldmatrix cannot transpose bytes");
-  static_assert(tile_k * bytes_a % 16 == 0 && tile_m * bytes_a % 16 == 0 && tile_n * bytes_b % 16 == 0,
-                "tile extents must be whole 16-byte chunks");
-  static_assert(swizzle_friendly(a_row_bytes) && (preshuffle || swizzle_friendly(b_row_bytes)),
-                "smem row width must be 16, 32, 64 or a multiple of 128 bytes (swizzle)");
-  static_assert(a_stage_bytes % 128 == 0 && b_stage_bytes % 128 == 0, "stage sizes must be multiples of 128 bytes");
-  static_assert(!preshuffle || (!simt && tile_k * bytes_b % 64 == 0),
-                "preshuffle: tensor-core paths only, and tile_k must cover whole 64-byte k blocks");
-  static_assert(!cshuffle || (c_row ? tile_n : tile_m) * int(sizeof(tc)) % vec == 0,
-                "cshuffle: a staged row must be a whole number of output vectors");
-  static_assert(num_d <= 4, "at most 4 D tensors");
+  // ---- what this kernel can build (the reason names the broken rule) ---------------
+  static_assert(key_unsupported_reason(K) == nullptr,
+                "key not supported by the sm80 cp_async kernel: see sm80::key_unsupported_reason(K)");
 };
 
 }  // namespace kdecl::kernels::cuda::sm80

@@ -1,0 +1,210 @@
+// The shape of the architecture tables: plain constexpr aggregates.
+//
+// One `arch_spec` per target describes the hardware (warp size, shared memory,
+// instruction shapes, reference-part figures) and, per main-loop pipeline, what
+// that pipeline offers on that target (`pipeline_caps`): these are the
+// *legality* tables the DSL validates against. Curated tuning choices live in
+// the shipped kernel sets, which may only narrow what is legal here.
+//
+// Lists are std::span over static constexpr arrays so each table can have its
+// own length and still be walked by constexpr code.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+#include "kdecl/core/enums.hpp"
+#include "kdecl/gemm/gemm_key.hpp"
+
+namespace kdecl::arch {
+
+struct shape3 {
+  int m, n, k;
+  constexpr bool operator==(const shape3&) const = default;
+};
+
+struct shape2 {
+  int m, n;
+  constexpr bool operator==(const shape2&) const = default;
+};
+
+// Warp-tile (MFMA/WMMA/MMA) shapes for one dtype combination, keyed "a_b_acc".
+struct warp_tile_list {
+  dtype a, b, acc;
+  std::span<const shape3> tiles;
+};
+
+// A (A dtype, B dtype) -> accumulator combination (CK Tile DTYPE_COMBINATIONS).
+struct dtype_combination {
+  dtype a, b, acc;
+  std::string_view notes;
+};
+
+struct element_size {
+  dtype type;
+  int bits;  // bits, so 4-bit types are exact (CK says 0.5 bytes)
+};
+
+// A (pipeline, epilogue, scheduler) triple a backend cannot build.
+struct trait_triple {
+  pipeline pipe;
+  epilogue epi;
+  scheduler sched;
+};
+
+// One matrix instruction of a target (NVIDIA mma.sync / wgmma).
+struct mma_instruction {
+  std::string_view name;  // PTX mnemonic family
+  dtype a, b, acc;
+  shape3 shape;
+};
+
+struct peak_rate {
+  dtype compute;   // fp16, bf16, tf32, fp32 (SIMT), fp8, int8, fp64
+  double tflops;   // dense, no sparsity (TOP/s for int8)
+};
+
+// ---------------------------------------------------------------------------
+// Bit sets over enum values (enumerations here have < 32 members).
+
+template <class E>
+constexpr std::uint32_t bit(E e) { return std::uint32_t{1} << static_cast<unsigned>(e); }
+
+template <class... E>
+constexpr std::uint32_t bits(E... e) { return (std::uint32_t{0} | ... | bit(e)); }
+
+template <class E>
+constexpr bool has(std::uint32_t set, E e) { return (set & bit(e)) != 0; }
+
+// Layout triples are numbered a*4 + b*2 + c (row = 0, col = 1): rcr = 1, rrr = 0, crr = 4, ccr = 6.
+constexpr unsigned layout_index(gemm_layout l) {
+  return static_cast<unsigned>(l.a) * 4 + static_cast<unsigned>(l.b) * 2 + static_cast<unsigned>(l.c);
+}
+constexpr gemm_layout layout_of_index(unsigned i) {
+  return {static_cast<layout>((i >> 2) & 1), static_cast<layout>((i >> 1) & 1), static_cast<layout>(i & 1)};
+}
+template <class... L>
+constexpr std::uint32_t layouts(L... l) { return (std::uint32_t{0} | ... | (std::uint32_t{1} << layout_index(l))); }
+inline constexpr std::uint32_t all_layouts = 0xFF;  // A, B and C each row or column major
+
+inline constexpr std::uint32_t all_variants =
+    bits(gemm_variant::standard, gemm_variant::multi_d, gemm_variant::preshuffle);
+inline constexpr std::uint32_t unshuffled_variants = bits(gemm_variant::standard, gemm_variant::multi_d);
+
+// ---------------------------------------------------------------------------
+// What one pipeline offers on one target.
+
+// One dtype signature a pipeline computes, with its MMA warp tiles.
+struct dtype_offer {
+  dtype a, b, acc, compute;
+  std::uint32_t c_types;                 // allowed C dtypes (bit set over dtype)
+  std::uint32_t layouts;                 // allowed layout triples (bit set over layout_index)
+  std::span<const shape3> warp_tiles;    // tiles one warp computes per MMA step
+  std::span<const shape3> preshuffle_warp_tiles;  // subset usable with preshuffled B (AMD)
+  // GEMM variants this signature is built for (bit set over gemm_variant); the
+  // pipeline's own `variants` must allow them too.
+  std::uint32_t variants = all_variants;
+  // SIMT paths: the region one warp owns (tile_m/warps_m x tile_n/warps_n) must be
+  // a multiple of this lane grid; {0, 0}: no constraint.
+  shape2 warp_region_align{0, 0};
+};
+
+struct int_range {
+  int min, max, def;
+};
+
+// How a pipeline's shared memory (LDS) use is computed from a key. Each formula
+// is the one its kernel computes (kernel file named), so a key the tables accept
+// always fits when the kernel is instantiated.
+enum class smem_formula : std::uint8_t {
+  none,        // host: no shared memory
+  ring_ab,     // CK Tile seed: stages * (tile_m*tile_k*size(A) + tile_n*tile_k*size(B))
+  // cp_async (sm80/config.cuh sm80_smem_bytes): max(ring, staging), where
+  //   ring = stages * (tile_m*tile_k*size(A) + (preshuffle ? 0 : tile_n*tile_k*size(B)))
+  //   staging (cshuffle only) = C row-major ? tile_m*(tile_n+8)*4 : tile_n*(tile_m+4)*4
+  cp_async_ring_or_staging,
+  // tma_wgmma (sm90/gemm_sm90_config.cuh smem_bytes_for):
+  //   stages*(tile_m+tile_n)*tile_k*size(A) + 1024 + 16*stages + 16 + (cshuffle ? warps_m*2304 : 0)
+  tma_ring_barriers_strips,
+  // HIP kernel (hip/gemm_hip_geometry.hpp geometry_of): rows padded by 16 bytes,
+  //   max(stages*(tile_m*(tile_k + 16/size(A))*size(A) + tile_n*(tile_k + 16/size(B))*size(B)),
+  //       cshuffle ? warps_m*warps_n*warp_tile_m*(warp_tile_n + 4)*4 : 0)
+  hip_padded_ring_or_shuffle,
+};
+
+struct pipeline_caps {
+  pipeline pipe;
+  std::span<const dtype_offer> dtypes;
+  std::span<const shape3> warps;       // warps per block (m, n, k)
+  int extra_warps;                     // warps added to the block beyond `warps` (producer warpgroup)
+  shape3 tile_min;                     // smallest block tile per dimension
+  shape3 tile_align;                   // block tile must be a multiple of this
+  bool tile_n_is_warp_tile_n;          // one instruction spans the block's N (wgmma)
+  int tile_k_bytes;                    // 0: free; else tile_k * size(A) must equal it (128-byte swizzle rows)
+  std::span<const int> tile_m_sweep;   // values a tile wildcard tries
+  std::span<const int> tile_n_sweep;
+  std::span<const int> tile_k_sweep;
+  int_range stages;                    // shared-memory ring depth: legal range and default
+  std::uint32_t epilogues;             // bit set over epilogue
+  std::uint32_t schedulers;            // bit set over scheduler
+  std::span<const int> vector_bytes;   // legal global access widths, widest first
+  int vector_default;
+  smem_formula smem;
+  int smem_capacity;                   // bytes the formula may reach on this target
+  std::span<const shape2> clusters;    // thread-block cluster shapes
+  bool preshuffle;                     // builds only the preshuffled-B variant
+  // ---- kernel-specific limits (0 / false: none) --------------------------------
+  std::uint32_t variants = unshuffled_variants;  // GEMM variants the pipeline builds (bit set)
+  shape3 tile_max{0, 0, 0};            // largest block tile per dimension
+  int max_accumulators = 0;            // accumulator registers per thread: tile_m*tile_n / (warps*warp_size)
+  int tile_chunk_bytes = 0;            // tile_m*size(A), tile_n*size(B), tile_k*size(A|B) multiples of it
+  bool swizzle_rows = false;           // every operand's smem row is 16, 32, 64 or a multiple of 128 bytes
+  int preshuffle_k_bytes = 0;          // preshuffle variant: tile_k*size(B) a multiple of it
+};
+
+// ---------------------------------------------------------------------------
+// One target.
+
+struct arch_spec {
+  arch_id id;
+  backend be;
+  std::string_view family;          // cdna3, rdna4, ampere, hopper, host, ...
+  std::string_view target_family;   // gfx9, gfx11, gfx12, sm_8x, sm_9x, host
+  std::string_view description;
+  int warp_size;                    // 64 CDNA, 32 RDNA and NVIDIA, 1 host (a "warp" is a thread)
+  int max_threads_per_block;
+  int smem_per_block;               // LDS per workgroup / opt-in shared memory per block, bytes
+  int registers_per_sm;             // 32-bit registers per SM / CU (0: not tabulated)
+  bool has_fp8;                     // fp8/bf8 matrix instructions exist
+  // Reference part for throughput estimates (NVIDIA; empty elsewhere).
+  std::string_view reference_part;
+  int sm_count;
+  double mem_bandwidth_gbs;
+  std::span<const peak_rate> peaks;
+  // Raw tables (CK Tile arch specs for AMD; instruction shapes for NVIDIA).
+  std::span<const shape3> warp_configs;
+  std::span<const warp_tile_list> warp_tiles;
+  std::span<const warp_tile_list> preshuffle_warp_tiles;
+  std::span<const mma_instruction> mma;
+  std::span<const trait_triple> unsupported_traits;
+  // What each pipeline offers here.
+  std::span<const pipeline_caps> pipelines;
+  // Whether kdecl builds GEMM kernels for this target. Targets without them keep
+  // their (seed-derived) tables so declarations can be validated and explored
+  // (dsl::expand_legal), but dsl::expand -- what DECL_KERNEL_SET builds -- rejects them.
+  bool kernels_available = false;
+
+  constexpr const pipeline_caps* find(pipeline p) const {
+    for (const auto& c : pipelines)
+      if (c.pipe == p) return &c;
+    return nullptr;
+  }
+  constexpr bool trait_unsupported(pipeline p, epilogue e, scheduler s) const {
+    for (const auto& t : unsupported_traits)
+      if (t.pipe == p && t.epi == e && t.sched == s) return true;
+    return false;
+  }
+};
+
+}  // namespace kdecl::arch

@@ -1,0 +1,49 @@
+// The host (CPU) target: the host_blocked pipeline, a cache-blocked,
+// multi-threaded GEMM. A "warp" is one thread computing a register micro-tile
+// (mr x nr); the block tile is the cache block. The values are what
+// include/kdecl/kernels/gemm/host/ builds.
+#pragma once
+
+#include "kdecl/arch/arch_spec.hpp"
+
+namespace kdecl::arch::host_cpu {
+
+inline constexpr shape3 micro_tiles[] = {{4, 8, 1}, {4, 16, 1}, {8, 8, 1}, {8, 16, 1}};
+inline constexpr std::uint32_t c_float = bits(dtype::fp16, dtype::bf16, dtype::fp32);
+
+// Every dtype combination of ck_tile::dtype_combinations except packed 4-bit,
+// every layout triple (A, B and C each row or column major).
+inline constexpr dtype_offer host_dtypes[] = {
+    {dtype::fp16, dtype::fp16, dtype::fp32, dtype::fp16, c_float, all_layouts, micro_tiles, {}},
+    {dtype::bf16, dtype::bf16, dtype::fp32, dtype::bf16, c_float, all_layouts, micro_tiles, {}},
+    {dtype::fp32, dtype::fp32, dtype::fp32, dtype::fp32, bits(dtype::fp32), all_layouts, micro_tiles, {}},
+    {dtype::fp32, dtype::fp32, dtype::fp32, dtype::tf32, bits(dtype::fp32), all_layouts, micro_tiles, {}},
+    // The preshuffled-B format is defined for 8, 16 and 32-bit elements only.
+    {dtype::fp64, dtype::fp64, dtype::fp64, dtype::fp64, bits(dtype::fp64), all_layouts, micro_tiles, {},
+     unshuffled_variants},
+    {dtype::int8, dtype::int8, dtype::int32, dtype::int8, bits(dtype::int32, dtype::int8), all_layouts, micro_tiles, {}},
+    {dtype::fp8, dtype::fp8, dtype::fp32, dtype::fp8, c_float, all_layouts, micro_tiles, {}},
+    {dtype::fp8, dtype::bf8, dtype::fp32, dtype::fp8, c_float, all_layouts, micro_tiles, {}},
+    {dtype::bf8, dtype::fp8, dtype::fp32, dtype::bf8, c_float, all_layouts, micro_tiles, {}},
+    {dtype::bf8, dtype::bf8, dtype::fp32, dtype::bf8, c_float, all_layouts, micro_tiles, {}},
+};
+inline constexpr shape3 one_thread[] = {{1, 1, 1}};
+inline constexpr int cache_block_mn[] = {16, 32, 64, 128, 256};
+inline constexpr int cache_block_k[] = {32, 64, 128, 256, 512};
+inline constexpr int any_alignment[] = {1};
+inline constexpr shape2 no_cluster[] = {{1, 1}};
+
+constexpr pipeline_caps host_blocked() {
+  pipeline_caps c{pipeline::host_blocked, host_dtypes, one_thread, 0, {1, 1, 1}, {1, 1, 1}, false, 0,
+                  cache_block_mn, cache_block_mn, cache_block_k, {1, 1, 1}, bits(epilogue::direct),
+                  bits(scheduler::intrawave), any_alignment, 1, smem_formula::none, 0, no_cluster, false};
+  c.variants = all_variants;  // standard, multi_d and the preshuffled B (read through preshuffled_offset)
+  return c;
+}
+inline constexpr pipeline_caps pipelines_host[] = {host_blocked()};
+
+inline constexpr arch_spec host = {
+    arch_id::host, backend::host, "host", "host", "CPU (cache-blocked, multi-threaded)",
+    1, 1, 0, 0, true, {}, 0, 0.0, {}, {}, {}, {}, {}, {}, pipelines_host, /*kernels_available=*/true};
+
+}  // namespace kdecl::arch::host_cpu

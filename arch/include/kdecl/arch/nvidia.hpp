@@ -1,0 +1,187 @@
+// NVIDIA targets (sm_80, sm_86, sm_89, sm_90): hardware facts, matrix
+// instructions, reference-part figures, and what the cp_async and tma_wgmma
+// pipelines offer: exactly the keys their kernels build (see "pipeline offers").
+#pragma once
+
+#include <array>
+
+#include "kdecl/arch/arch_spec.hpp"
+
+namespace kdecl::arch::nvidia {
+
+// ---- matrix instructions ------------------------------------------------------
+// mma.sync exists on every target; sm_89 adds fp8 (e4m3/e5m2) shapes; sm_90 adds
+// wgmma (a warpgroup of 4 warps, M = 64, N = 8..256 in steps of 8; listed at N = 256).
+inline constexpr mma_instruction mma_sm80[] = {
+    {"mma.sync", dtype::fp16, dtype::fp16, dtype::fp32, {16, 8, 16}},
+    {"mma.sync", dtype::bf16, dtype::bf16, dtype::fp32, {16, 8, 16}},
+    {"mma.sync", dtype::tf32, dtype::tf32, dtype::fp32, {16, 8, 8}},
+    {"mma.sync", dtype::int8, dtype::int8, dtype::int32, {16, 8, 32}},
+    {"mma.sync", dtype::fp64, dtype::fp64, dtype::fp64, {8, 8, 4}},
+};
+inline constexpr mma_instruction mma_sm89[] = {
+    {"mma.sync", dtype::fp16, dtype::fp16, dtype::fp32, {16, 8, 16}},
+    {"mma.sync", dtype::bf16, dtype::bf16, dtype::fp32, {16, 8, 16}},
+    {"mma.sync", dtype::tf32, dtype::tf32, dtype::fp32, {16, 8, 8}},
+    {"mma.sync", dtype::int8, dtype::int8, dtype::int32, {16, 8, 32}},
+    {"mma.sync", dtype::fp8, dtype::fp8, dtype::fp32, {16, 8, 32}},
+    {"mma.sync", dtype::bf8, dtype::bf8, dtype::fp32, {16, 8, 32}},
+    {"mma.sync", dtype::fp64, dtype::fp64, dtype::fp64, {8, 8, 4}},
+};
+inline constexpr mma_instruction mma_sm90[] = {
+    {"mma.sync", dtype::fp16, dtype::fp16, dtype::fp32, {16, 8, 16}},
+    {"mma.sync", dtype::bf16, dtype::bf16, dtype::fp32, {16, 8, 16}},
+    {"mma.sync", dtype::tf32, dtype::tf32, dtype::fp32, {16, 8, 8}},
+    {"mma.sync", dtype::int8, dtype::int8, dtype::int32, {16, 8, 32}},
+    {"mma.sync", dtype::fp8, dtype::fp8, dtype::fp32, {16, 8, 32}},
+    {"mma.sync", dtype::bf8, dtype::bf8, dtype::fp32, {16, 8, 32}},
+    {"mma.sync", dtype::fp64, dtype::fp64, dtype::fp64, {8, 8, 4}},
+    {"wgmma.mma_async", dtype::fp16, dtype::fp16, dtype::fp32, {64, 256, 16}},
+    {"wgmma.mma_async", dtype::bf16, dtype::bf16, dtype::fp32, {64, 256, 16}},
+    {"wgmma.mma_async", dtype::tf32, dtype::tf32, dtype::fp32, {64, 256, 8}},
+    {"wgmma.mma_async", dtype::fp8, dtype::fp8, dtype::fp32, {64, 256, 32}},
+    {"wgmma.mma_async", dtype::bf8, dtype::bf8, dtype::fp32, {64, 256, 32}},
+    {"wgmma.mma_async", dtype::int8, dtype::int8, dtype::int32, {64, 256, 32}},
+};
+
+// ---- reference parts (dense peaks from NVIDIA's datasheets; int8 in TOP/s) -----
+// A100 SXM4 80GB (GA100, 108 SMs): 2039 GB/s HBM2e.
+inline constexpr peak_rate peaks_a100[] = {
+    {dtype::fp16, 312.0}, {dtype::bf16, 312.0}, {dtype::tf32, 156.0}, {dtype::fp32, 19.5},
+    {dtype::int8, 624.0}, {dtype::fp64, 19.5}};
+// A10 (GA102, 72 SMs; the data-centre sm_86 part, full-rate fp32 accumulate): 600 GB/s GDDR6.
+inline constexpr peak_rate peaks_a10[] = {
+    {dtype::fp16, 125.0}, {dtype::bf16, 125.0}, {dtype::tf32, 62.5}, {dtype::fp32, 31.2},
+    {dtype::int8, 250.0}};
+// L40 (AD102, 142 SMs; the data-centre sm_89 part): 864 GB/s GDDR6.
+inline constexpr peak_rate peaks_l40[] = {
+    {dtype::fp16, 181.05}, {dtype::bf16, 181.05}, {dtype::tf32, 90.5}, {dtype::fp32, 90.5},
+    {dtype::fp8, 362.1}, {dtype::int8, 362.1}};
+// H100 SXM5 80GB (GH100, 132 SMs): 3350 GB/s HBM3.
+inline constexpr peak_rate peaks_h100_sxm[] = {
+    {dtype::fp16, 989.4}, {dtype::bf16, 989.4}, {dtype::tf32, 494.7}, {dtype::fp32, 66.9},
+    {dtype::fp8, 1978.9}, {dtype::int8, 1978.9}, {dtype::fp64, 66.9}};
+
+// ---- pipeline offers -----------------------------------------------------------
+// Exactly what the kernels build (narrower is allowed, wider never):
+//   cp_async  -- include/kdecl/kernels/gemm/cuda/sm80/config.cuh, sm80::key_unsupported_reason
+//   tma_wgmma -- include/kdecl/kernels/gemm/cuda/sm90/gemm_sm90_config.cuh, sm90::key_unsupported_reason
+// tests/unit/table_kernel_agreement_test.cu expands wildcard sets over these
+// tables and checks every key against both functions.
+inline constexpr std::uint32_t four_layouts = layouts(rcr, rrr, crr, ccr);
+// 8-bit operands must be K-major (ldmatrix cannot transpose bytes): A row, B column; C either.
+inline constexpr std::uint32_t k_major_layouts = layouts(rcr, rcc);
+inline constexpr std::uint32_t c_fp16 = bits(dtype::fp16, dtype::fp32);
+inline constexpr std::uint32_t c_bf16 = bits(dtype::bf16, dtype::fp32);
+inline constexpr std::uint32_t c_16bit = bits(dtype::fp16, dtype::bf16, dtype::fp32);
+inline constexpr std::uint32_t c_fp8 = bits(dtype::fp16, dtype::bf16, dtype::fp32);
+
+// cp_async: a warp computes (m, n) in {16, 32, 64}^2 with k = the instruction's k
+// (16 for 16-bit, 8 for tf32, 32 for 8-bit, 1 for SIMT fp32).
+constexpr std::array<shape3, 9> cp_async_tiles(int k) {
+  return {{{16, 16, k}, {16, 32, k}, {16, 64, k}, {32, 16, k}, {32, 32, k},
+           {32, 64, k}, {64, 16, k}, {64, 32, k}, {64, 64, k}}};
+}
+inline constexpr auto cp_async_tiles_k16 = cp_async_tiles(16);
+inline constexpr auto cp_async_tiles_k8 = cp_async_tiles(8);
+inline constexpr auto cp_async_tiles_k32 = cp_async_tiles(32);
+inline constexpr auto cp_async_tiles_k1 = cp_async_tiles(1);
+
+// Exact fp32 (SIMT FFMA): no preshuffle; a warp's region is a 4 x 8 lane grid of 4x4 runs.
+inline constexpr dtype_offer cp_async_simt_fp32{dtype::fp32, dtype::fp32, dtype::fp32, dtype::fp32,
+                                                bits(dtype::fp32), all_layouts, cp_async_tiles_k1, {},
+                                                unshuffled_variants, {16, 32}};
+inline constexpr dtype_offer cp_async_dtypes_sm80[] = {
+    {dtype::fp16, dtype::fp16, dtype::fp32, dtype::fp16, c_fp16, all_layouts, cp_async_tiles_k16, {}},
+    {dtype::bf16, dtype::bf16, dtype::fp32, dtype::bf16, c_bf16, all_layouts, cp_async_tiles_k16, {}},
+    {dtype::fp32, dtype::fp32, dtype::fp32, dtype::tf32, bits(dtype::fp32), all_layouts, cp_async_tiles_k8, {}},
+    cp_async_simt_fp32,
+    {dtype::int8, dtype::int8, dtype::int32, dtype::int8, bits(dtype::int32), k_major_layouts, cp_async_tiles_k32, {}},
+};
+// sm_89 and sm_90 add fp8/bf8 (any e4m3/e5m2 mix; compute = A's type).
+inline constexpr dtype_offer cp_async_dtypes_sm89[] = {
+    cp_async_dtypes_sm80[0], cp_async_dtypes_sm80[1], cp_async_dtypes_sm80[2], cp_async_dtypes_sm80[3],
+    cp_async_dtypes_sm80[4],
+    {dtype::fp8, dtype::fp8, dtype::fp32, dtype::fp8, c_fp8, k_major_layouts, cp_async_tiles_k32, {}},
+    {dtype::fp8, dtype::bf8, dtype::fp32, dtype::fp8, c_fp8, k_major_layouts, cp_async_tiles_k32, {}},
+    {dtype::bf8, dtype::fp8, dtype::fp32, dtype::bf8, c_fp8, k_major_layouts, cp_async_tiles_k32, {}},
+    {dtype::bf8, dtype::bf8, dtype::fp32, dtype::bf8, c_fp8, k_major_layouts, cp_async_tiles_k32, {}},
+};
+inline constexpr shape3 cp_async_warps[] = {{1, 1, 1}, {1, 2, 1}, {1, 4, 1}, {2, 1, 1},
+                                            {2, 2, 1}, {2, 4, 1}, {4, 1, 1}, {4, 2, 1}};
+inline constexpr int cp_async_tile_mn[] = {16, 32, 64, 128, 256};
+inline constexpr int cp_async_tile_k[] = {8, 16, 32, 64, 128};
+inline constexpr int cp_async_vectors[] = {16, 8, 4};
+inline constexpr shape2 no_cluster[] = {{1, 1}};
+
+// tma_wgmma: warp_tile (16, N, 16): each warp of a consumer warpgroup owns 16 rows
+// of one wgmma m64nNk16; warps (4,1,1) or (8,1,1) consumers plus a producer warpgroup.
+inline constexpr shape3 wgmma_tiles_k16[] = {{16, 64, 16}, {16, 128, 16}, {16, 192, 16}, {16, 256, 16}};
+inline constexpr dtype_offer tma_wgmma_dtypes[] = {
+    {dtype::fp16, dtype::fp16, dtype::fp32, dtype::fp16, c_16bit, four_layouts, wgmma_tiles_k16, {}, unshuffled_variants},
+    {dtype::bf16, dtype::bf16, dtype::fp32, dtype::bf16, c_16bit, four_layouts, wgmma_tiles_k16, {}, unshuffled_variants},
+};
+inline constexpr shape3 tma_wgmma_warps[] = {{4, 1, 1}, {8, 1, 1}};
+inline constexpr int tma_wgmma_tile_m[] = {64, 128, 192, 256};
+inline constexpr int tma_wgmma_tile_n[] = {64, 128, 192, 256};
+inline constexpr int tma_wgmma_tile_k[] = {64};
+inline constexpr int tma_wgmma_vectors[] = {16};
+
+// tma_wgmma's ring depth is bounded by shared memory only: the largest depth
+// that fits the smallest tile (64 x 64, direct epilogue) under the formula.
+constexpr int tma_wgmma_max_stages(int smem_opt_in) {
+  int s = 2;
+  while ((s + 1) * (64 + 64) * 128 + 1024 + 16 * (s + 1) + 16 <= smem_opt_in) ++s;
+  return s;
+}
+
+constexpr pipeline_caps cp_async(int smem_opt_in, std::span<const dtype_offer> dtypes) {
+  pipeline_caps c{pipeline::cp_async, dtypes, cp_async_warps, 0, {16, 16, 8}, {16, 16, 8}, false, 0,
+                  cp_async_tile_mn, cp_async_tile_mn, cp_async_tile_k, {2, 5, 3},
+                  bits(epilogue::direct, epilogue::cshuffle), bits(scheduler::intrawave),
+                  cp_async_vectors, 16, smem_formula::cp_async_ring_or_staging, smem_opt_in, no_cluster, false};
+  c.variants = all_variants;  // preshuffle per dtype offer (tensor-core types only)
+  c.tile_chunk_bytes = 16;
+  c.swizzle_rows = true;
+  // The kernel's "stage sizes are multiples of 128 bytes" follows from 16-byte chunks
+  // and the 16-element tile alignment (16 rows x 16*j bytes), so it needs no rule.
+  c.preshuffle_k_bytes = 64;
+  return c;
+}
+constexpr pipeline_caps tma_wgmma(int smem_opt_in) {
+  pipeline_caps c{pipeline::tma_wgmma, tma_wgmma_dtypes, tma_wgmma_warps, 4, {64, 64, 8}, {16, 8, 8}, true, 128,
+                  tma_wgmma_tile_m, tma_wgmma_tile_n, tma_wgmma_tile_k, {2, tma_wgmma_max_stages(smem_opt_in), 4},
+                  bits(epilogue::direct, epilogue::cshuffle), bits(scheduler::intrawave),
+                  tma_wgmma_vectors, 16, smem_formula::tma_ring_barriers_strips, smem_opt_in, no_cluster, false};
+  c.tile_max = {256, 256, 64};
+  c.max_accumulators = 128;  // per consumer thread; more spills (setmaxnreg budget)
+  return c;
+}
+
+// ---- targets ------------------------------------------------------------------
+// Max opt-in shared memory per block (cudaDevAttrMaxSharedMemoryPerBlockOptin).
+inline constexpr int smem_sm80 = 166912, smem_sm86 = 101376, smem_sm89 = 101376, smem_sm90 = 232448;
+
+inline constexpr pipeline_caps pipelines_sm80[] = {cp_async(smem_sm80, cp_async_dtypes_sm80)};
+inline constexpr pipeline_caps pipelines_sm86[] = {cp_async(smem_sm86, cp_async_dtypes_sm80)};
+inline constexpr pipeline_caps pipelines_sm89[] = {cp_async(smem_sm89, cp_async_dtypes_sm89)};
+inline constexpr pipeline_caps pipelines_sm90[] = {cp_async(smem_sm90, cp_async_dtypes_sm89), tma_wgmma(smem_sm90)};
+
+constexpr arch_spec nv_spec(arch_id id, std::string_view family, std::string_view target_family,
+                            std::string_view description, int smem, bool fp8, std::string_view part,
+                            int sms, double gbs, std::span<const peak_rate> peaks,
+                            std::span<const mma_instruction> mma, std::span<const pipeline_caps> pipes) {
+  return {id, backend::cuda, family, target_family, description, 32, 1024, smem, 65536, fp8,
+          part, sms, gbs, peaks, {}, {}, {}, mma, {}, pipes, /*kernels_available=*/true};
+}
+
+inline constexpr arch_spec sm_80 = nv_spec(arch_id::sm_80, "ampere", "sm_8x", "A100 class (GA100)", smem_sm80,
+    false, "A100 SXM4 80GB", 108, 2039.0, peaks_a100, mma_sm80, pipelines_sm80);
+inline constexpr arch_spec sm_86 = nv_spec(arch_id::sm_86, "ampere", "sm_8x", "RTX 3090 / A10 class (GA102)",
+    smem_sm86, false, "A10", 72, 600.0, peaks_a10, mma_sm80, pipelines_sm86);
+inline constexpr arch_spec sm_89 = nv_spec(arch_id::sm_89, "ada", "sm_8x", "L40 / RTX 4090 class (AD102)",
+    smem_sm89, true, "L40", 142, 864.0, peaks_l40, mma_sm89, pipelines_sm89);
+inline constexpr arch_spec sm_90 = nv_spec(arch_id::sm_90, "hopper", "sm_9x", "H100 / H200 class (GH100)",
+    smem_sm90, true, "H100 SXM5 80GB", 132, 3350.0, peaks_h100_sxm, mma_sm90, pipelines_sm90);
+
+}  // namespace kdecl::arch::nvidia

@@ -1,0 +1,310 @@
+// The text of a diagnostic, formatted in constexpr code from the rule, target
+// and values (the same text at compile time and at run time).
+#pragma once
+
+#include "kdecl/arch/arch.hpp"
+#include "kdecl/conv/grouped_conv_key.hpp"
+#include "kdecl/dsl/message.hpp"
+#include "kdecl/dsl/rule.hpp"
+#include "kdecl/fmha/fmha_key.hpp"
+#include "kdecl/gemm/gemm_key.hpp"
+
+namespace kdecl::dsl {
+
+namespace detail {
+
+template <class E>
+constexpr std::string_view name(long v) { return to_string(static_cast<E>(v)); }
+
+constexpr message& shape(message& m, long x, long y, long z) { return m << x << "x" << y << "x" << z; }
+
+// Byte counts read best in KiB when they are whole KiB.
+constexpr message& bytes(message& m, long b) {
+  if (b % 1024 == 0) return m << b / 1024 << " KiB";
+  return m << b << " bytes";
+}
+
+constexpr message& dtype_pair(message& m, dtype a, dtype b) {
+  m << to_string(a);
+  if (b != a && b != dtype::any) m << " x " << to_string(b);
+  return m;
+}
+
+constexpr message& offered_pipelines(message& m, arch_id a) {
+  m << " (offered:";
+  for (const auto& p : spec_of(a).pipelines) m << " " << to_string(p.pipe);
+  return m << ")";
+}
+
+template <class E>
+constexpr message& enum_set(message& m, std::uint32_t set) {
+  bool first = true;
+  for (std::size_t i = 0; i < enum_count<E>(); ++i)
+    if (set >> i & 1u) {
+      m << (first ? "" : ", ") << to_string(static_cast<E>(i));
+      first = false;
+    }
+  return m;
+}
+
+constexpr std::string_view layout_name(long index) {
+  constexpr std::string_view names[8] = {"rrr", "rrc", "rcr", "rcc", "crr", "crc", "ccr", "ccc"};
+  return index >= 0 && index < 8 ? names[index] : "?";
+}
+
+}  // namespace detail
+
+// One sentence saying which rule failed, with the offending values and target.
+constexpr message describe(const diagnostic& d) {
+  using namespace detail;
+  message m{};
+  const auto arch = to_string(d.arch);
+  const auto pipe = to_string(d.pipe);
+  const long* v = d.v;
+  switch (d.r) {
+    case rule::ok: m << "ok"; break;
+    case rule::one_operation_per_set:
+      m << "a kernel set holds one operation: declaration " << v[0] << " is " << name<op_kind>(v[1])
+        << " but the set is " << name<op_kind>(v[2]);
+      break;
+    case rule::target_list_empty: m << "targets() names no target"; break;
+    case rule::wildcards_leave_no_valid_kernel:
+      m << "declaration " << v[0] << " leaves no valid kernel for " << arch;
+      break;
+    case rule::no_kernel_built_for_arch:
+      m << "no kdecl kernel is built for " << arch << " yet (" << name<op_kind>(v[0])
+        << "); expand_legal<> validates without building";
+      break;
+    case rule::key_has_wildcard: m << "key is not concrete (wildcards left); validate() needs a concrete key"; break;
+    case rule::value_not_positive: {
+      constexpr std::string_view what[4] = {"tile", "warps", "warp tile", "cluster"};
+      m << what[v[3] & 3] << " ";
+      if (v[3] == 3) m << v[0] << "x" << v[1]; else shape(m, v[0], v[1], v[2]);
+      m << " must be positive";
+      break;
+    }
+    case rule::pipeline_not_offered_on_arch:
+      m << "pipeline " << pipe << " is not offered on " << arch;
+      offered_pipelines(m, d.arch);
+      break;
+    case rule::fp8_requires_sm_89_or_gfx940:
+      m << "fp8/bf8 needs sm_89+ or gfx940+, not " << arch;
+      break;
+    case rule::tf32_compute_requires_fp32_data:
+      dtype_pair(m << "tf32 compute needs fp32 A and B, not ", d.a, d.b);
+      break;
+    case rule::dtype_combination_not_offered_by_pipeline:
+      dtype_pair(m << "dtypes ", d.a, d.b) << " (acc " << name<dtype>(v[0]) << ", compute " << name<dtype>(v[1])
+                                            << ") not offered by " << pipe << " on " << arch;
+      break;
+    case rule::c_dtype_not_offered_for_dtype_combination:
+      dtype_pair(m << "C dtype " << name<dtype>(v[0]) << " not offered for ", d.a, d.b)
+          << " with " << pipe << " on " << arch << " (offered: ";
+      enum_set<dtype>(m, static_cast<std::uint32_t>(v[1])) << ")";
+      break;
+    case rule::layout_not_offered_for_dtype:
+      dtype_pair(m << "layout " << layout_name(v[0]) << " not offered for ", d.a, d.b)
+          << " with " << pipe << " on " << arch;
+      break;
+    case rule::preshuffle_requires_preshuffle_pipeline:
+      m << "preshuffle variant not built by " << pipe << " on " << arch << " (preshufflev2 and cp_async build it)";
+      break;
+    case rule::preshuffle_pipeline_requires_preshuffle_variant:
+      m << "pipeline " << pipe << " builds only the preshuffle variant";
+      break;
+    case rule::multi_d_num_d_out_of_range:
+      m << "multi_d needs 1.." << v[1] << " D tensors, got " << v[0];
+      break;
+    case rule::elementwise_op_requires_multi_d:
+      m << "elementwise op " << name<elementwise>(v[0]) << " with " << v[1] << " D tensors needs the multi_d variant";
+      break;
+    case rule::variant_not_offered_for_dtype:
+      dtype_pair(m << "variant " << name<gemm_variant>(v[0]) << " not offered for ", d.a, d.b)
+          << " with " << pipe << " on " << arch;
+      break;
+    case rule::warps_not_offered_for_pipeline_on_arch:
+      shape(m << "warps ", v[0], v[1], v[2]) << " not offered for " << pipe << " on " << arch;
+      break;
+    case rule::threads_per_block_exceed_limit:
+      m << "block of " << v[0] << " threads exceeds " << v[1] << " on " << arch;
+      break;
+    case rule::warp_tile_not_offered_for_dtype_on_arch:
+      dtype_pair(shape(m << "warp tile ", v[0], v[1], v[2]) << " not offered for ", d.a, d.b)
+          << " on " << arch << " (" << pipe << ")";
+      break;
+    case rule::tile_below_minimum_for_pipeline:
+      shape(m << "tile ", v[0], v[1], v[2]) << " is below the minimum block tile of " << pipe;
+      break;
+    case rule::tile_not_aligned_for_pipeline:
+      shape(m << "tile ", v[0], v[1], v[2]) << " is not aligned to the block-tile alignment of " << pipe;
+      break;
+    case rule::tile_m_not_multiple_of_warps_m_x_warp_tile_m:
+      m << "tile_m " << v[0] << " is not a multiple of warps_m x warp_tile_m = " << v[1] << " on " << arch;
+      break;
+    case rule::tile_n_not_multiple_of_warps_n_x_warp_tile_n:
+      m << "tile_n " << v[0] << " is not a multiple of warps_n x warp_tile_n = " << v[1] << " on " << arch;
+      break;
+    case rule::tile_k_not_multiple_of_warps_k_x_warp_tile_k:
+      m << "tile_k " << v[0] << " is not a multiple of warps_k x warp_tile_k = " << v[1] << " on " << arch;
+      break;
+    case rule::tile_n_must_equal_warp_tile_n:
+      m << "tile_n " << v[0] << " must equal warp_tile_n " << v[1] << " with " << pipe;
+      break;
+    case rule::tile_k_bytes_must_equal_swizzle_row:
+      m << "tile_k " << v[0] << " of " << to_string(d.a) << " is " << v[1] << " bytes; " << pipe << " needs "
+        << v[2] << "-byte rows";
+      break;
+    case rule::tile_above_maximum_for_pipeline: {
+      constexpr std::string_view dim[3] = {"tile_m", "tile_n", "tile_k"};
+      m << dim[v[0] % 3] << " " << v[1] << " is above the maximum " << v[2] << " of " << pipe << " on " << arch;
+      break;
+    }
+    case rule::accumulators_per_thread_exceed_register_cap:
+      m << "tile_m*tile_n over " << v[2] << " threads is " << v[0] << " accumulators per thread, over " << v[1]
+        << " for " << pipe << " on " << arch;
+      break;
+    case rule::tile_extent_bytes_not_multiple_of_chunk: {
+      constexpr std::string_view dim[3] = {"tile_m", "tile_n", "tile_k"};
+      m << dim[v[0] % 3] << " " << v[1] << " spans " << v[2] << " bytes, not a multiple of " << v[3]
+        << "-byte chunks for " << pipe;
+      break;
+    }
+    case rule::smem_row_bytes_not_swizzle_friendly:
+      m << (v[0] == 0 ? "A" : "B") << " shared-memory row of " << v[1]
+        << " bytes is not 16, 32, 64 or a multiple of 128 (swizzle) for " << pipe;
+      break;
+    case rule::preshuffle_tile_k_bytes_not_multiple_of_block:
+      m << "preshuffle: tile_k " << v[0] << " of B is " << v[1] << " bytes, not a multiple of the " << v[2]
+        << "-byte k block of " << pipe;
+      break;
+    case rule::warp_region_not_multiple_of_simt_grid:
+      m << "SIMT warp region " << (v[0] == 0 ? "m " : "n ") << v[1] << " is not a multiple of the lane grid "
+        << v[2] << " for " << pipe << " on " << arch;
+      break;
+    case rule::stages_out_of_range_for_pipeline:
+      m << "stages " << v[0] << " outside " << v[1] << ".." << v[2] << " for " << pipe << " on " << arch;
+      break;
+    case rule::lds_exceeds_capacity_for_pipeline:
+      bytes(bytes(m << "LDS use ", v[0]) << " exceeds ", v[1]) << " for " << pipe << " on " << arch;
+      break;
+    case rule::stages_do_not_fit_shared_memory:
+      bytes(bytes(m << v[2] << " stages use ", v[0]) << " of shared memory, over ", v[1])
+          << " for " << pipe << " on " << arch;
+      break;
+    case rule::epilogue_not_offered_by_pipeline:
+      m << "epilogue " << name<epilogue>(v[0]) << " not offered by " << pipe << " on " << arch;
+      break;
+    case rule::scheduler_not_offered_by_pipeline:
+      m << "scheduler " << name<scheduler>(v[0]) << " not offered by " << pipe << " on " << arch;
+      break;
+    case rule::interwave_scheduler_not_allowed_with_pipeline:
+      m << "interwave scheduler not allowed with " << pipe << " (" << name<epilogue>(v[0]) << " epilogue)";
+      break;
+    case rule::vector_bytes_not_offered_by_pipeline:
+      m << "vector_bytes " << v[0] << " not offered by " << pipe << " on " << arch;
+      break;
+    case rule::vector_bytes_not_multiple_of_element_size:
+      m << "vector_bytes " << v[0] << " is not a multiple of the " << name<dtype>(v[2]) << " element size";
+      break;
+    case rule::vector_bytes_do_not_divide_tile_row_bytes: {
+      constexpr std::string_view op[3] = {"A", "B", "C"};
+      m << "vector_bytes " << v[0] << " does not divide the " << op[v[2] % 3] << " tile row of " << v[1]
+        << " bytes";
+      break;
+    }
+    case rule::cluster_requires_sm_90:
+      m << "cluster " << v[0] << "x" << v[1] << " needs sm_90, not " << arch;
+      break;
+    case rule::cluster_not_offered_by_pipeline:
+      m << "cluster " << v[0] << "x" << v[1] << " not offered by " << pipe << " on " << arch;
+      break;
+    case rule::conv_ndim_out_of_range: m << "conv ndim " << v[0] << " outside 1..3"; break;
+    case rule::conv_layout_does_not_match_ndim:
+      m << "conv layout " << name<conv_layout>(v[0]) << " does not match ndim " << v[1];
+      break;
+    case rule::conv_backward_requires_compv3_or_mem:
+      m << "conv " << name<conv_direction>(v[0]) << " needs compv3 or mem on " << arch << ", not " << pipe;
+      break;
+    case rule::conv_vector_size_not_power_of_two: {
+      constexpr std::string_view op[3] = {"input", "weight", "output"};
+      m << "conv " << op[v[0] % 3] << " vector size " << v[1] << " is not a power of two";
+      break;
+    }
+    case rule::conv_vector_bytes_exceed_pipeline_width: {
+      constexpr std::string_view op[3] = {"input", "weight", "output"};
+      m << "conv " << op[v[0] % 3] << " vector of " << v[1] << " elements is " << v[2] << " bytes, over "
+        << v[3] << " for " << pipe;
+      break;
+    }
+    case rule::conv_groups_to_merge_not_positive: m << "groups_to_merge " << v[0] << " must be positive"; break;
+    case rule::fmha_dtype_not_offered_on_arch:
+      m << "fmha " << to_string(d.a) << " -> " << to_string(d.b) << " not offered on " << arch;
+      break;
+    case rule::fmha_pipeline_not_offered_on_arch:
+      m << "fmha pipeline " << name<fmha_pipeline>(v[3]) << " not offered on " << arch;
+      break;
+    case rule::fmha_hdim_not_multiple_of_8:
+      m << "fmha hdim " << v[0] << "/" << v[1] << " is not a multiple of 8";
+      break;
+    case rule::fmha_hdim_not_offered_for_dtype:
+      m << "fmha hdim " << v[0] << "/" << v[1] << " not offered for " << to_string(d.a) << " on " << arch;
+      break;
+    case rule::fmha_backward_dtype_not_offered:
+      m << "fmha bwd needs fp16, bf16 or fp32, not " << to_string(d.a);
+      break;
+    case rule::fmha_k0max_does_not_match_hdim_q:
+      m << "fmha k0max " << v[0] << " must be " << v[1] << " for hdim_q " << v[2];
+      break;
+    case rule::fmha_tile_k0_does_not_divide_hdim_q:
+      m << "fmha tile k0 " << v[0] << " does not divide hdim_q " << v[1];
+      break;
+    case rule::fmha_tile_not_multiple_of_warps_x_warp_tile: {
+      constexpr std::string_view dim[6] = {"m0", "n0", "k0", "n1", "k1", "m0 (stage 1)"};
+      m << "fmha tile " << dim[v[0] % 6] << " " << v[1] << " is not a multiple of warps x warp tile = " << v[2];
+      break;
+    }
+    case rule::fmha_warp_tile_not_offered_for_dtype:
+      shape(m << "fmha warp tile ", v[0], v[1], v[2]) << " not offered for " << to_string(d.a);
+      break;
+    case rule::fmha_lds_exceeds_capacity:
+      bytes(bytes(m << "fmha LDS use ", v[0]) << " exceeds ", v[1]) << " for " << name<fmha_pipeline>(v[3])
+          << " on " << arch;
+      break;
+    case rule::fmha_logits_soft_cap_requires_no_bias: m << "fmha logits soft-cap needs bias none"; break;
+    case rule::fmha_group_mode_requires_seq_padding: m << "fmha group mode needs pad_s and pad_sk"; break;
+    case rule::fmha_hdim_192_128_forbids_bias_and_dropout:
+      m << "fmha hdim 192/128 allows neither bias nor dropout";
+      break;
+    case rule::fmha_pipeline_requires_hdim_64_or_128:
+      m << "fmha pipeline " << name<fmha_pipeline>(v[3]) << " needs hdim 64/64 or 128/128, not " << v[1] << "/"
+        << v[2];
+      break;
+    case rule::fmha_v3_pipeline_requires_tile_m0_256:
+      m << "fmha pipeline v3 needs tile m0 256, not " << v[0];
+      break;
+  }
+  return m;
+}
+
+// A GEMM key in one line, e.g. "sm_90 tma_wgmma fp16,fp16->fp32 (acc fp32, compute fp16) rcr standard
+// tile 128x256x64 warps 8x1x1 wt 16x256x16 st 4 cshuffle intrawave v16 pad yyy" (truncated at capacity).
+constexpr message describe_key(const gemm_key& k) {
+  using detail::shape;
+  message m{};
+  const auto& g = k.sig;
+  const auto& a = k.algo;
+  m << to_string(a.arch) << " " << to_string(a.pipe) << " " << to_string(g.a) << "," << to_string(g.b) << "->"
+    << to_string(g.c) << " (acc " << to_string(g.acc) << ", compute " << to_string(g.compute) << ") "
+    << detail::layout_name(arch::layout_index(g.lay)) << " " << to_string(g.variant);
+  if (g.variant == gemm_variant::multi_d) m << "(" << to_string(g.ew) << "," << g.num_d << ")";
+  shape(m << " tile ", a.tile.m, a.tile.n, a.tile.k);
+  shape(m << " warps ", a.warps.m, a.warps.n, a.warps.k);
+  shape(m << " wt ", a.warp_tile.m, a.warp_tile.n, a.warp_tile.k);
+  m << " st " << a.stages << " " << to_string(a.epi) << " " << to_string(a.sched) << " v" << a.vector_bytes;
+  auto yn = [](tristate t) { return t == tristate::yes ? "y" : t == tristate::no ? "n" : "*"; };
+  m << " pad " << yn(a.pad_m) << yn(a.pad_n) << yn(a.pad_k);
+  if (a.cluster_m != 1 || a.cluster_n != 1) m << " cluster " << a.cluster_m << "x" << a.cluster_n;
+  return m;
+}
+
+}  // namespace kdecl::dsl

@@ -1,0 +1,80 @@
+// The grouped-convolution kernel key, modelled like gemm_key: a signature
+// (what is computed) and an algorithm (how), structural so it can be a
+// template argument, with the same wildcard conventions (`any`, any_int = -1;
+// stages 0 and vector sizes 0 are defaults resolved during expansion).
+//
+// Kernels are implicit GEMMs: tile/warps/warp_tile are those of the GEMM with
+//   fwd:        M = N*Ho*Wo (output pixels), N = K/G, K = C/G * filter volume
+//   bwd_data:   M = N*Hi*Wi, N = C/G, K = K/G * filter volume
+//   bwd_weight: M = K/G, N = C/G * filter volume, K = N*Ho*Wo
+// and the GEMM rules of the target apply to that implicit GEMM.
+#pragma once
+
+#include <array>
+#include <string_view>
+
+#include "kdecl/core/enums.hpp"
+#include "kdecl/gemm/gemm_key.hpp"
+
+namespace kdecl {
+
+enum class conv_direction : std::uint8_t { fwd, bwd_data, bwd_weight };
+
+// Activation layout; weights are G K [Z Y] X C and outputs match the activation
+// layout with K channels. The spatial rank is part of the layout name.
+enum class conv_layout : std::uint8_t { nwgc, nhwgc, ndhwgc, gnwc, gnhwc, gndhwc };
+
+enum class conv_specialization : std::uint8_t { none, filter1x1_pad0, filter1x1_stride1_pad0 };
+
+namespace names {
+inline constexpr std::array<std::string_view, 3> conv_direction{"fwd", "bwd_data", "bwd_weight"};
+inline constexpr std::array<std::string_view, 6> conv_layout{"nwgc", "nhwgc", "ndhwgc", "gnwc", "gnhwc", "gndhwc"};
+inline constexpr std::array<std::string_view, 3> conv_specialization{"none", "filter1x1_pad0",
+                                                                     "filter1x1_stride1_pad0"};
+}  // namespace names
+template <> struct enum_table<conv_direction> { static constexpr const auto& names = names::conv_direction; };
+template <> struct enum_table<conv_layout> { static constexpr const auto& names = names::conv_layout; };
+template <> struct enum_table<conv_specialization> { static constexpr const auto& names = names::conv_specialization; };
+
+// Spatial rank a layout implies (1, 2 or 3).
+constexpr int spatial_rank(conv_layout l) {
+  switch (l) {
+    case conv_layout::nwgc: case conv_layout::gnwc: return 1;
+    case conv_layout::nhwgc: case conv_layout::gnhwc: return 2;
+    case conv_layout::ndhwgc: case conv_layout::gndhwc: return 3;
+  }
+  return 0;
+}
+
+struct grouped_conv_signature {
+  conv_direction dir = conv_direction::fwd;
+  int ndim = 2;  // spatial dimensions
+  dtype in = dtype::fp16, wei = dtype::fp16, out = dtype::fp16;
+  dtype acc = dtype::fp32;
+  conv_layout lay = conv_layout::nhwgc;
+  conv_specialization spec = conv_specialization::none;
+  constexpr bool operator==(const grouped_conv_signature&) const = default;
+};
+
+struct grouped_conv_algorithm {
+  mnk tile{};        // implicit-GEMM block tile
+  mnk warps{};       // warps per block
+  mnk warp_tile{};   // MMA tile of one warp
+  pipeline pipe = pipeline::any;
+  int stages = 0;    // 0: the pipeline's default depth; any_int: every legal depth
+  epilogue epi = epilogue::any;
+  scheduler sched = scheduler::any;
+  // Elements per global access of input, weight, output; 0: the pipeline's default width.
+  int vector_in = 0, vector_wei = 0, vector_out = 0;
+  int groups_to_merge = 1;  // groups one block processes together
+  arch_id arch = arch_id::host;
+  constexpr bool operator==(const grouped_conv_algorithm&) const = default;
+};
+
+struct grouped_conv_key {
+  grouped_conv_signature sig{};
+  grouped_conv_algorithm algo{};
+  constexpr bool operator==(const grouped_conv_key&) const = default;
+};
+
+}  // namespace kdecl
