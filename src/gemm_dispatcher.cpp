@@ -1,6 +1,7 @@
 #include "kdecl/gemm/gemm_dispatcher.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <map>
 #include <tuple>
@@ -46,6 +47,16 @@ std::optional<std::string> signature_mismatch(const gemm_key& k, const gemm_prob
     return fmt::format("fuses {} with {} D tensors, the problem wants {} with {}", to_string(s.ew), s.num_d,
                        to_string(q.ew), q.num_d);
   return std::nullopt;
+}
+
+// Stand-in arguments for a selection made before the buffers exist: non-null
+// and 256-byte aligned, as cudaMalloc returns. Kernels never dereference them
+// in why_not(); they only check presence and alignment.
+gemm_args assumed_args(const gemm_problem& p) {
+  const void* aligned = reinterpret_cast<const void*>(std::uintptr_t{256});
+  gemm_args a{aligned, aligned, const_cast<void*>(aligned)};
+  for (int i = 0; i < p.sig.num_d && i < max_d_tensors; ++i) a.d[i] = aligned;
+  return a;
 }
 
 }  // namespace
@@ -123,13 +134,7 @@ std::optional<std::string> gemm_rejection(const gemm_instance& kernel, const gem
   }
   ++stage;
 
-  if (auto e = kernel.why_not(p, args ? *args : gemm_args{})) return reject(*e);
-  ++stage;
-  if (args) {
-    auto need = kernel.workspace_bytes(p);
-    if (need > args->workspace_bytes)
-      return reject(fmt::format("needs {} bytes of workspace, {} given", need, args->workspace_bytes));
-  }
+  if (auto e = kernel.why_not(p, args ? *args : assumed_args(p))) return reject(*e);
   if (closeness) *closeness = stage + 1;
   return std::nullopt;
 }
@@ -145,12 +150,90 @@ std::string gemm_selection::explain(std::size_t max_candidates) const {
   return out;
 }
 
+// One indexed kernel: its problem-independent figures, computed once.
+struct indexed_kernel {
+  std::shared_ptr<const gemm_instance> kernel;
+  kernel_profile profile;
+  std::size_t group;  // index of its tile shape within the bucket
+  bool pad_m, pad_n, pad_k;
+  int vector_bytes;
+  bool indexes_32bit;  // device kernels index within one matrix with 32 bits
+};
+
+// Kernels of one signature, in name order, and the distinct tile shapes among them:
+// what depends on the tile shape only is computed once per shape and call.
+struct signature_bucket {
+  std::vector<indexed_kernel> kernels;
+  std::vector<std::array<std::int64_t, 3>> tiles;
+};
+
 // Kernels of the device's arch, bucketed by exact signature, rebuilt when the registry grows.
 struct gemm_dispatcher::index {
   std::uint64_t generation = 0;
   std::vector<std::shared_ptr<const gemm_instance>> for_arch;  // name order
-  std::map<signature_tuple, std::vector<std::shared_ptr<const gemm_instance>>> by_signature;
+  std::map<signature_tuple, signature_bucket> by_signature;
 };
+
+namespace {
+
+// What every kernel of a bucket is checked against, computed once per call.
+struct problem_facts {
+  problem_profile profile;
+  int alignment = 16;     // largest power of two (<= 16) dividing every byte stride and pointer
+  bool fits_32bit = true; // every matrix's offsets fit 32-bit indexing
+};
+
+int power_of_two_dividing(std::uint64_t bytes) {
+  if (bytes == 0) return 16;
+  return int(std::min<std::uint64_t>(16, bytes & (~bytes + 1)));
+}
+
+problem_facts facts_of(const gemm_problem& p, const gemm_args* args) {
+  problem_facts f{profile_of(p)};
+  const auto eb = [](dtype d) { return std::uint64_t(bytes_of(d)); };
+  auto fold = [&](std::uint64_t bytes) { f.alignment = std::min(f.alignment, power_of_two_dividing(bytes)); };
+  fold(p.lda * eb(p.sig.a));
+  fold(p.ldb * eb(p.sig.b));
+  fold(p.ldc * eb(p.sig.c));
+  if (p.batch > 1) {
+    fold(p.stride_a * eb(p.sig.a));
+    fold(p.stride_b * eb(p.sig.b));
+    fold(p.stride_c * eb(p.sig.c));
+  }
+  if (p.sig.variant == gemm_variant::multi_d) {
+    fold(p.ldd * eb(p.sig.c));
+    if (p.batch > 1) fold(p.stride_d * eb(p.sig.c));
+  }
+  if (args) {
+    fold(reinterpret_cast<std::uintptr_t>(args->a));
+    fold(reinterpret_cast<std::uintptr_t>(args->b));
+    fold(reinterpret_cast<std::uintptr_t>(args->c));
+    for (int i = 0; i < p.sig.num_d; ++i) fold(reinterpret_cast<std::uintptr_t>(args->d[i]));
+  }
+  constexpr std::int64_t limit = (std::int64_t{1} << 31) - 1;
+  f.fits_32bit = p.rows_a() * p.lda <= limit && p.rows_b() * p.ldb <= limit && p.rows_c() * p.ldc <= limit;
+  return f;
+}
+
+// Per tile shape, per call: the heuristic's tile terms and which sizes divide.
+struct tile_facts {
+  bool computed = false;
+  bool m_divides = false, n_divides = false, k_divides = false;
+  tile_terms terms;
+};
+
+// The generic checks of gemm_rejection() without building messages: the hot path.
+// (The kernel's own why_not() is asked only of the winner.)
+bool quickly_eligible(const indexed_kernel& e, const tile_facts& t, const problem_facts& f) {
+  if (f.alignment % e.vector_bytes != 0) return false;
+  if (e.indexes_32bit && !f.fits_32bit) return false;
+  if (!e.pad_m && !t.m_divides) return false;
+  if (!e.pad_n && !t.n_divides) return false;
+  if (!e.pad_k && !t.k_divides) return false;
+  return true;
+}
+
+}  // namespace
 
 gemm_dispatcher::gemm_dispatcher(device dev, const registry& reg) : device_(std::move(dev)), registry_(&reg) {}
 
@@ -162,7 +245,15 @@ std::shared_ptr<const gemm_dispatcher::index> gemm_dispatcher::current_index() c
     idx->generation = gen;
     for (auto& k : registry_->gemm_kernels()) {
       if (k->arch() != device_.arch) continue;
-      idx->by_signature[signature_of(k->arch(), k->key().sig)].push_back(k);
+      const auto& a = k->key().algo;
+      auto& bucket = idx->by_signature[signature_of(k->arch(), k->key().sig)];
+      const std::array<std::int64_t, 3> tile{a.tile.m, a.tile.n, a.tile.k};
+      auto g = std::find(bucket.tiles.begin(), bucket.tiles.end(), tile);
+      if (g == bucket.tiles.end()) g = bucket.tiles.insert(g, tile);
+      bucket.kernels.push_back({k, profile_of(k->key(), machine_model_of(k->key())),
+                                std::size_t(g - bucket.tiles.begin()), a.pad_m == tristate::yes,
+                                a.pad_n == tristate::yes, a.pad_k == tristate::yes, a.vector_bytes,
+                                a.arch != arch_id::host});
       idx->for_arch.push_back(std::move(k));
     }
     index_ = std::move(idx);
@@ -178,13 +269,13 @@ std::vector<std::pair<std::shared_ptr<const gemm_instance>, double>> gemm_dispat
   auto idx = current_index();
   auto it = idx->by_signature.find(signature_of(device_.arch, p.sig));
   if (it == idx->by_signature.end()) return out;
-  for (const auto& k : it->second) {
-    if (gemm_rejection(*k, p, args)) continue;
-    out.emplace_back(k, estimate_microseconds(k->key(), p, machine_model_of(k->key())));
+  const auto facts = facts_of(p, args);
+  for (const auto& e : it->second.kernels) {
+    if (gemm_rejection(*e.kernel, p, args)) continue;
+    out.emplace_back(e.kernel, estimate_microseconds(e.profile, facts.profile));
   }
-  std::stable_sort(out.begin(), out.end(), [](const auto& x, const auto& y) {
-    return x.second != y.second ? x.second < y.second : x.first->name() < y.first->name();
-  });
+  // Bucket order is name order and the sort is stable: equal estimates keep the smaller name first.
+  std::stable_sort(out.begin(), out.end(), [](const auto& x, const auto& y) { return x.second < y.second; });
   return out;
 }
 
@@ -197,24 +288,37 @@ gemm_selection gemm_dispatcher::select(const gemm_problem& problem, const gemm_a
   auto p = problem.normalized();
   auto idx = current_index();
 
-  const std::shared_ptr<const gemm_instance>* best = nullptr;
-  double best_us = 0.0;
   if (auto it = idx->by_signature.find(signature_of(device_.arch, p.sig)); it != idx->by_signature.end()) {
-    for (const auto& k : it->second) {
-      if (gemm_rejection(*k, p, args)) continue;
-      double us = estimate_microseconds(k->key(), p, machine_model_of(k->key()));
-      // Bucket order is name order, so strict '<' keeps the smallest name on ties.
-      if (!best || us < best_us) {
-        best = &k;
+    const auto facts = facts_of(p, args);
+    const auto& bucket = it->second;
+    std::vector<tile_facts> per_tile(bucket.tiles.size());
+    const indexed_kernel* best = nullptr;
+    double best_us = 0.0;
+    for (const auto& e : bucket.kernels) {
+      auto& t = per_tile[e.group];
+      if (!t.computed) {
+        const auto& [tm, tn, tk] = bucket.tiles[e.group];
+        t = {true, p.m % tm == 0, p.n % tn == 0, p.k % tk == 0, terms_of(e.profile, facts.profile)};
+      }
+      if (!quickly_eligible(e, t, facts)) continue;
+      const double us = estimate_microseconds(e.profile, t.terms);
+      if (!best || us < best_us) {  // name order within the bucket: '<' keeps the smaller name on ties
+        best = &e;
         best_us = us;
       }
     }
+    if (best && !gemm_rejection(*best->kernel, p, args)) {
+      sel.kernel = best->kernel;
+      sel.estimated_us = best_us;
+    } else if (best) {
+      // The winner refused the problem itself (its why_not): take the best that accepts.
+      if (auto r = ranked(problem, args); !r.empty()) {
+        sel.kernel = r.front().first;
+        sel.estimated_us = r.front().second;
+      }
+    }
   }
-  if (best) {
-    sel.kernel = *best;
-    sel.estimated_us = best_us;
-  }
-  if (!best || explain_all) {
+  if (!sel.kernel || explain_all) {
     // Slow path: say why every kernel of this arch was refused, closest first.
     for (const auto& k : idx->for_arch) {
       int closeness = 0;
@@ -230,7 +334,19 @@ gemm_selection gemm_dispatcher::select(const gemm_problem& problem, const gemm_a
 status gemm_dispatcher::run(const gemm_problem& problem, const gemm_args& args, void* stream) const {
   auto sel = select(problem, &args);
   if (!sel) return status::error(sel.explain());
-  return sel.kernel->run(problem.normalized(), args, stream);
+  const gemm_problem p = problem.normalized();
+  gemm_args with_workspace = args;
+  const std::size_t wanted = sel.kernel->workspace_bytes(p);
+  if (wanted > args.workspace_bytes && args.workspace == nullptr) {
+    // The dispatcher's own grow-only workspace, one per stream: runs on one
+    // stream are ordered by it, so they can share the buffer safely.
+    std::lock_guard lock(mutex_);
+    auto& ws = workspaces_[stream];
+    if (ws.size() < wanted) ws = buffer(device_, wanted);
+    with_workspace.workspace = ws.data();
+    with_workspace.workspace_bytes = ws.size();
+  }
+  return sel.kernel->run(p, with_workspace, stream);
 }
 
 }  // namespace kdecl

@@ -6,59 +6,82 @@
 namespace kdecl {
 namespace {
 
-double ceil_div(double a, double b) { return std::ceil(a / b); }
-
 double element_bytes(dtype d) { return std::max(1, bits_of(d)) / 8.0; }
 
 }  // namespace
 
-double estimate_microseconds(const gemm_key& key, const gemm_problem& p, const machine_model& mm) {
+kernel_profile profile_of(const gemm_key& key, const machine_model& mm) {
   const auto& a = key.algo;
-  const double tm = a.tile.m, tn = a.tile.n, tk = a.tile.k;
-  const double ea = element_bytes(p.sig.a), eb = element_bytes(p.sig.b), ec = element_bytes(p.sig.c);
-  const double procs = std::max(1, mm.processors);
+  kernel_profile kp;
+  kp.tile_m = a.tile.m;
+  kp.tile_n = a.tile.n;
+  kp.tile_k = a.tile.k;
+  kp.bytes_a = element_bytes(key.sig.a);
+  kp.bytes_b = element_bytes(key.sig.b);
+  kp.processors = std::max(1, mm.processors);
+  kp.bandwidth = mm.bandwidth_gbs * 1e9;
+  kp.persistent = a.pipe == pipeline::tma_wgmma;
+  kp.launch_us = a.arch == arch_id::host ? 5.0 : 3.0;
 
-  // Tiles, and how many blocks share a processor: limited by the shared-memory
-  // ring, and by there being fewer tiles than processors.
-  const double tiles = ceil_div(double(p.m), tm) * ceil_div(double(p.n), tn) * double(p.batch);
-  const double ring_bytes = std::max(1, a.stages) * (tm * ea + tn * eb) * tk;
-  double fit = 1.0;
+  // Occupancy allowed by the main loop's shared-memory ring.
+  const double ring_bytes = std::max(1, a.stages) * (kp.tile_m * kp.bytes_a + kp.tile_n * kp.bytes_b) * kp.tile_k;
   if (mm.shared_bytes_per_processor > 0)
-    fit = std::clamp(std::floor(mm.shared_bytes_per_processor / ring_bytes), 1.0, 4.0);
-  const double resident = std::clamp(std::min(fit, ceil_div(tiles, procs)), 1.0, 4.0);
-  const double slots = procs * resident;
-  // A persistent pipeline spreads the last partial wave; others leave processors idle.
-  const double waves = a.pipe == pipeline::tma_wgmma ? std::max(1.0, tiles / slots) : ceil_div(tiles, slots);
+    kp.fit = std::clamp(std::floor(mm.shared_bytes_per_processor / ring_bytes), 1.0, 4.0);
 
-  // Each tile does its whole padded work on the tensor cores.
-  const double k_padded = ceil_div(double(p.k), tk) * tk;
-  const double flops_per_tile = 2.0 * tm * tn * k_padded;
   // A tile feeds its MMAs from shared memory at (tm + tn) * tk bytes per 2*tm*tn*tk flops;
   // below the intensity the pipeline needs, the MMAs starve.
-  const double intensity = 2.0 * tm * tn / (tm * ea + tn * eb);
+  const double intensity = 2.0 * kp.tile_m * kp.tile_n / (kp.tile_m * kp.bytes_a + kp.tile_n * kp.bytes_b);
   const double needed = 32.0 * mm.pipeline_efficiency / 0.8;
   const double feed = std::min(1.0, intensity / needed);
-  double sm_rate = mm.peak_tflops * 1e12 * mm.pipeline_efficiency * feed / procs;
-  sm_rate *= std::pow(std::min(1.0, a.vector_bytes / 16.0), 0.25);  // narrow accesses cost issue slots
-  sm_rate *= a.stages >= 3 ? 1.0 : 0.9;                              // shallow rings hide less latency
+  kp.sm_rate = mm.peak_tflops * 1e12 * mm.pipeline_efficiency * feed / kp.processors;
+  kp.sm_rate *= std::pow(std::min(1.0, a.vector_bytes / 16.0), 0.25);  // narrow accesses cost issue slots
+  kp.sm_rate *= a.stages >= 3 ? 1.0 : 0.9;                              // shallow rings hide less latency
   const bool pads = a.pad_m == tristate::yes || a.pad_n == tristate::yes || a.pad_k == tristate::yes;
-  const double overhead = (pads ? 1.02 : 1.0) * (a.epi == epilogue::cshuffle ? 1.0 : 1.01);
-  const double compute_s = waves * flops_per_tile * resident / sm_rate * overhead;
+  kp.overhead = (pads ? 1.02 : 1.0) * (a.epi == epilogue::cshuffle ? 1.0 : 1.01);
+  kp.seconds_per_flop = 1.0 / kp.sm_rate;
+  return kp;
+}
 
+problem_profile profile_of(const gemm_problem& p) {
+  problem_profile pp{double(p.m), double(p.n), double(p.k), double(p.batch), 0.0};
+  const double ea = element_bytes(p.sig.a), eb = element_bytes(p.sig.b), ec = element_bytes(p.sig.c);
+  pp.dram_bytes = pp.batch * (pp.m * pp.k * ea + pp.k * pp.n * eb + pp.m * pp.n * ec * (1 + p.sig.num_d));
+  return pp;
+}
+
+tile_terms terms_of(const kernel_profile& kp, const problem_profile& pp) {
+  tile_terms t;
+  t.tiles = std::ceil(pp.m / kp.tile_m) * std::ceil(pp.n / kp.tile_n) * pp.batch;
+  t.tiles_per_processor = std::ceil(t.tiles / kp.processors);
+  for (int r = 1; r <= 4; ++r) {
+    t.waves[r] = std::ceil(t.tiles / (kp.processors * r));
+    t.fractional_waves[r] = std::max(1.0, t.tiles / (kp.processors * r));
+  }
+  t.flops_per_tile = 2.0 * kp.tile_m * kp.tile_n * std::ceil(pp.k / kp.tile_k) * kp.tile_k;
   // Memory: every operand once from DRAM, tile re-reads from L2; with few
   // active processors neither bandwidth is reached.
-  const double active = std::min(procs, tiles);
-  const double reach = std::min(1.0, active / (0.5 * procs));
-  const double b = double(p.batch);
-  double dram = b * (double(p.m) * p.k * ea + double(p.k) * p.n * eb + double(p.m) * p.n * ec);
-  dram += b * double(p.m) * p.n * ec * p.sig.num_d;
-  const double l2 = tiles * (std::min(tm, double(p.m)) * ea + std::min(tn, double(p.n)) * eb) * double(p.k);
-  const double bw = mm.bandwidth_gbs * 1e9 * reach;
-  const double memory_s = std::max(dram / bw, l2 / (3.0 * bw));
+  const double active = std::min(kp.processors, t.tiles);
+  const double bw = kp.bandwidth * std::min(1.0, active / (0.5 * kp.processors));
+  const double l2 = t.tiles * (std::min(kp.tile_m, pp.m) * kp.bytes_a + std::min(kp.tile_n, pp.n) * kp.bytes_b) * pp.k;
+  t.memory_s = std::max(pp.dram_bytes / bw, l2 / (3.0 * bw));
+  return t;
+}
 
-  const double launch_us = key.algo.arch == arch_id::host ? 5.0 : 3.0;
-  double us = std::max(compute_s, memory_s) * 1e6 + launch_us;
+double estimate_microseconds(const kernel_profile& kp, const tile_terms& t) {
+  // Blocks sharing a processor: what the ring allows, and no more than there are tiles.
+  const int resident = int(std::clamp(std::min(kp.fit, t.tiles_per_processor), 1.0, 4.0));
+  const double waves = kp.persistent ? t.fractional_waves[resident] : t.waves[resident];
+  const double compute_s = waves * t.flops_per_tile * resident * kp.seconds_per_flop * kp.overhead;
+  const double us = std::max(compute_s, t.memory_s) * 1e6 + kp.launch_us;
   return std::isfinite(us) && us > 0 ? us : 1e30;
+}
+
+double estimate_microseconds(const kernel_profile& kp, const problem_profile& pp) {
+  return estimate_microseconds(kp, terms_of(kp, pp));
+}
+
+double estimate_microseconds(const gemm_key& key, const gemm_problem& normalized_problem) {
+  return estimate_microseconds(profile_of(key, machine_model_of(key)), profile_of(normalized_problem));
 }
 
 }  // namespace kdecl

@@ -19,6 +19,7 @@
 
 #include "kdecl/gemm/gemm_problem.hpp"
 #include "kdecl/registry/registry.hpp"
+#include "kdecl/runtime/buffer.hpp"
 #include "kdecl/runtime/device.hpp"
 
 namespace kdecl {
@@ -53,6 +54,8 @@ class gemm_dispatcher {
       const gemm_problem& problem, const gemm_args* args = nullptr) const;
 
   // select() then run() on `stream`. The error names the problem and the reasons.
+  // When the chosen kernel can use a workspace and args brings none, the
+  // dispatcher lends one of its own (one per stream, grown as needed).
   status run(const gemm_problem& problem, const gemm_args& args, void* stream = nullptr) const;
 
   const device& target() const { return device_; }
@@ -65,6 +68,7 @@ class gemm_dispatcher {
   const registry* registry_;
   mutable std::mutex mutex_;
   mutable std::shared_ptr<const index> index_;
+  mutable std::unordered_map<void*, buffer> workspaces_;
 };
 
 // Reason a kernel cannot take a problem, or empty. Exposed for tests and the CLI.

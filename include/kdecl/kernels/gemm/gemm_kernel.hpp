@@ -14,7 +14,9 @@
 //   // nullptr; ignored by host). The problem is normalized (no 0 leading dims).
 //   static status run(const gemm_problem&, const gemm_args&, void* stream);
 //
-//   // Scratch bytes run() needs in gemm_args::workspace (most need 0).
+//   // Scratch bytes run() can use in gemm_args::workspace (most use 0). A
+//   // workspace only ever makes a kernel faster (e.g. split-K): given less,
+//   // the kernel still runs correctly without it.
 //   static std::size_t workspace_bytes(const gemm_problem&);
 //
 // K is always concrete (no wildcards) and already validated against the arch tables.
