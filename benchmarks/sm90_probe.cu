@@ -5,13 +5,17 @@
 // GEMMs also print their relative error against cuBLAS.
 //   sm90_probe          big shapes (4096^3, 8192^3) and the small-M shapes
 //   sm90_probe small    small-M shapes only
-//   sm90_probe ab       a short fixed set, for comparing builds of the kernel
+//   sm90_probe ab       a short fixed set, for comparing builds of the kernel; built
+//                       with -DKDECL_SM90_BASELINE it times the previous kernel (a
+//                       renamed copy of the headers, namespace sm90_base) in turns
+//                       with the current one in the same process
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <vector>
 
 #include <cublas_v2.h>
@@ -295,28 +299,139 @@ void big_shapes() {
   }
 }
 
-// A short fixed set for comparing builds of the kernel against each other.
+// gelu(C + D) by the separate kernel, into `out`: the unfused reference.
+void add_gelu(const problem_set& ps, const void* c, const void* d, void* out) {
+  add_gelu_bf16<<<132 * 8, 256>>>(static_cast<const __nv_bfloat16*>(c), static_cast<const __nv_bfloat16*>(d),
+                                   static_cast<__nv_bfloat16*>(out), std::size_t(ps.m) * ps.n / 8);
+}
+
+// Runs a key of family Gemm once on set 1's inputs into set 0's E (poisoned first) and
+// returns its error against the unfused cuBLAS (+ gelu(C + D)) result.
+template <template <gemm_key> class Gemm, gemm_key K>
+double error_vs_cublas(problem_set& ps) {
+  gemm_problem p = ps.problem(K.sig);
+  cublas_gemm(ps, 1);
+  const void* ref = ps.c[1];
+  if constexpr (K.sig.variant == gemm_variant::multi_d) {
+    static_assert(K.sig.ew == elementwise::gelu && K.sig.num_d == 1, "reference covers gelu(C + D) only");
+    add_gelu(ps, ps.c[1], ps.d[1], ps.e[1]);
+    ref = ps.e[1];
+  }
+  gemm_args a = args_for<K>(ps, 1);
+  a.c = ps.e[0];
+  CHECK_CUDA(cudaMemset(ps.e[0], 0xFF, ps.m * ps.n * 2));
+  if (!Gemm<K>::run(p, a, nullptr).is_ok()) { std::printf("run failed\n"); std::exit(1); }
+  CHECK_CUDA(cudaDeviceSynchronize());
+  return rel_error(ps, ps.e[0], ref);
+}
+
+template <template <gemm_key> class Gemm, gemm_key K>
+double key_ms(problem_set& ps) {
+  gemm_problem p = ps.problem(K.sig);
+  const double ms = time_ms([&](int s) { (void)Gemm<K>::run(p, args_for<K>(ps, s), nullptr); }, ps.sets);
+  CHECK_CUDA(cudaDeviceSynchronize());
+  return ms;
+}
+
+#ifdef KDECL_SM90_BASELINE
+// The previous kernel, compiled into the same binary: a copy of the sm90 headers with
+// the namespace renamed to sm90_base (see the build line in docs/kernels/sm90.md).
+#include "kdecl/kernels/gemm/cuda/sm90_base/gemm_sm90.cuh"
+template <gemm_key K> using gemm_before = kdecl::kernels::cuda::sm90_base::gemm<K>;
+constexpr bool have_before = true;
+#else
+template <gemm_key K> using gemm_before = sm90::gemm<K>;
+constexpr bool have_before = false;
+#endif
+template <gemm_key K> using gemm_after = sm90::gemm<K>;
+
+// Timers measured round-robin: `rounds` rounds, every other one in reverse order, each
+// timer's result the median of its rounds. Clock and temperature drift (several % over
+// a few seconds at 8192^3) then falls on all timers alike instead of on the later ones.
+std::vector<double> rotate(const std::vector<std::function<double()>>& timers, int rounds = 5) {
+  std::vector<std::vector<double>> t(timers.size());
+  for (int r = 0; r < rounds; ++r)
+    for (std::size_t i = 0; i < timers.size(); ++i) {
+      const std::size_t j = r % 2 ? timers.size() - 1 - i : i;
+      t[j].push_back(timers[j]());
+    }
+  std::vector<double> median;
+  for (auto& v : t) {
+    std::sort(v.begin(), v.end());
+    median.push_back(v[v.size() / 2]);
+  }
+  return median;
+}
+
+// One key, before and after: adds both timers; prints the row once `ms` is filled.
+template <gemm_key K>
+struct ab_key {
+  const char* name;
+  double err = -1;  // after, against cuBLAS (+ the separate gelu(C + D) kernel) where that covers the key
+  std::size_t at = 0;
+  void add(problem_set& ps, std::vector<std::function<double()>>& timers) {
+    if constexpr (K.sig.variant == gemm_variant::standard || (K.sig.ew == elementwise::gelu && K.sig.num_d == 1))
+      err = error_vs_cublas<gemm_after, K>(ps);
+    at = timers.size();
+    timers.push_back([&ps] { return have_before ? key_ms<gemm_before, K>(ps) : 0.0; });
+    timers.push_back([&ps] { return key_ms<gemm_after, K>(ps); });
+  }
+  double before(const std::vector<double>& ms) const { return ms[at]; }
+  double after(const std::vector<double>& ms) const { return ms[at + 1]; }
+  void print(const std::vector<double>& ms, double ref_ms) const {
+    const double b = before(ms), a = after(ms);
+    std::printf("  %-28s before %8.4f ms (%.3fx cuBLAS)  after %8.4f ms (%.3fx cuBLAS)  after/before time %.3f  relerr %.1e\n",
+                name, b, ref_ms / b, a, ref_ms / a, a / b, err);
+  }
+};
+
+// A short fixed set for comparing builds of the kernel against each other (the
+// previous one in the same process when built with -DKDECL_SM90_BASELINE).
 void ab_shapes() {
   constexpr gemm_key big_cs = make_key(dtype::bf16, rcr, 128, 256, 2, 4);
   constexpr gemm_key md_pass = make_key(dtype::bf16, rcr, 128, 256, 2, 4, epilogue::cshuffle, gemm_variant::multi_d, elementwise::pass_through, 1);
   constexpr gemm_key md_gelu = make_key(dtype::bf16, rcr, 128, 256, 2, 4, epilogue::cshuffle, gemm_variant::multi_d, elementwise::gelu, 1);
+  constexpr gemm_key md_pass4 = make_key(dtype::bf16, rcr, 128, 256, 2, 4, epilogue::cshuffle, gemm_variant::multi_d, elementwise::pass_through, 4);
+  constexpr gemm_key md_gelu4 = make_key(dtype::bf16, rcr, 128, 256, 2, 4, epilogue::cshuffle, gemm_variant::multi_d, elementwise::gelu, 4);
   for (std::int64_t s : {4096, 8192}) {
     problem_set ps(s, s, s, rcr, dtype::bf16);
-    const double ref = time_ms([&](int i) { cublas_gemm(ps, i); }, ps.sets);
-    std::printf("bf16 rcr %lld^3: cuBLAS %.4f ms\n", (long long)s, ref);
-    ours_ms<big_cs>(ps, "128x256 W2 s4 cs", ref);
-    const double pass = ours_ms<md_pass>(ps, "128x256 cs multi_d(1) pass", ref);
-    const double gelu = ours_ms<md_gelu>(ps, "128x256 cs multi_d(1) gelu", ref);
-    std::printf("  gelu / pass: %.3f\n", pass / gelu);
+    std::vector<std::function<double()>> timers;
+    timers.push_back([&] { return time_ms([&](int i) { cublas_gemm(ps, i); }, ps.sets); });
+    timers.push_back([&] {
+      return time_ms([&](int i) { cublas_gemm(ps, i); add_gelu(ps, ps.c[i], ps.d[i], ps.e[i]); }, ps.sets);
+    });
+    ab_key<big_cs> std_k{"128x256 W2 s4 cs standard"};
+    ab_key<md_pass> pass{"multi_d(1) pass_through"};
+    ab_key<md_gelu> gelu{"multi_d(1) gelu"};
+    ab_key<md_pass4> pass4{"multi_d(4) pass_through"};
+    ab_key<md_gelu4> gelu4{"multi_d(4) gelu"};
+    std_k.add(ps, timers); pass.add(ps, timers); gelu.add(ps, timers); pass4.add(ps, timers); gelu4.add(ps, timers);
+    const std::vector<double> ms = rotate(timers);
+    const double ref = ms[0], separate = ms[1];
+    std::printf("bf16 rcr %lld^3: cuBLAS %.4f ms; cuBLAS + separate gelu(C + D) kernel %.4f ms (medians of 5 rotated rounds)\n",
+                (long long)s, ref, separate);
+    std_k.print(ms, ref); pass.print(ms, ref); gelu.print(ms, ref); pass4.print(ms, ref); gelu4.print(ms, ref);
+    for (int after = 0; after < 2; ++after) {
+      const auto pick = [&](const auto& k) { return after ? k.after(ms) : k.before(ms); };
+      std::printf("  %s pass/gelu %.3f  standard/pass %.3f  separate/gelu %.3f  4-D pass/gelu %.3f\n",
+                  after ? "after: " : "before:", pick(pass) / pick(gelu), pick(std_k) / pick(pass),
+                  separate / pick(gelu), pick(pass4) / pick(gelu4));
+    }
   }
   constexpr gemm_key k64x64 = make_key(dtype::bf16, rcr, 64, 64, 1, 12);
   constexpr gemm_key k64x128 = make_key(dtype::bf16, rcr, 64, 128, 1, 8);
   for (auto [m, nk] : {std::pair<int, int>{128, 4096}, {64, 8192}, {16, 4096}}) {
     problem_set ps(m, nk, nk, rcr, dtype::bf16);
-    const double ref = time_ms([&](int s) { cublas_gemm(ps, s); }, ps.sets);
-    std::printf("bf16 m=%d n=k=%d: cuBLAS %.4f ms\n", m, nk, ref);
-    ours_ms<k64x64>(ps, "64x64 W1 s12 cs", ref);
-    ours_ms<k64x128>(ps, "64x128 W1 s8 cs", ref);
+    std::vector<std::function<double()>> timers;
+    timers.push_back([&] { return time_ms([&](int s) { cublas_gemm(ps, s); }, ps.sets); });
+    ab_key<k64x64> a{"64x64 W1 s12 cs"};
+    ab_key<k64x128> b{"64x128 W1 s8 cs"};
+    a.add(ps, timers); b.add(ps, timers);
+    const std::vector<double> ms = rotate(timers);
+    std::printf("bf16 m=%d n=k=%d: cuBLAS %.4f ms (splits: 64x64 %d, 64x128 %d)\n", m, nk, ms[0],
+                sm90::gemm<k64x64>::plan(ps.problem(k64x64.sig)).sched.splits,
+                sm90::gemm<k64x128>::plan(ps.problem(k64x128.sig)).sched.splits);
+    a.print(ms, ms[0]); b.print(ms, ms[0]);
   }
 }
 

@@ -111,11 +111,11 @@ void check_problem(shape s, float alpha, float beta, unsigned seed) {
   p.lda = round_up(p.cols_a(), align_in) + align_in;
   p.ldb = round_up(p.cols_b(), align_in);
   p.ldc = round_up(p.cols_c(), align_out) + align_out;
-  p.ldd = multi_d ? round_up(p.cols_c(), align_out) : 0;
+  p.ldd = multi_d ? round_up(p.cols_c(), align_out) + 2 * align_out : 0;  // D's own leading dim and stride
   p.stride_a = round_up(p.lda * p.rows_a(), align_in) + align_in;
   p.stride_b = p.ldb * p.rows_b();
   p.stride_c = p.ldc * p.rows_c() + align_out;
-  p.stride_d = multi_d ? p.ldd * p.rows_c() : 0;
+  p.stride_d = multi_d ? p.ldd * p.rows_c() + align_out : 0;
 
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> uni(-1.0f, 1.0f);
@@ -307,6 +307,52 @@ TEST(GemmSm90, MultiDGeluPerformanceTile) {
   check_problem<bf16_rcr_128x256_gelu>({4097, 129, 63, 2}, 1.0f, -1.0f, 32);
   check_problem<bf16_rcr_128x256_gelu_cshuffle>({1000, 1000, 1000}, 1.0f, 0.0f, 33);
   check_problem<bf16_rcr_128x256_gelu_cshuffle>({4097, 129, 63, 2}, 1.0f, -1.0f, 34);
+}
+
+// multi_d keys whose D tiles travel by TMA through the ring (d_tiles.cuh): the
+// performance tile with 1 D (2 D slots) and 4 D (6 slots on a 4-deep ring, freed
+// strip by strip), fp32 C/D (16 KiB chunks, as many slots as stages), and a 256-row
+// tile with two m64 blocks per consumer in rrr.
+constexpr gemm_key bf16_rcr_128x256_add4_cshuffle = make_key(dtype::bf16, dtype::bf16, rcr, 128, 256, 2, 4,
+    gemm_variant::multi_d, elementwise::multi_d_add, 4, tristate::yes, epilogue::cshuffle);
+constexpr gemm_key bf16_rcr_128x256_sigmoid4_cshuffle = make_key(dtype::bf16, dtype::bf16, rcr, 128, 256, 2, 4,
+    gemm_variant::multi_d, elementwise::sigmoid, 4, tristate::yes, epilogue::cshuffle);
+constexpr gemm_key fp16_rcr_f32out_tanh2_cshuffle = make_key(dtype::fp16, dtype::fp32, rcr, 128, 128, 2, 4,
+    gemm_variant::multi_d, elementwise::tanh, 2, tristate::yes, epilogue::cshuffle);
+constexpr gemm_key fp16_rrr_256x128_relu2_cshuffle = make_key(dtype::fp16, dtype::fp16, rrr, 256, 128, 2, 3,
+    gemm_variant::multi_d, elementwise::relu, 2, tristate::yes, epilogue::cshuffle);
+
+template <gemm_key K>
+constexpr bool d_through_ring = sm90::d_tile_layout<sm90::sm90_config<K>>::enabled;
+static_assert(d_through_ring<bf16_rcr_128x256_gelu_cshuffle> && d_through_ring<bf16_rcr_128x256_add4_cshuffle> &&
+              d_through_ring<fp16_rcr_f32out_tanh2_cshuffle> && d_through_ring<fp16_rrr_256x128_relu2_cshuffle> &&
+              d_through_ring<md_add> && d_through_ring<md_gelu>);
+template <gemm_key K>
+constexpr int d_slots = sm90::d_tile_layout<sm90::sm90_config<K>>::slots;
+static_assert(d_slots<bf16_rcr_128x256_add4_cshuffle> == 6);
+static_assert(!d_through_ring<bf16_rcr_128x256_gelu>);  // direct epilogue: D from global memory
+
+TEST(GemmSm90, MultiDThroughRingPerformanceTile) {
+  KDECL_SM90_REQUIRE_DEVICE();
+  run_edge_shapes<bf16_rcr_128x256_gelu_cshuffle>();
+}
+TEST(GemmSm90, MultiDThroughRingFourD) {
+  KDECL_SM90_REQUIRE_DEVICE();
+  run_multi_d<bf16_rcr_128x256_add4_cshuffle>();
+  check_problem<bf16_rcr_128x256_add4_cshuffle>({1000, 1000, 1000}, 1.0f, 0.0f, 51);
+  check_problem<bf16_rcr_128x256_add4_cshuffle>({4097, 63, 7}, 1.0f, 0.0f, 52);
+  run_multi_d<bf16_rcr_128x256_sigmoid4_cshuffle>();
+}
+TEST(GemmSm90, MultiDThroughRingFp32Out) {
+  KDECL_SM90_REQUIRE_DEVICE();
+  run_multi_d<fp16_rcr_f32out_tanh2_cshuffle>();
+  check_problem<fp16_rcr_f32out_tanh2_cshuffle>({1000, 1000, 1000}, 1.0f, 0.5f, 53);
+}
+TEST(GemmSm90, MultiDThroughRingTwoBlocksPerConsumer) {
+  KDECL_SM90_REQUIRE_DEVICE();
+  run_multi_d<fp16_rrr_256x128_relu2_cshuffle>();
+  check_problem<fp16_rrr_256x128_relu2_cshuffle>({1000, 1000, 1000}, 1.0f, 0.0f, 54);
+  check_problem<fp16_rrr_256x128_relu2_cshuffle>({300, 129, 4097, 3}, 1.0f, -0.5f, 55);
 }
 
 // Split-K: the K splits of a tile run as one thread-block cluster and reduce

@@ -153,9 +153,10 @@ class tc_warp {
         a[mi][2] = lds32(stage + a_tile::offset(k + 4, (m + g) * 4));
         a[mi][3] = lds32(stage + a_tile::offset(k + 4, (m + g + 8) * 4));
       }
-      if constexpr (Cfg::sig.compute == dtype::tf32)
+      if constexpr (Cfg::sig.compute == dtype::tf32) {
 #pragma unroll
         for (int q = 0; q < 4; ++q) a[mi][q] = to_tf32(a[mi][q]);
+      }
     }
   }
 
@@ -195,12 +196,13 @@ class tc_warp {
           }
       }
     }
-    if constexpr (Cfg::sig.compute == dtype::tf32)
+    if constexpr (Cfg::sig.compute == dtype::tf32) {
 #pragma unroll
       for (int ni = 0; ni < ni_count; ++ni) {
         b[ni][0] = to_tf32(b[ni][0]);
         b[ni][1] = to_tf32(b[ni][1]);
       }
+    }
   }
 
   __device__ void multiply(const frag_a& a, const frag_b& b) {

@@ -25,25 +25,34 @@ __device__ __forceinline__ void load_elements(const T* src, float* v) {
   for (int e = 0; e < Count; ++e) v[e] = to_float(vec.v[e]);
 }
 
-template <gemm_key K, int Count, class Out>
-__device__ __forceinline__ void gather_inputs(float* v, const Out* c, std::int64_t c_off, const gemm_sm90_params& p,
-                                              std::int64_t d_off, int batch) {
+// load_d(i, d): the Count values of D tensor i (from global or shared memory).
+template <gemm_key K, int Count, class Out, class LoadD>
+__device__ __forceinline__ void combine_inputs(float* v, const Out* c_old, const gemm_sm90_params& p, LoadD&& load_d) {
   constexpr int num_d = K.sig.variant == gemm_variant::multi_d ? K.sig.num_d : 0;
 #pragma unroll
   for (int e = 0; e < Count; ++e) v[e] *= p.alpha;
   if (p.beta != 0.0f) {
     float old[Count];
-    load_elements<Count>(c + c_off, old);
+    load_elements<Count>(c_old, old);
 #pragma unroll
     for (int e = 0; e < Count; ++e) v[e] += p.beta * old[e];
   }
 #pragma unroll
   for (int i = 0; i < num_d; ++i) {
     float d[Count];
-    load_elements<Count>(static_cast<const Out*>(p.d[i]) + batch * p.stride_d + d_off, d);
+    load_d(i, d);
 #pragma unroll
     for (int e = 0; e < Count; ++e) v[e] += d[e];
   }
+}
+
+// D read from global memory at d_off (elements, batch added here).
+template <gemm_key K, int Count, class Out>
+__device__ __forceinline__ void gather_inputs(float* v, const Out* c, std::int64_t c_off, const gemm_sm90_params& p,
+                                              std::int64_t d_off, int batch) {
+  combine_inputs<K, Count>(v, c + c_off, p, [&](int i, float* d) {
+    load_elements<Count>(static_cast<const Out*>(p.d[i]) + batch * p.stride_d + d_off, d);
+  });
 }
 
 template <gemm_key K, int Count, class Out>

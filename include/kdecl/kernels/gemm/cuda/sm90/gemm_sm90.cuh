@@ -20,6 +20,7 @@
 #include "kdecl/core/status.hpp"
 #include "kdecl/gemm/gemm_key.hpp"
 #include "kdecl/gemm/gemm_problem.hpp"
+#include "kdecl/kernels/gemm/cuda/sm90/d_tiles.cuh"
 #include "kdecl/kernels/gemm/cuda/sm90/device_info.cuh"
 #include "kdecl/kernels/gemm/cuda/sm90/gemm_sm90_config.cuh"
 #include "kdecl/kernels/gemm/cuda/sm90/gemm_sm90_kernel.cuh"
@@ -121,6 +122,7 @@ struct gemm {
       params.stride_d = p.stride_d;
       params.alpha = args.alpha;
       params.beta = args.beta;
+      params.d_via_tma = shape.sched.splits == 1 && encode_d_maps(params, p, args);
       auto st = static_cast<cudaStream_t>(stream);
       if (shape.sched.splits > 1) {
         cudaLaunchConfig_t launch{};
@@ -186,6 +188,24 @@ struct gemm {
   }
 
   static constexpr std::int64_t elem_bytes(dtype d) { return bits_of(d) / 8; }
+
+  // TMA maps of the D tensors, for keys whose D tiles go through the ring
+  // (d_tiles.cuh). false: the epilogue reads D from global memory instead (a key
+  // without D slots, a zero batch stride TMA cannot express, an encode failure).
+  static bool encode_d_maps(gemm_sm90_params& params, const gemm_problem& p, const gemm_args& args) {
+    using dl = d_tile_layout<sm90_config<K>>;
+    if constexpr (!dl::enabled) {
+      return false;
+    } else {
+      if (p.batch > 1 && p.stride_d <= 0) return false;
+      for (int i = 0; i < dl::num_d; ++i) {
+        const operand_view d{args.d[i], K.sig.c, p.n,      p.m, p.batch, p.ldd, p.stride_d, dl::chunk_cols,
+                             K.algo.tile.m, /*swizzle=*/false};
+        if (encode_tensor_map(params.map_d[i], d)) return false;
+      }
+      return true;
+    }
+  }
 
   static operand_view operand_a(const gemm_problem& p, const gemm_args& args) {
     const bool k_major = K.sig.lay.a == layout::row;

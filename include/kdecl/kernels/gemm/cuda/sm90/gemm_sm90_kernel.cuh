@@ -10,7 +10,9 @@
 //                    of the previous k-block once its group has retired. After a
 //                    tile's last k-block they run the fused epilogue straight from
 //                    registers while the producer already fills the ring with the
-//                    next tile.
+//                    next tile. multi_d + cshuffle (d_tiles.cuh): after a tile's
+//                    k-blocks the producer also TMA-loads the tile's D tensors into
+//                    the next ring slots, and the epilogue reads D from there.
 //   split-K          (splits > 1) one unit per block, the splits of a tile form a
 //                    cluster and reduce through distributed shared memory
 //                    (split_k.cuh).
@@ -23,6 +25,7 @@
 #include <cstdint>
 
 #include "kdecl/gemm/gemm_key.hpp"
+#include "kdecl/kernels/gemm/cuda/sm90/d_tiles.cuh"
 #include "kdecl/kernels/gemm/cuda/sm90/epilogue_cshuffle.cuh"
 #include "kdecl/kernels/gemm/cuda/sm90/epilogue_direct.cuh"
 #include "kdecl/kernels/gemm/cuda/sm90/gemm_sm90_config.cuh"
@@ -49,12 +52,36 @@ struct ring_position {
   }
 };
 
+// The D slots of one tile (d_tiles.cuh), in ring order after its k-blocks.
+template <class Cfg>
+__device__ __forceinline__ void produce_d_slots(const gemm_sm90_params& p, unsigned char* ring_a,
+                                                unsigned char* ring_b, std::uint64_t* full, std::uint64_t* empty,
+                                                ring_position& pos, int m0, int n0, int batch) {
+  using dl = d_tile_layout<Cfg>;
+#pragma unroll
+  for (int j = 0; j < dl::slots; ++j) {
+    mbarrier_wait(&empty[pos.stage], pos.phase ^ 1);
+    mbarrier_arrive_expect_tx(&full[pos.stage], dl::chunks_in_slot(j) * dl::chunk_bytes);
+#pragma unroll
+    for (int q = j * dl::chunks_per_slot; q < j * dl::chunks_per_slot + dl::chunks_in_slot(j); ++q) {
+      const int strip = q / dl::num_d;
+      tma_load_3d(d_chunk<Cfg>(ring_a, ring_b, pos.stage, q), &p.map_d[q % dl::num_d], &full[pos.stage],
+                  n0 + strip * dl::chunk_cols, m0, batch);
+    }
+    pos.advance<Cfg::stages>();
+  }
+}
+
 template <gemm_key K>
 __device__ __forceinline__ void produce_tiles(const gemm_sm90_params& p, unsigned char* ring_a,
                                               unsigned char* ring_b, std::uint64_t* full, std::uint64_t* empty) {
   using cfg = sm90_config<K>;
   tma_prefetch_descriptor(&p.map_a);
   tma_prefetch_descriptor(&p.map_b);
+  if constexpr (d_tile_layout<cfg>::enabled) {
+    if (p.d_via_tma)
+      for (int i = 0; i < d_tile_layout<cfg>::num_d; ++i) tma_prefetch_descriptor(&p.map_d[i]);
+  }
   ring_position pos;
   const int units = p.sched.units();
   for (int unit = blockIdx.x; unit < units; unit += gridDim.x) {
@@ -82,6 +109,9 @@ __device__ __forceinline__ void produce_tiles(const gemm_sm90_params& p, unsigne
           tma_load_3d(b + j * mn_block_bytes, &p.map_b, &full[pos.stage], n0 + 64 * j, k0, w.batch);
       }
       pos.advance<cfg::stages>();
+    }
+    if constexpr (d_tile_layout<cfg>::enabled) {
+      if (p.d_via_tma) produce_d_slots<cfg>(p, ring_a, ring_b, full, empty, pos, m0, n0, w.batch);
     }
   }
 }
@@ -152,10 +182,22 @@ __device__ __forceinline__ void consume_tiles(const gemm_sm90_params& p, unsigne
       continue;
     }
 
-    const int warp_row0 = w.tile_m * cfg::tile_m + consumer * cfg::rows_per_warpgroup + warp * 16;
+    const int tile_row0 = consumer * cfg::rows_per_warpgroup + warp * 16;  // warp's first row in the tile
+    const int warp_row0 = w.tile_m * cfg::tile_m + tile_row0;
     if constexpr (cfg::staged_epilogue) {
       float* strip = strips + (consumer * 4 + warp) * cshuffle_warp_floats;
-      epilogue_cshuffle<K, cfg>(acc, p, w.batch, warp_row0, w.tile_n * cfg::tile_n, strip, lane);
+      const d_ring_view d_ring{ring_a, ring_b, full, empty, pos.stage, pos.phase};
+      if constexpr (d_tile_layout<cfg>::enabled) {
+        if (p.d_via_tma) {
+          epilogue_cshuffle<K, cfg, true>(acc, p, w.batch, warp_row0, w.tile_n * cfg::tile_n, strip, lane, d_ring,
+                                          tile_row0);
+#pragma unroll
+          for (int j = 0; j < d_tile_layout<cfg>::slots; ++j) pos.advance<cfg::stages>();
+          continue;
+        }
+      }
+      epilogue_cshuffle<K, cfg, false>(acc, p, w.batch, warp_row0, w.tile_n * cfg::tile_n, strip, lane, d_ring,
+                                       tile_row0);
     } else {
       epilogue_direct<K, cfg>(acc, p, w.batch, warp_row0 + lane / 4, w.tile_n * cfg::tile_n + 2 * (lane % 4));
     }
@@ -166,6 +208,11 @@ __device__ __forceinline__ void consume_tiles(const gemm_sm90_params& p, unsigne
 // class-type template argument of a __global__ function, but can a type holding it.
 template <class Cfg>
 __global__ void __launch_bounds__(Cfg::threads, 1) gemm_sm90_kernel(const __grid_constant__ gemm_sm90_params p) {
+#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  // A kernel-set TU is compiled for several targets; this kernel exists only as
+  // sm_90a code (wgmma, TMA, setmaxnreg). run() never launches it elsewhere.
+  __trap();
+#else
   using cfg = Cfg;
   constexpr gemm_key K = Cfg::key;
   extern __shared__ unsigned char smem_raw[];
@@ -195,6 +242,7 @@ __global__ void __launch_bounds__(Cfg::threads, 1) gemm_sm90_kernel(const __grid
     warpgroup_claim_registers<cfg::consumer_regs>();
     consume_tiles<K>(p, ring_a, ring_b, full, empty, strips, warpgroup - 1, threadIdx.x % 128);
   }
+#endif
 }
 
 }  // namespace kdecl::kernels::cuda::sm90

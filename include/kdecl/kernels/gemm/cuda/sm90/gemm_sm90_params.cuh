@@ -15,12 +15,17 @@ namespace kdecl::kernels::cuda::sm90 {
 struct gemm_sm90_params {
   CUtensorMap map_a;  // (K, M) for row-major A, (M, K) for column-major A, batch outermost
   CUtensorMap map_b;  // (K, N) for column-major B, (N, K) for row-major B
+  CUtensorMap map_d[max_d_tensors];  // (N, M) D tensors, read only when d_via_tma
   tile_scheduler sched;
   void* c;
   const void* d[max_d_tensors];
   int m, n;
   std::int64_t ldc, ldd, stride_c, stride_d;
   float alpha, beta;
+  // multi_d + cshuffle keys whose D tiles fit the ring (sm90_config::d_in_smem), on
+  // a launch without split-K: the producer TMA-loads each tile's D tensors into
+  // ring slots after its k-blocks, and the epilogue reads D from shared memory.
+  bool d_via_tma;
 };
 
 }  // namespace kdecl::kernels::cuda::sm90

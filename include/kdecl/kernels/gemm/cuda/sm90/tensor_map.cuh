@@ -30,14 +30,17 @@ inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
 
 // One operand as TMA sees it: `inner` contiguous elements per line, `outer` lines
 // `ld` elements apart, `batch` matrices `batch_stride` elements apart. Boxes are
-// box_inner x box_outer elements (box_inner * element size == 128 bytes), written
-// to shared memory with the 128-byte swizzle; out-of-bounds elements read as zero.
+// box_inner x box_outer elements, written to shared memory with the 128-byte
+// swizzle (box_inner * element size == 128 bytes) or, with swizzle = false, as
+// plain row-major boxes (box_inner * element size a multiple of 16 bytes; the
+// epilogue's D tiles). Out-of-bounds elements read as zero.
 struct operand_view {
   const void* base;
   dtype type;
   std::int64_t inner, outer, batch;
   std::int64_t ld, batch_stride;
   int box_inner, box_outer;
+  bool swizzle = true;
 };
 
 // Empty on success, else why the map could not be built.
@@ -48,6 +51,7 @@ inline std::optional<std::string> encode_tensor_map(CUtensorMap& map, const oper
   switch (v.type) {
     case dtype::fp16: type = CU_TENSOR_MAP_DATA_TYPE_FLOAT16; break;
     case dtype::bf16: type = CU_TENSOR_MAP_DATA_TYPE_BFLOAT16; break;
+    case dtype::fp32: type = CU_TENSOR_MAP_DATA_TYPE_FLOAT32; break;
     default: return "no TMA data type for this dtype";
   }
   const std::int64_t elem = bits_of(v.type) / 8;
@@ -59,7 +63,8 @@ inline std::optional<std::string> encode_tensor_map(CUtensorMap& map, const oper
   const cuuint32_t box[3] = {static_cast<cuuint32_t>(v.box_inner), static_cast<cuuint32_t>(v.box_outer), 1};
   const cuuint32_t element_strides[3] = {1, 1, 1};
   const CUresult r = encode(&map, type, 3, const_cast<void*>(v.base), dims, strides, box, element_strides,
-                            CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                            CU_TENSOR_MAP_INTERLEAVE_NONE,
+                            v.swizzle ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_NONE,
                             CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (r != CUDA_SUCCESS) return "cuTensorMapEncodeTiled failed with CUresult " + std::to_string(static_cast<int>(r));
   return std::nullopt;
