@@ -6,6 +6,11 @@
 # when the HIP backend is on (gfx* kernels). Each compilation instantiates
 # and registers only the kernels of its own backend, so one declaration file
 # yields every target's kernels and every translation unit builds in parallel.
+#
+# Because a file is compiled once per backend, it should hold declarations (and
+# inline code) only: a function with external linkage, main() say, would be
+# defined twice. The CUDA and HIP passes define KDECL_BACKEND_PASS=1 for code
+# that must appear only in the host pass.
 
 set(KDECL_DEFAULT_CUDA_GENCODES
   "-gencode=arch=compute_80,code=sm_80" "-gencode=arch=compute_90a,code=sm_90a"
@@ -31,7 +36,7 @@ function(kdecl_add_kernel_sets target)
 
     if(KDECL_WITH_CUDA)
       set(cu "${wrapper_dir}/${stem}.cuda.cu")
-      file(CONFIGURE OUTPUT "${cu}" CONTENT "// Generated: compiles ${src} for the CUDA backend.\n#include \"${abs}\"\n")
+      file(CONFIGURE OUTPUT "${cu}" CONTENT "// Generated: compiles ${src} for the CUDA backend.\n#define KDECL_BACKEND_PASS 1\n#include \"${abs}\"\n")
       target_sources(${target} PRIVATE "${cu}")
       set_source_files_properties("${cu}" PROPERTIES COMPILE_OPTIONS "${ARG_CUDA_GENCODES}")
     endif()
@@ -45,7 +50,7 @@ function(kdecl_add_kernel_sets target)
       set(incs "$<TARGET_PROPERTY:kdecl::headers,INTERFACE_INCLUDE_DIRECTORIES>")
       add_custom_command(
         OUTPUT "${obj}"
-        COMMAND "${KDECL_HIPCC}" -std=c++20 -O3 -fPIC -x hip ${offload}
+        COMMAND "${KDECL_HIPCC}" -std=c++20 -O3 -fPIC -x hip ${offload} -DKDECL_BACKEND_PASS=1
                 "-I$<JOIN:${incs},;-I>" -MD -MF "${obj}.d" -c "${abs}" -o "${obj}"
         DEPENDS "${abs}"
         DEPFILE "${obj}.d"

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "kdecl/kernels/gemm/preshuffle.hpp"
+
 namespace kdecl {
 
 gemm_problem gemm_problem::normalized() const {
@@ -11,7 +13,10 @@ gemm_problem gemm_problem::normalized() const {
   if (p.ldc == 0) p.ldc = p.cols_c();
   if (p.ldd == 0) p.ldd = p.ldc;
   if (p.stride_a == 0) p.stride_a = p.lda * p.rows_a();
-  if (p.stride_b == 0) p.stride_b = p.ldb * p.rows_b();
+  if (p.stride_b == 0)
+    p.stride_b = p.sig.variant == gemm_variant::preshuffle
+                     ? kernels::preshuffled_elements(p.k, p.n, bits_of(p.sig.b))  // the shuffled format pads
+                     : p.ldb * p.rows_b();
   if (p.stride_c == 0) p.stride_c = p.ldc * p.rows_c();
   if (p.stride_d == 0) p.stride_d = p.ldd * p.rows_c();
   return p;
@@ -51,7 +56,10 @@ std::optional<std::string> gemm_problem::validate() const {
       return std::nullopt;
     };
     if (auto e = stride_rule("A", p.stride_a, p.lda * (p.rows_a() - 1) + p.cols_a())) return e;
-    if (auto e = stride_rule("B", p.stride_b, p.ldb * (p.rows_b() - 1) + p.cols_b())) return e;
+    const std::int64_t b_footprint = sig.variant == gemm_variant::preshuffle
+                                         ? kernels::preshuffled_elements(k, n, bits_of(sig.b))
+                                         : p.ldb * (p.rows_b() - 1) + p.cols_b();
+    if (auto e = stride_rule("B", p.stride_b, b_footprint)) return e;
     if (auto e = stride_rule("C", p.stride_c, p.ldc * (p.rows_c() - 1) + p.cols_c())) return e;
   }
 

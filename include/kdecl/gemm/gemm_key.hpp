@@ -29,6 +29,11 @@ inline constexpr gemm_layout rcr{layout::row, layout::col, layout::row};
 inline constexpr gemm_layout rrr{layout::row, layout::row, layout::row};
 inline constexpr gemm_layout crr{layout::col, layout::row, layout::row};
 inline constexpr gemm_layout ccr{layout::col, layout::col, layout::row};
+// Column-major C (host and cp_async kernels offer it).
+inline constexpr gemm_layout rcc{layout::row, layout::col, layout::col};
+inline constexpr gemm_layout rrc{layout::row, layout::row, layout::col};
+inline constexpr gemm_layout crc{layout::col, layout::row, layout::col};
+inline constexpr gemm_layout ccc{layout::col, layout::col, layout::col};
 
 // The accumulator a dtype gets when none is named (int8 -> int32, fp64 -> fp64, floats -> fp32).
 constexpr dtype default_accumulator(dtype a) {

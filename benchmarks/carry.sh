@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Gathers what benchmarks/device.sh needs on the GPU machine into .carry/ (ignored
+# by git): the built binaries, the shared libraries that machine lacks, the commit.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rm -rf .carry && mkdir -p .carry/bin .carry/lib
+for b in tools/kdecl tests/kdecl_gpu_tests tests/kdecl_gpu_sm80_tests tests/kdecl_gpu_sm90_tests \
+         tests/kdecl_shipped_tests benchmarks/kdecl_sm90_probe; do
+  cp "build/$b" .carry/bin/
+done
+strip --strip-debug .carry/bin/* 2>/dev/null || true
+# Debian's libfmt is not on the GPU machine (Ubuntu 24.04); everything else is.
+for lib in $(ldd .carry/bin/kdecl | awk '/libfmt/ {print $3}'); do cp -L "$lib" .carry/lib/; done
+git rev-parse HEAD > .carry/COMMIT
+du -sh .carry

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# One call on the GPU machine: the GPU test suites, a compute-sanitizer sample,
+# and the GEMM benchmarks against cuBLAS. Binaries are built on the development
+# machine (scripts/build.sh; nvcc 13, sm_80 + sm_90a) and carried in .carry/,
+# together with the shared libraries the GPU machine lacks (see carry.sh).
+#
+#   benchmarks/device.sh [all|tests|bench]      results in $OUT (or ./device-results)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+what=${1:-all}
+out=${OUT:-device-results}
+mkdir -p "$out/bench"
+bin=.carry/bin
+export LD_LIBRARY_PATH="$PWD/.carry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export KDECL_PLOT_SCRIPT="$PWD/benchmarks/plot_gemm_bench.py"
+export KDECL_BENCH_DATE=$(date -u +%Y-%m-%d)
+export KDECL_BENCH_COMMIT=$(cat .carry/COMMIT 2>/dev/null || echo unknown)
+log() { echo "== $*" | tee -a "$out/summary.txt"; }
+
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.limit --format=csv | tee "$out/gpu.txt"
+status=0
+
+if [[ $what == all || $what == tests ]]; then
+  for t in kdecl_gpu_tests kdecl_gpu_sm80_tests kdecl_gpu_sm90_tests kdecl_shipped_tests; do
+    log "test $t"
+    "$bin/$t" --gtest_brief=1 > "$out/$t.log" 2>&1; rc=$?
+    tail -n 4 "$out/$t.log" | tee -a "$out/summary.txt"
+    ((rc == 0)) || status=1
+  done
+  log "compute-sanitizer memcheck (sample)"
+  compute-sanitizer --tool memcheck --error-exitcode 9 "$bin/kdecl_gpu_sm90_tests" \
+      --gtest_filter='*Layouts*:*MultiD*' --gtest_brief=1 > "$out/sanitizer_sm90.log" 2>&1
+  echo "sm90 sample: rc=$? $(grep -c 'ERROR SUMMARY: 0' "$out/sanitizer_sm90.log") clean summaries" | tee -a "$out/summary.txt"
+  compute-sanitizer --tool memcheck --error-exitcode 9 "$bin/kdecl_gpu_sm80_tests" \
+      --gtest_filter='*Layout*:*Preshuffle*' --gtest_brief=1 > "$out/sanitizer_sm80.log" 2>&1
+  echo "sm80 sample: rc=$? $(grep -c 'ERROR SUMMARY: 0' "$out/sanitizer_sm80.log") clean summaries" | tee -a "$out/summary.txt"
+fi
+
+if [[ $what == all || $what == bench ]]; then
+  k="$bin/kdecl bench gemm --out $out/bench --iters 50 --warmup 10"
+  log "bench: bf16 and fp16 rcr squares"
+  $k --dtype bf16 --layout rcr --sizes 4096 8192 --label gemm_bf16_rcr_square | tail -n 4
+  $k --dtype fp16 --layout rcr --sizes 4096 8192 --label gemm_fp16_rcr_square | tail -n 4
+  log "bench: small M (memory bound)"
+  $k --dtype bf16 --layout rcr --ms 16 64 128 --ns 4096 --ks 4096 --label gemm_bf16_rcr_small_m_4096 | tail -n 5
+  $k --dtype bf16 --layout rcr --ms 16 64 128 --ns 8192 --ks 8192 --label gemm_bf16_rcr_small_m_8192 | tail -n 5
+  $k --dtype fp16 --layout rcr --ms 16 64 128 --ns 4096 --ks 4096 --label gemm_fp16_rcr_small_m_4096 | tail -n 5
+  $k --dtype fp16 --layout rcr --ms 16 64 128 --ns 8192 --ks 8192 --label gemm_fp16_rcr_small_m_8192 | tail -n 5
+  log "bench: multi_d gelu vs pass_through vs cuBLAS + elementwise"
+  $k --dtype bf16 --layout rcr --sizes 4096 8192 --multi-d gelu:1 --fused-baseline --label gemm_bf16_rcr_multid_gelu | tail -n 4
+  log "bench: the sm_80 path (cp_async) on this GPU"
+  $k --dtype bf16 --layout rcr --sizes 4096 8192 --kernels pipeline=cp_async --label gemm_bf16_rcr_cp_async | tail -n 4
+  $k --dtype fp16 --layout rcr --sizes 4096 8192 --kernels pipeline=cp_async --label gemm_fp16_rcr_cp_async | tail -n 4
+  log "bench: other layouts"
+  for l in rrr crr ccr; do
+    $k --dtype bf16 --layout $l --sizes 4096 8192 --label gemm_bf16_${l}_square | tail -n 4
+  done
+  tar -C "$out" -czf "$out/bench.tar.gz" bench && rm -rf "$out/bench"
+fi
+exit $status

@@ -1,0 +1,85 @@
+// The declaration surface: DECL_KERNEL_SET / KDECL_KERNEL_SET.
+//
+//   DECL_KERNEL_SET(my_set,
+//       targets(sm_90, host),
+//       gemm().dtype(fp16).layout(rcr).tile(128, 256, 64).warps(any).warp_tile(any));
+//
+// expands to
+//  1. a constexpr set value (the DSL names are in scope inside the macro),
+//  2. its compile-time validation and wildcard expansion (kdecl::dsl::expand),
+//     which fails compilation with a readable message on an invalid value, and
+//  3. a static registrar that, before main(), adds every expanded kernel whose
+//     arch belongs to the backend this translation unit is compiled for:
+//     host with a C++ compiler, CUDA under nvcc, HIP under hipcc. The CMake
+//     function kdecl_add_kernel_sets() compiles one source once per backend.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <utility>
+
+#include "kdecl/dsl/dsl.hpp"
+#include "kdecl/registry/kernel_instance.hpp"
+#include "kdecl/registry/registry.hpp"
+
+#include "kdecl/kernels/gemm/host/gemm_kernel.hpp"
+#if defined(__HIPCC__)
+#include "kdecl/kernels/gemm/hip/gemm_kernel_hip.hpp"
+#elif defined(__CUDACC__)
+#include "kdecl/kernels/gemm/cuda/gemm_kernel_cuda.cuh"
+#endif
+
+namespace kdecl::detail {
+
+// The backend whose kernels this translation unit instantiates.
+constexpr backend compiling_backend() {
+#if defined(__HIPCC__)
+  return backend::hip;
+#elif defined(__CUDACC__)
+  return backend::cuda;
+#else
+  return backend::host;
+#endif
+}
+
+// Maps a concrete key type to its instance class (one line per operation).
+template <auto Key, backend B> struct instance_for;
+template <gemm_key K, backend B> struct instance_for<K, B> { using type = gemm_instance_of<K, B>; };
+
+template <const auto& Set>
+class set_registrar {
+  static constexpr auto keys = dsl::expand<Set>();
+
+  template <std::size_t I>
+  static void add_one(const char* set_name) {
+    constexpr auto key = keys[I];
+    if constexpr (backend_of(key.algo.arch) == compiling_backend()) {
+      using instance = typename instance_for<key, compiling_backend()>::type;
+      registry::global().add(std::make_shared<const instance>(), set_name);
+    }
+  }
+  template <std::size_t... I>
+  static void add_all(const char* set_name, std::index_sequence<I...>) {
+    (add_one<I>(set_name), ...);
+  }
+
+ public:
+  explicit set_registrar(const char* set_name) { add_all(set_name, std::make_index_sequence<keys.size()>{}); }
+  static constexpr std::size_t declared_kernels() { return keys.size(); }
+};
+
+}  // namespace kdecl::detail
+
+#define KDECL_KERNEL_SET(name, ...)                                                           \
+  namespace kdecl_sets {                                                                      \
+  static constexpr auto name = [] {                                                           \
+    using namespace ::kdecl::dsl;                                                             \
+    using ::kdecl::dsl::any; /* CUDA headers declare a global ::any */                        \
+    return ::kdecl::dsl::kernel_set(__VA_ARGS__);                                             \
+  }();                                                                                        \
+  static const ::kdecl::detail::set_registrar<name> name##_registrar{#name};                  \
+  }
+
+#if !defined(KDECL_NO_SHORT_MACROS)
+#define DECL_KERNEL_SET(name, ...) KDECL_KERNEL_SET(name, __VA_ARGS__)
+#endif

@@ -1,0 +1,55 @@
+// Hopper (sm_90a) kernels of the TMA + wgmma pipeline: the essential set for
+// fp16 and bf16 in every layout it offers, tuned on an H100/H200:
+//   128x256, two consumer warpgroups, 4 stages    large problems (compute bound)
+//   128x128, two consumer warpgroups, 6 stages    medium problems, fewer idle SMs
+//   64x128 / 64x64, one consumer warpgroup        small M (memory bound: deep rings)
+// plus the fused multi-D epilogues on the large tile.
+#include "kdecl/declare.hpp"
+
+namespace {
+using namespace kdecl::dsl;
+constexpr auto tma = gemm().pipeline(tma_wgmma).epilogue(cshuffle);
+constexpr auto large = tma.tile(128, 256, 64).warps(8, 1, 1).warp_tile(16, 256, 16).stages(4);
+constexpr auto medium = tma.tile(128, 128, 64).warps(8, 1, 1).warp_tile(16, 128, 16).stages(6);
+constexpr auto small_m = tma.tile(64, 128, 64).warps(4, 1, 1).warp_tile(16, 128, 16).stages(8);
+constexpr auto tiny_m = tma.tile(64, 64, 64).warps(4, 1, 1).warp_tile(16, 64, 16).stages(12);
+}  // namespace
+
+DECL_KERNEL_SET(gemm_sm90_tma_fp16,
+    targets(sm_90),
+    large.dtype(fp16).layout(rcr), medium.dtype(fp16).layout(rcr),
+    small_m.dtype(fp16).layout(rcr), tiny_m.dtype(fp16).layout(rcr),
+    large.dtype(fp16).layout(rrr), medium.dtype(fp16).layout(rrr),
+    small_m.dtype(fp16).layout(rrr), tiny_m.dtype(fp16).layout(rrr),
+    large.dtype(fp16).layout(crr), medium.dtype(fp16).layout(crr),
+    small_m.dtype(fp16).layout(crr), tiny_m.dtype(fp16).layout(crr),
+    large.dtype(fp16).layout(ccr), medium.dtype(fp16).layout(ccr),
+    small_m.dtype(fp16).layout(ccr), tiny_m.dtype(fp16).layout(ccr),
+    large.dtypes(fp16, fp16, fp32).layout(rcr));
+
+DECL_KERNEL_SET(gemm_sm90_tma_bf16,
+    targets(sm_90),
+    large.dtype(bf16).layout(rcr), medium.dtype(bf16).layout(rcr),
+    small_m.dtype(bf16).layout(rcr), tiny_m.dtype(bf16).layout(rcr),
+    large.dtype(bf16).layout(rrr), medium.dtype(bf16).layout(rrr),
+    small_m.dtype(bf16).layout(rrr), tiny_m.dtype(bf16).layout(rrr),
+    large.dtype(bf16).layout(crr), medium.dtype(bf16).layout(crr),
+    small_m.dtype(bf16).layout(crr), tiny_m.dtype(bf16).layout(crr),
+    large.dtype(bf16).layout(ccr), medium.dtype(bf16).layout(ccr),
+    small_m.dtype(bf16).layout(ccr), tiny_m.dtype(bf16).layout(ccr),
+    large.dtypes(bf16, bf16, fp32).layout(rcr));
+
+DECL_KERNEL_SET(gemm_sm90_tma_multi_d,
+    targets(sm_90),
+    large.dtype(fp16).layout(rcr).multi_d(pass_through, 1),
+    large.dtype(fp16).layout(rcr).multi_d(multi_d_add, 2),
+    large.dtype(fp16).layout(rcr).multi_d(relu, 1),
+    large.dtype(fp16).layout(rcr).multi_d(gelu, 1),
+    large.dtype(fp16).layout(rcr).multi_d(sigmoid, 1),
+    large.dtype(fp16).layout(rcr).multi_d(tanh_op, 1),
+    large.dtype(bf16).layout(rcr).multi_d(pass_through, 1),
+    large.dtype(bf16).layout(rcr).multi_d(multi_d_add, 2),
+    large.dtype(bf16).layout(rcr).multi_d(relu, 1),
+    large.dtype(bf16).layout(rcr).multi_d(gelu, 1),
+    large.dtype(bf16).layout(rcr).multi_d(sigmoid, 1),
+    large.dtype(bf16).layout(rcr).multi_d(tanh_op, 1));

@@ -1,0 +1,356 @@
+#include "bench_gemm.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <memory>
+#include <stdexcept>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "gemm_options.hpp"
+#include "kdecl/gemm/gemm_dispatcher.hpp"
+#include "kdecl/numeric/fill.hpp"
+#include "kdecl/numeric/host_storage.hpp"
+#include "kdecl/runtime/buffer.hpp"
+#include "kernel_filter.hpp"
+#include "progress.hpp"
+
+#if KDECL_WITH_CUDA
+#include <cuda_runtime.h>
+
+#include "cublas_gemm.hpp"
+#endif
+
+namespace kdecl::cli {
+namespace {
+
+struct bench_options {
+  gemm_options shape;                // dtype, layout, multi_d, device, alpha/beta
+  std::vector<std::int64_t> ms, ns, ks;
+  std::vector<std::int64_t> squares;  // M = N = K
+  std::string csv;
+  int warmup = 10;
+  int iters = 50;
+  int top = 6;  // instances timed per problem besides the dispatcher's choice (heuristic order); 0 = all
+  std::string out = "bench-results";
+  std::string label;  // file stem
+  std::string kernels;  // filter expression restricting the candidates (e.g. pipeline=cp_async)
+  bool fused_baseline = false;  // also time cuBLAS + a separate elementwise pass, and our pass_through twin
+};
+
+std::vector<gemm_problem> problems_of(const bench_options& o) {
+  std::vector<std::array<std::int64_t, 4>> sizes;
+  for (auto s : o.squares) sizes.push_back({s, s, s, 1});
+  for (auto m : o.ms)
+    for (auto n : o.ns)
+      for (auto k : o.ks) sizes.push_back({m, n, k, 1});
+  if (!o.csv.empty()) {
+    std::ifstream in(o.csv);
+    if (!in) throw std::invalid_argument(fmt::format("--problems '{}' cannot be opened", o.csv));
+    std::string line;
+    int line_no = 0;
+    while (std::getline(in, line)) {
+      ++line_no;
+      if (line.empty() || line[0] == '#' || line.rfind("m,", 0) == 0) continue;
+      std::array<std::int64_t, 4> v{0, 0, 0, 1};
+      int fields = std::sscanf(line.c_str(), "%ld,%ld,%ld,%ld", &v[0], &v[1], &v[2], &v[3]);
+      if (fields < 3) throw std::invalid_argument(fmt::format("{}:{}: '{}' is not m,n,k[,batch]", o.csv, line_no, line));
+      sizes.push_back(v);
+    }
+  }
+  if (sizes.empty()) throw std::invalid_argument("no problems: give --sizes, --m/--n/--k or --problems FILE");
+  std::vector<gemm_problem> out;
+  for (auto [m, n, k, b] : sizes) {
+    gemm_options shape = o.shape;
+    shape.m = m; shape.n = n; shape.k = k; shape.batch = b;
+    out.push_back(shape.problem().normalized());
+  }
+  return out;
+}
+
+#if KDECL_WITH_CUDA
+
+void cuda_check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) throw std::runtime_error(fmt::format("{}: {}", what, cudaGetErrorString(e)));
+}
+
+// Median milliseconds of `iters` launches after `warmup`, each timed by its own event pair.
+template <class Launch>
+double median_ms(Launch&& launch, int warmup, int iters) {
+  for (int i = 0; i < warmup; ++i) launch(i);
+  cuda_check(cudaDeviceSynchronize(), "warm-up");
+  std::vector<cudaEvent_t> ev(2 * iters);
+  for (auto& e : ev) cuda_check(cudaEventCreate(&e), "event");
+  for (int i = 0; i < iters; ++i) {
+    cudaEventRecord(ev[2 * i]);
+    launch(warmup + i);
+    cudaEventRecord(ev[2 * i + 1]);
+  }
+  cuda_check(cudaEventSynchronize(ev.back()), "timed runs");
+  cuda_check(cudaGetLastError(), "timed runs");
+  std::vector<float> ms(iters);
+  for (int i = 0; i < iters; ++i) cudaEventElapsedTime(&ms[i], ev[2 * i], ev[2 * i + 1]);
+  for (auto& e : ev) cudaEventDestroy(e);
+  std::nth_element(ms.begin(), ms.begin() + iters / 2, ms.end());
+  return ms[iters / 2];
+}
+
+// Device-to-device copy bandwidth (bytes read + written per second), the memory ceiling.
+double copy_bandwidth_gbs(const device& dev) {
+  const std::size_t bytes = std::size_t(1) << 30;
+  buffer src(dev, bytes), dst(dev, bytes);
+  src.fill_bytes(0x3C);
+  double ms = median_ms([&](int) { cudaMemcpyAsync(dst.data(), src.data(), bytes, cudaMemcpyDeviceToDevice); }, 3, 20);
+  return 2.0 * bytes / (ms * 1e-3) / 1e9;
+}
+
+// Operand sets, enough of them that one pass over all exceeds twice the L2.
+struct operand_sets {
+  std::vector<buffer> a, b, c;
+  std::vector<std::vector<buffer>> d;
+  std::size_t count = 0;
+};
+
+std::size_t elements(const gemm_problem& p, std::int64_t stride, std::int64_t rows, std::int64_t ld) {
+  return std::size_t((p.batch - 1) * stride + rows * ld);
+}
+
+operand_sets make_operands(const device& dev, const gemm_problem& p, std::size_t l2_bytes) {
+  const auto& s = p.sig;
+  const std::size_t na = elements(p, p.stride_a, p.rows_a(), p.lda);
+  const std::size_t nb = s.variant == gemm_variant::preshuffle ? std::size_t(p.batch * p.stride_b)
+                                                               : elements(p, p.stride_b, p.rows_b(), p.ldb);
+  const std::size_t nc = elements(p, p.stride_c, p.rows_c(), p.ldc);
+  const auto size = [](std::size_t n, dtype d) { return n * dtype_size_bytes(d); };
+  const std::size_t set_bytes = size(na, s.a) + size(nb, s.b) + size(nc, s.c) * (1 + s.num_d);
+  operand_sets ops;
+  ops.count = std::clamp<std::size_t>((2 * l2_bytes + set_bytes - 1) / set_bytes, 1, 64);
+  for (std::size_t i = 0; i < ops.count; ++i) {
+    auto random_buffer = [&](std::size_t n, dtype d, std::uint64_t seed) {
+      std::vector<unsigned char> host(size(n, d));
+      numeric::fill_uniform(host.data(), d, n, seed);
+      buffer buf(dev, host.size());
+      buf.upload(host.data(), host.size());
+      return buf;
+    };
+    ops.a.push_back(random_buffer(na, s.a, 10 * i + 1));
+    ops.b.push_back(random_buffer(nb, s.b, 10 * i + 2));
+    ops.c.push_back(random_buffer(nc, s.c, 10 * i + 3));
+    ops.d.emplace_back();
+    for (int t = 0; t < s.num_d; ++t) ops.d.back().push_back(random_buffer(nc, s.c, 10 * i + 4 + t));
+  }
+  return ops;
+}
+
+gemm_args args_of(operand_sets& ops, std::size_t i, float alpha, float beta) {
+  i %= ops.count;
+  gemm_args a{ops.a[i].data(), ops.b[i].data(), ops.c[i].data(), alpha, beta};
+  for (std::size_t t = 0; t < ops.d[i].size(); ++t) a.d[t] = ops.d[i][t].data();
+  return a;
+}
+
+double bytes_moved(const gemm_problem& p, float beta) {
+  const auto& s = p.sig;
+  double b = double(p.batch) * (double(p.m) * p.k * dtype_size_bytes(s.a) +
+                                double(p.k) * p.n * dtype_size_bytes(s.b));
+  b += double(p.batch) * p.m * p.n * dtype_size_bytes(s.c) * (1 + s.num_d + (beta != 0 ? 1 : 0));
+  return b;
+}
+
+nlohmann::json bench_one(const gemm_dispatcher& disp, const gemm_problem& p, const bench_options& o,
+                         std::size_t l2_bytes) {
+  using nlohmann::json;
+  auto ops = make_operands(disp.target(), p, l2_bytes);
+  json r{{"m", p.m}, {"n", p.n}, {"k", p.k}, {"batch", p.batch}, {"dtype", to_string(p.sig.a)},
+         {"layout", fmt::format("{}{}{}", to_string(p.sig.lay.a), to_string(p.sig.lay.b), to_string(p.sig.lay.c))},
+         {"rotating_sets", ops.count}};
+  const double flops = p.flops(), bytes = bytes_moved(p, o.shape.beta);
+  auto record = [&](const std::string& what, double ms) {
+    r[what] = json{{"ms", ms}, {"tflops", flops / (ms * 1e-3) / 1e12}, {"gbs", bytes / (ms * 1e-3) / 1e9}};
+  };
+
+  // Kernels that can use a workspace (split-K) get one, as the dispatcher would lend them.
+  auto time_kernel = [&](const gemm_instance& k, const gemm_problem& prob) {
+    buffer workspace(disp.target(), k.workspace_bytes(prob));
+    return median_ms(
+        [&](int i) {
+          auto args = args_of(ops, i, o.shape.alpha, o.shape.beta);
+          args.workspace = workspace.data();
+          args.workspace_bytes = workspace.size();
+          auto st = k.run(prob, args, nullptr);
+          if (!st) throw std::runtime_error(fmt::format("{}: {}", k.name(), st.message()));
+        },
+        o.warmup, o.iters);
+  };
+
+  auto first = args_of(ops, 0, o.shape.alpha, o.shape.beta);
+  auto sel = disp.select(p, &first);
+  if (!sel) {
+    r["error"] = sel.explain();
+    return r;
+  }
+  double chosen_ms = time_kernel(*sel.kernel, p);
+  record("dispatcher", chosen_ms);
+  r["dispatcher"]["kernel"] = sel.kernel->name();
+
+  // Best instance: the top-N of the heuristic's ranking (or all), timed one by one.
+  auto ranked = disp.ranked(p, &first);
+  std::size_t limit = o.top > 0 ? std::min<std::size_t>(ranked.size(), o.top) : ranked.size();
+  std::string best_name = sel.kernel->name();
+  double best_ms = chosen_ms;
+  for (std::size_t i = 0; i < limit; ++i) {
+    if (ranked[i].first == sel.kernel) continue;
+    double ms = time_kernel(*ranked[i].first, p);
+    if (ms < best_ms) { best_ms = ms; best_name = ranked[i].first->name(); }
+  }
+  record("best_instance", best_ms);
+  r["best_instance"]["kernel"] = best_name;
+  r["instances_timed"] = limit;
+
+  if (auto why = cublas_gemm::unsupported(p)) {
+    r["cublas_unsupported"] = *why;
+  } else {
+    // The vendor baseline computes A*B (+beta C); for multi_d it is followed by a separate elementwise pass.
+    cublas_gemm blas(p, o.shape.alpha, o.shape.beta);
+    double ms = median_ms(
+        [&](int i) {
+          auto a = args_of(ops, i, o.shape.alpha, o.shape.beta);
+          blas.run(a.a, a.b, a.c);
+          if (p.sig.variant == gemm_variant::multi_d) launch_elementwise(p, a.c, a.d.data());
+        },
+        o.warmup, o.iters);
+    record(p.sig.variant == gemm_variant::multi_d ? "cublas_plus_elementwise" : "cublas", ms);
+    if (p.sig.variant == gemm_variant::multi_d) {
+      double gemm_only = median_ms(
+          [&](int i) {
+            auto a = args_of(ops, i, o.shape.alpha, o.shape.beta);
+            blas.run(a.a, a.b, a.c);
+          },
+          o.warmup, o.iters);
+      record("cublas", gemm_only);
+    }
+  }
+  if (p.sig.variant == gemm_variant::multi_d && o.fused_baseline) {
+    // The same tile configuration with a pass_through epilogue over the same D tensors.
+    gemm_key twin = sel.kernel->key();
+    twin.sig.ew = elementwise::pass_through;
+    if (auto k = registry::global().find(kernel_name(twin))) {
+      gemm_problem pp = p;
+      pp.sig.ew = elementwise::pass_through;
+      record("same_kernel_pass_through", time_kernel(static_cast<const gemm_instance&>(*k), pp));
+      r["same_kernel_pass_through"]["kernel"] = k->name();
+    } else {
+      r["same_kernel_pass_through_missing"] = kernel_name(twin);
+    }
+  }
+  return r;
+}
+
+#endif  // KDECL_WITH_CUDA
+
+std::string markdown_table(const nlohmann::json& results, double copy_gbs) {
+  std::string md = "| M | N | K | batch | dispatcher TFLOP/s | best instance TFLOP/s | cuBLAS TFLOP/s | best/cuBLAS | "
+                   "dispatcher/best | GB/s (best) | % of copy BW |\n|---|---|---|---|---|---|---|---|---|---|---|\n";
+  for (const auto& r : results) {
+    if (r.contains("error")) {
+      md += fmt::format("| {} | {} | {} | {} | error: {} | | | | | | |\n", r["m"].get<long>(), r["n"].get<long>(),
+                        r["k"].get<long>(), r["batch"].get<long>(), r["error"].get<std::string>());
+      continue;
+    }
+    auto tf = [&](const char* f) { return r.contains(f) ? fmt::format("{:.1f}", r[f]["tflops"].get<double>()) : std::string("-"); };
+    const char* vendor = r.contains("cublas_plus_elementwise") ? "cublas_plus_elementwise" : "cublas";
+    std::string ratio = r.contains(vendor) ? fmt::format("{:.3f}", r[vendor]["ms"].get<double>() / r["best_instance"]["ms"].get<double>()) : "-";
+    double best_gbs = r["best_instance"]["gbs"].get<double>();
+    md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {:.3f} | {:.0f} | {:.0f}% |\n", r["m"].get<long>(),
+                      r["n"].get<long>(), r["k"].get<long>(), r["batch"].get<long>(), tf("dispatcher"),
+                      tf("best_instance"), tf(vendor), ratio,
+                      r["best_instance"]["ms"].get<double>() / r["dispatcher"]["ms"].get<double>(), best_gbs,
+                      copy_gbs > 0 ? 100.0 * best_gbs / copy_gbs : 0.0);
+  }
+  return md;
+}
+
+}  // namespace
+
+void add_bench_command(CLI::App& app, command_state& state) {
+  auto* cmd = app.add_subcommand("bench", "time the dispatcher's choice, the best instance and cuBLASLt (CUDA builds)");
+  auto op = std::make_shared<std::string>();
+  auto o = std::make_shared<bench_options>();
+  cmd->add_option("op", *op, "operation (gemm)")->required();
+  o->shape.add_to(*cmd, false);
+  cmd->add_option("--sizes", o->squares, "square sizes M = N = K, e.g. --sizes 4096 8192");
+  cmd->add_option("--ms", o->ms, "M values (cartesian product with --ns and --ks)");
+  cmd->add_option("--ns", o->ns, "N values");
+  cmd->add_option("--ks", o->ks, "K values");
+  cmd->add_option("--problems", o->csv, "CSV file of m,n,k[,batch] lines");
+  cmd->add_option("--warmup", o->warmup, "warm-up launches per measurement")->capture_default_str()->check(CLI::Range(1, 100000));
+  cmd->add_option("--iters", o->iters, "timed launches per measurement (median reported)")->capture_default_str()->check(CLI::Range(3, 100000));
+  cmd->add_option("--top", o->top, "instances timed per problem in heuristic order (0: all)")->capture_default_str()->check(CLI::NonNegativeNumber);
+  cmd->add_option("--out", o->out, "output folder for JSON, markdown and PNG")->capture_default_str();
+  cmd->add_option("--label", o->label, "file stem of the outputs (default gemm_<dtype>_<layout>)");
+  cmd->add_option("--kernels", o->kernels, "only consider kernels matching this filter (as kdecl list --filter)");
+  cmd->add_flag("--fused-baseline", o->fused_baseline, "multi_d: also time the same kernel with pass_through");
+  cmd->callback([&state, op, o] {
+    state.action = [op, o]() -> int {
+      if (*op != "gemm") throw std::invalid_argument(fmt::format("bench: operation '{}' has no kernels; use gemm", *op));
+      auto problems = problems_of(*o);
+#if KDECL_WITH_CUDA
+      auto dev = o->shape.target();
+      if (dev.kind() != backend::cuda)
+        throw std::invalid_argument("bench needs a CUDA device (none found, or --device host given)");
+      cudaDeviceProp prop{};
+      cuda_check(cudaGetDeviceProperties(&prop, dev.ordinal), "device properties");
+      // The candidates: every registered kernel, or those the --kernels filter keeps.
+      kernel_filter keep(o->kernels);
+      registry candidates;
+      for (const auto& k : registry::global().filter([&](const registered_kernel& k) { return keep.matches(fields_of(k)); }))
+        candidates.add(k.instance, k.set);
+      gemm_dispatcher disp(dev, candidates);
+      const double copy_gbs = copy_bandwidth_gbs(dev);
+      fmt::print(stderr, "{}: device-to-device copy {:.0f} GB/s; L2 {} MiB\n", prop.name, copy_gbs, prop.l2CacheSize >> 20);
+      nlohmann::json results = nlohmann::json::array();
+      progress_bar bar(problems.size(), "bench gemm");
+      for (const auto& p : problems) {
+        results.push_back(bench_one(disp, p, *o, std::size_t(prop.l2CacheSize)));
+        bar.step(fmt::format("{}x{}x{}", p.m, p.n, p.k));
+      }
+      const auto& s = problems.front().sig;
+      std::string stem = !o->label.empty() ? o->label
+                                           : fmt::format("gemm_{}_{}{}{}{}", to_string(s.a), to_string(s.lay.a),
+                                                         to_string(s.lay.b), to_string(s.lay.c),
+                                                         s.variant == gemm_variant::multi_d ? "_multid_" + std::string(to_string(s.ew)) : "");
+      const char* date = std::getenv("KDECL_BENCH_DATE");
+      const char* commit = std::getenv("KDECL_BENCH_COMMIT");
+      nlohmann::json doc{{"gpu", prop.name}, {"arch", to_string(dev.arch)}, {"copy_bandwidth_gbs", copy_gbs},
+                         {"date", date ? date : ""}, {"commit", commit ? commit : ""},
+                         {"method", fmt::format("CUDA events per launch, {} warm-up, median of {}, random inputs, "
+                                                "rotating operand sets > 2x L2", o->warmup, o->iters)},
+                         {"results", results}};
+      std::string cmdline = "mkdir -p '" + o->out + "'";
+      if (std::system(cmdline.c_str()) != 0) throw std::runtime_error("cannot create " + o->out);
+      std::ofstream(o->out + "/" + stem + ".json") << doc.dump(2) << "\n";
+      std::string md = fmt::format("# {} on {}\n\n{}\n\n", stem, prop.name, doc["method"].get<std::string>()) +
+                       markdown_table(results, copy_gbs);
+      std::ofstream(o->out + "/" + stem + ".md") << md;
+      fmt::print("{}", md);
+      // The plot is drawn by a small matplotlib script when python3 has it
+      // ($KDECL_PLOT_SCRIPT, else the copy in the source tree this tool was built from).
+      const char* script = std::getenv("KDECL_PLOT_SCRIPT");
+      std::string plot = fmt::format("python3 '{}' '{}/{}.json' '{}/{}.png' 2>&1", script ? script : KDECL_PLOT_SCRIPT,
+                                     o->out, stem, o->out, stem);
+      if (std::system(plot.c_str()) != 0)
+        fmt::print(stderr, "kdecl: no plot drawn (needs python3 with matplotlib: apt-get install python3-matplotlib)\n");
+      return 0;
+#else
+      (void)problems;
+      throw std::invalid_argument("bench needs the CUDA backend; this build has none");
+#endif
+    };
+  });
+}
+
+}  // namespace kdecl::cli

@@ -1,0 +1,131 @@
+#include "cublas_gemm.hpp"
+
+#include <stdexcept>
+
+#include <cublasLt.h>
+#include <cuda_runtime.h>
+#include <fmt/format.h>
+
+namespace kdecl::cli {
+namespace {
+
+void check(cublasStatus_t s, const char* what) {
+  if (s != CUBLAS_STATUS_SUCCESS)
+    throw std::runtime_error(fmt::format("cuBLASLt {}: {}", what, cublasLtGetStatusString(s)));
+}
+
+std::optional<cudaDataType_t> cuda_type(dtype d) {
+  switch (d) {
+    case dtype::fp16: return CUDA_R_16F;
+    case dtype::bf16: return CUDA_R_16BF;
+    case dtype::fp32: return CUDA_R_32F;
+    case dtype::fp64: return CUDA_R_64F;
+    case dtype::fp8: return CUDA_R_8F_E4M3;
+    case dtype::bf8: return CUDA_R_8F_E5M2;
+    case dtype::int8: return CUDA_R_8I;
+    case dtype::int32: return CUDA_R_32I;
+    default: return std::nullopt;
+  }
+}
+
+constexpr std::size_t workspace_bytes = 64u << 20;
+
+}  // namespace
+
+struct cublas_gemm::impl {
+  cublasLtHandle_t handle = nullptr;
+  cublasLtMatmulDesc_t op = nullptr;
+  cublasLtMatrixLayout_t la = nullptr, lb = nullptr, lc = nullptr;
+  cublasLtMatmulHeuristicResult_t algo{};
+  void* workspace = nullptr;
+  float alpha = 1, beta = 0;
+  std::int32_t ialpha = 1, ibeta = 0;
+  bool integer = false;
+};
+
+std::optional<std::string> cublas_gemm::unsupported(const gemm_problem& p) {
+  const auto& s = p.sig;
+  if (!cuda_type(s.a) || !cuda_type(s.b) || !cuda_type(s.c))
+    return fmt::format("cuBLASLt has no type for {}/{}/{}", to_string(s.a), to_string(s.b), to_string(s.c));
+  if (s.variant == gemm_variant::preshuffle) return "cuBLASLt has no pre-shuffled B";
+  if (s.lay.c != layout::row) return "the baseline maps only row-major C";
+  const bool eight_bit = bits_of(s.a) == 8;
+  if (eight_bit && !(s.lay.a == layout::row && s.lay.b == layout::col))
+    return "cuBLASLt 8-bit GEMMs need the TN layout (our rcr)";
+  return std::nullopt;
+}
+
+cublas_gemm::cublas_gemm(const gemm_problem& p, float alpha, float beta) : impl_(std::make_unique<impl>()) {
+  if (auto why = unsupported(p)) throw std::runtime_error(*why);
+  const auto& s = p.sig;
+  auto& st = *impl_;
+  st.alpha = alpha;
+  st.beta = beta;
+  st.ialpha = std::int32_t(alpha);
+  st.ibeta = std::int32_t(beta);
+  st.integer = s.acc == dtype::int32;
+  check(cublasLtCreate(&st.handle), "create");
+
+  cublasComputeType_t compute = CUBLAS_COMPUTE_32F;
+  if (s.compute == dtype::tf32) compute = CUBLAS_COMPUTE_32F_FAST_TF32;
+  if (s.acc == dtype::fp64) compute = CUBLAS_COMPUTE_64F;
+  if (st.integer) compute = CUBLAS_COMPUTE_32I;
+  const cudaDataType_t scale = st.integer ? CUDA_R_32I : s.acc == dtype::fp64 ? CUDA_R_64F : CUDA_R_32F;
+  check(cublasLtMatmulDescCreate(&st.op, compute, scale), "matmul desc");
+
+  // cuBLAS's A' is our B, its B' our A (C^T = B^T A^T in column-major terms).
+  cublasOperation_t op_a = s.lay.b == layout::col ? CUBLAS_OP_T : CUBLAS_OP_N;
+  cublasOperation_t op_b = s.lay.a == layout::row ? CUBLAS_OP_N : CUBLAS_OP_T;
+  check(cublasLtMatmulDescSetAttribute(st.op, CUBLASLT_MATMUL_DESC_TRANSA, &op_a, sizeof(op_a)), "transa");
+  check(cublasLtMatmulDescSetAttribute(st.op, CUBLASLT_MATMUL_DESC_TRANSB, &op_b, sizeof(op_b)), "transb");
+
+  // Stored (column-major) shapes: B' is n x k or k x n; A' likewise with m.
+  const std::uint64_t rows_bp = op_a == CUBLAS_OP_N ? p.n : p.k, cols_bp = op_a == CUBLAS_OP_N ? p.k : p.n;
+  const std::uint64_t rows_ap = op_b == CUBLAS_OP_N ? p.k : p.m, cols_ap = op_b == CUBLAS_OP_N ? p.m : p.k;
+  check(cublasLtMatrixLayoutCreate(&st.la, *cuda_type(s.b), rows_bp, cols_bp, p.ldb), "layout B");
+  check(cublasLtMatrixLayoutCreate(&st.lb, *cuda_type(s.a), rows_ap, cols_ap, p.lda), "layout A");
+  check(cublasLtMatrixLayoutCreate(&st.lc, *cuda_type(s.c), p.n, p.m, p.ldc), "layout C");
+  if (p.batch > 1) {
+    std::int32_t count = std::int32_t(p.batch);
+    for (auto [l, stride] : {std::pair{st.la, p.stride_b}, {st.lb, p.stride_a}, {st.lc, p.stride_c}}) {
+      std::int64_t s64 = stride;
+      check(cublasLtMatrixLayoutSetAttribute(l, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count, sizeof(count)), "batch");
+      check(cublasLtMatrixLayoutSetAttribute(l, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &s64, sizeof(s64)),
+            "batch stride");
+    }
+  }
+
+  if (cudaMalloc(&st.workspace, workspace_bytes) != cudaSuccess)
+    throw std::runtime_error("cuBLASLt baseline: cannot allocate its workspace");
+  cublasLtMatmulPreference_t pref = nullptr;
+  check(cublasLtMatmulPreferenceCreate(&pref), "preference");
+  std::size_t ws = workspace_bytes;
+  check(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof(ws)),
+        "workspace preference");
+  int found = 0;
+  auto hs = cublasLtMatmulAlgoGetHeuristic(st.handle, st.op, st.la, st.lb, st.lc, st.lc, pref, 1, &st.algo, &found);
+  cublasLtMatmulPreferenceDestroy(pref);
+  check(hs, "heuristic");
+  if (found == 0) throw std::runtime_error("cuBLASLt found no algorithm for this problem");
+}
+
+cublas_gemm::~cublas_gemm() {
+  auto& st = *impl_;
+  if (st.workspace) cudaFree(st.workspace);
+  if (st.lc) cublasLtMatrixLayoutDestroy(st.lc);
+  if (st.lb) cublasLtMatrixLayoutDestroy(st.lb);
+  if (st.la) cublasLtMatrixLayoutDestroy(st.la);
+  if (st.op) cublasLtMatmulDescDestroy(st.op);
+  if (st.handle) cublasLtDestroy(st.handle);
+}
+
+void cublas_gemm::run(const void* a, const void* b, void* c) const {
+  const auto& st = *impl_;
+  const void* alpha = st.integer ? static_cast<const void*>(&st.ialpha) : &st.alpha;
+  const void* beta = st.integer ? static_cast<const void*>(&st.ibeta) : &st.beta;
+  check(cublasLtMatmul(st.handle, st.op, alpha, b, st.la, a, st.lb, beta, c, st.lc, c, st.lc, &st.algo.algo,
+                       st.workspace, workspace_bytes, nullptr),
+        "matmul");
+}
+
+}  // namespace kdecl::cli

@@ -1,0 +1,110 @@
+#include "gemm_options.hpp"
+
+#include <stdexcept>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+namespace kdecl::cli {
+namespace {
+
+template <class E>
+E parse_flag(const std::string& flag, const std::string& value) {
+  auto v = parse<E>(value);
+  if (!v || value == "*") {
+    std::vector<std::string> names;
+    for (auto n : enum_table<E>::names)
+      if (n != "*") names.emplace_back(n);
+    throw std::invalid_argument(fmt::format("{} '{}' is not one of: {}", flag, value, fmt::join(names, ", ")));
+  }
+  return *v;
+}
+
+}  // namespace
+
+void gemm_options::add_to(CLI::App& app, bool sizes_required) {
+  auto* om = app.add_option("--m", m, "rows of A and C");
+  auto* on = app.add_option("--n", n, "columns of B and C");
+  auto* ok = app.add_option("--k", k, "columns of A, rows of B");
+  if (sizes_required) {
+    om->required();
+    on->required();
+    ok->required();
+  }
+  app.add_option("--batch", batch, "strided batch count")->capture_default_str();
+  app.add_option("--lda", lda, "leading dimension of A (0: packed)");
+  app.add_option("--ldb", ldb, "leading dimension of B (0: packed)");
+  app.add_option("--ldc", ldc, "leading dimension of C (0: packed)");
+  app.add_option("--dtype", dtype, "dtype of A, B and C: fp16 bf16 fp32 fp64 fp8 bf8 int8")->capture_default_str();
+  app.add_option("--dtypes", dtypes, "dtypes of A,B,C when they differ, e.g. int8,int8,int32");
+  app.add_option("--compute", compute, "multiply precision: tf32 lets fp32 data use tensor cores");
+  app.add_option("--layout", layout, "layouts of A, B, C: rcr rrr crr ccr (r row-, c column-major)")
+      ->capture_default_str();
+  app.add_option("--multi-d", multi_d, "fuse D tensors and an op, OP:N, e.g. gelu:1 or multi_d_add:2");
+  app.add_flag("--preshuffle", preshuffle, "B is stored pre-shuffled (preshuffle variant)");
+  app.add_option("--alpha", alpha, "C = alpha*A*B + beta*C")->capture_default_str();
+  app.add_option("--beta", beta, "C = alpha*A*B + beta*C")->capture_default_str();
+  app.add_option("--device", device, "host, cuda:N or auto (first GPU, else host)")->capture_default_str();
+}
+
+gemm_problem gemm_options::problem() const {
+  gemm_problem p;
+  p.sizes(m, n, k).batched(batch).leading_dims(lda, ldb, ldc);
+  p.dtype(parse_flag<kdecl::dtype>("--dtype", dtype));
+  if (!dtypes.empty()) {
+    std::vector<std::string> parts;
+    std::size_t start = 0;
+    for (std::size_t i = 0; i <= dtypes.size(); ++i)
+      if (i == dtypes.size() || dtypes[i] == ',') {
+        parts.push_back(dtypes.substr(start, i - start));
+        start = i + 1;
+      }
+    if (parts.size() != 3) throw std::invalid_argument(fmt::format("--dtypes '{}' is not A,B,C", dtypes));
+    auto a = parse_flag<kdecl::dtype>("--dtypes", parts[0]);
+    p.dtype(a).dtypes(a, parse_flag<kdecl::dtype>("--dtypes", parts[1]), parse_flag<kdecl::dtype>("--dtypes", parts[2]));
+  }
+  if (!compute.empty()) p.compute(parse_flag<kdecl::dtype>("--compute", compute));
+  if (layout.size() != 3 || layout.find_first_not_of("rc") != std::string::npos)
+    throw std::invalid_argument(fmt::format("--layout '{}' is not three letters r or c (A, B, C), e.g. rcr", layout));
+  auto l = [](char c) { return c == 'r' ? kdecl::layout::row : kdecl::layout::col; };
+  p.layout({l(layout[0]), l(layout[1]), l(layout[2])});
+  if (!multi_d.empty()) {
+    auto colon = multi_d.find(':');
+    if (colon == std::string::npos)
+      throw std::invalid_argument(fmt::format("--multi-d '{}' is not OP:N, e.g. gelu:1", multi_d));
+    auto op = parse_flag<elementwise>("--multi-d op", multi_d.substr(0, colon));
+    int nd = 0;
+    try {
+      nd = std::stoi(multi_d.substr(colon + 1));
+    } catch (...) {
+      throw std::invalid_argument(fmt::format("--multi-d '{}': '{}' is not a number", multi_d, multi_d.substr(colon + 1)));
+    }
+    p.multi_d(op, nd);
+  }
+  if (preshuffle) p.preshuffled_b();
+  if (auto e = p.validate()) throw std::invalid_argument(*e);
+  return p;
+}
+
+device gemm_options::target() const {
+  std::vector<std::string> skipped;
+  auto all = available_devices(&skipped);
+  if (device == "auto") return all.size() > 1 ? all[1] : all[0];
+  if (device == "host") return all[0];
+  if (device.rfind("cuda:", 0) == 0) {
+    int ordinal = -1;
+    try {
+      ordinal = std::stoi(device.substr(5));
+    } catch (...) {
+    }
+    for (const auto& d : all)
+      if (d.kind() == backend::cuda && d.ordinal == ordinal) return d;
+    std::string msg = fmt::format("--device {}: no such CUDA device in this build/machine ({} found)", device,
+                                  all.size() - 1);
+    for (const auto& s : skipped) msg += "; " + s;
+    throw std::invalid_argument(msg);
+  }
+  throw std::invalid_argument(fmt::format("--device '{}' is not host, cuda:N or auto", device));
+}
+
+}  // namespace kdecl::cli
