@@ -8,6 +8,13 @@ namespace {
 
 double element_bytes(dtype d) { return std::max(1, bits_of(d)) / 8.0; }
 
+// Compute and memory overlap, but not perfectly: the smaller of the two still
+// shows through a little (so a memory-bound problem prefers the tile that wastes
+// the least MMA work).
+double overlapped(double compute_s, double memory_s) {
+  return std::max(compute_s, memory_s) + 0.3 * std::min(compute_s, memory_s);
+}
+
 }  // namespace
 
 kernel_profile profile_of(const gemm_key& key, const machine_model& mm) {
@@ -19,8 +26,12 @@ kernel_profile profile_of(const gemm_key& key, const machine_model& mm) {
   kp.bytes_a = element_bytes(key.sig.a);
   kp.bytes_b = element_bytes(key.sig.b);
   kp.processors = std::max(1, mm.processors);
-  kp.bandwidth = mm.bandwidth_gbs * 1e9;
+  kp.bandwidth = mm.bandwidth_gbs * 1e9 * mm.memory_efficiency;
   kp.persistent = a.pipe == pipeline::tma_wgmma;
+  // The sm_90 kernel splits K inside a cluster when its fp32 partial tile fits
+  // in the ring it no longer needs (see kernels/gemm/cuda/sm90/gemm_sm90.cuh).
+  kp.splits_k = a.pipe == pipeline::tma_wgmma &&
+                kp.tile_m * (kp.tile_n + 8) * 4 <= a.stages * (kp.tile_m + kp.tile_n) * kp.tile_k * kp.bytes_a;
   kp.launch_us = a.arch == arch_id::host ? 5.0 : 3.0;
 
   // Occupancy allowed by the main loop's shared-memory ring.
@@ -57,22 +68,37 @@ tile_terms terms_of(const kernel_profile& kp, const problem_profile& pp) {
     t.waves[r] = std::ceil(t.tiles / (kp.processors * r));
     t.fractional_waves[r] = std::max(1.0, t.tiles / (kp.processors * r));
   }
-  t.flops_per_tile = 2.0 * kp.tile_m * kp.tile_n * std::ceil(pp.k / kp.tile_k) * kp.tile_k;
+  const double k_blocks = std::ceil(pp.k / kp.tile_k);
+  t.flops_per_tile = 2.0 * kp.tile_m * kp.tile_n * k_blocks * kp.tile_k;
   // Memory: every operand once from DRAM, tile re-reads from L2; with few
   // active processors neither bandwidth is reached.
-  const double active = std::min(kp.processors, t.tiles);
-  const double bw = kp.bandwidth * std::min(1.0, active / (0.5 * kp.processors));
   const double l2 = t.tiles * (std::min(kp.tile_m, pp.m) * kp.bytes_a + std::min(kp.tile_n, pp.n) * kp.bytes_b) * pp.k;
-  t.memory_s = std::max(pp.dram_bytes / bw, l2 / (3.0 * bw));
+  auto memory_with = [&](double blocks) {
+    const double active = std::min(kp.processors, blocks);
+    const double bw = kp.bandwidth * std::min(1.0, active / (0.5 * kp.processors));
+    return std::max(pp.dram_bytes / bw, l2 / (3.0 * bw));
+  };
+  t.memory_s = memory_with(t.tiles);
+  // Split-K when there are at most half as many tiles as processors: up to 8
+  // pieces, each at least 4 k-blocks deep, all resident at once.
+  if (t.tiles <= kp.processors / 2)
+    t.splits = std::clamp(std::min({8.0, std::floor(kp.processors / t.tiles), std::floor(k_blocks / 4)}), 1.0, 8.0);
+  t.split_memory_s = memory_with(t.tiles * t.splits);
   return t;
 }
 
 double estimate_microseconds(const kernel_profile& kp, const tile_terms& t) {
   // Blocks sharing a processor: what the ring allows, and no more than there are tiles.
+  if (kp.splits_k && t.splits > 1) {
+    // One wave of tiles x splits blocks, each doing 1/splits of the tile's K, plus the reduction.
+    const double compute_s = t.flops_per_tile / t.splits * kp.seconds_per_flop * kp.overhead * 1.05;
+    const double us = overlapped(compute_s, t.split_memory_s) * 1e6 + kp.launch_us;
+    return std::isfinite(us) && us > 0 ? us : 1e30;
+  }
   const int resident = int(std::clamp(std::min(kp.fit, t.tiles_per_processor), 1.0, 4.0));
   const double waves = kp.persistent ? t.fractional_waves[resident] : t.waves[resident];
   const double compute_s = waves * t.flops_per_tile * resident * kp.seconds_per_flop * kp.overhead;
-  const double us = std::max(compute_s, t.memory_s) * 1e6 + kp.launch_us;
+  const double us = overlapped(compute_s, t.memory_s) * 1e6 + kp.launch_us;
   return std::isfinite(us) && us > 0 ? us : 1e30;
 }
 
@@ -113,10 +139,15 @@ machine_model machine_model_of(const gemm_key& key) {
   mm.peak_tflops = peak > 0 ? peak : 100.0;
   // Share of peak each pipeline reaches at its best: wgmma streams the tensor
   // cores; mma.sync on Hopper issues at about half its rate.
+  // Measured on an H100 (docs/perf): TMA streams reach ~78% of the datasheet
+  // bandwidth, cp.async ~67%.
   switch (key.algo.pipe) {
-    case pipeline::tma_wgmma: mm.pipeline_efficiency = 0.80; break;
-    case pipeline::cp_async: mm.pipeline_efficiency = key.algo.arch == arch_id::sm_90 ? 0.45 : 0.75; break;
-    default: mm.pipeline_efficiency = 0.70; break;
+    case pipeline::tma_wgmma: mm.pipeline_efficiency = 0.80; mm.memory_efficiency = 0.78; break;
+    case pipeline::cp_async:
+      mm.pipeline_efficiency = key.algo.arch == arch_id::sm_90 ? 0.45 : 0.75;
+      mm.memory_efficiency = 0.67;
+      break;
+    default: mm.pipeline_efficiency = 0.70; mm.memory_efficiency = 0.70; break;
   }
   if (compute == dtype::fp32) mm.pipeline_efficiency = 0.6;  // SIMT path
   return mm;

@@ -300,7 +300,7 @@ void add_bench_command(CLI::App& app, command_state& state) {
       auto problems = problems_of(*o);
 #if KDECL_WITH_CUDA
       auto dev = o->shape.target();
-      if (dev.kind() != backend::cuda)
+      if (dev.kind() != backend::cuda || dev.ordinal < 0)
         throw std::invalid_argument("bench needs a CUDA device (none found, or --device host given)");
       cudaDeviceProp prop{};
       cuda_check(cudaGetDeviceProperties(&prop, dev.ordinal), "device properties");

@@ -127,6 +127,9 @@ void add_run_command(CLI::App& app, command_state& state) {
       require_gemm(*op);
       auto problem = opts->problem();
       auto dev = opts->target();
+      if (dev.ordinal < 0)
+        throw std::invalid_argument(fmt::format("--device {} names an arch, not a device present here: run needs a "
+                                                "device (host, cuda:N or auto)", opts->device));
       if (dev.kind() == backend::host)
         fmt::print("device: host CPU (no GPU found or requested: running on the host backend)\n");
       else

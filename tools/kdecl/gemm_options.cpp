@@ -44,7 +44,8 @@ void gemm_options::add_to(CLI::App& app, bool sizes_required) {
   app.add_flag("--preshuffle", preshuffle, "B is stored pre-shuffled (preshuffle variant)");
   app.add_option("--alpha", alpha, "C = alpha*A*B + beta*C")->capture_default_str();
   app.add_option("--beta", beta, "C = alpha*A*B + beta*C")->capture_default_str();
-  app.add_option("--device", device, "host, cuda:N or auto (first GPU, else host)")->capture_default_str();
+  app.add_option("--device", device, "host, cuda:N, auto (first GPU, else host), or an arch such as sm_90 "
+                                     "(select only: what the dispatcher would pick there)")->capture_default_str();
 }
 
 gemm_problem gemm_options::problem() const {
@@ -104,7 +105,10 @@ device gemm_options::target() const {
     for (const auto& s : skipped) msg += "; " + s;
     throw std::invalid_argument(msg);
   }
-  throw std::invalid_argument(fmt::format("--device '{}' is not host, cuda:N or auto", device));
+  // An arch name is a device for offline selection: what the dispatcher would pick there.
+  if (auto arch = parse<arch_id>(device); arch && *arch != arch_id::host)
+    return kdecl::device{*arch, -1, fmt::format("{} (offline: selection only)", device)};
+  throw std::invalid_argument(fmt::format("--device '{}' is not host, cuda:N, auto or an arch name (sm_90, ...)", device));
 }
 
 }  // namespace kdecl::cli

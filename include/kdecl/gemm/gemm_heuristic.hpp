@@ -24,6 +24,7 @@ struct machine_model {
   double peak_tflops = 0.1;      // for the key's compute dtype
   double bandwidth_gbs = 50.0;   // device memory
   double pipeline_efficiency = 1.0;  // share of peak the key's pipeline reaches at best
+  double memory_efficiency = 1.0;    // share of the bandwidth its loads reach when streaming
   int shared_bytes_per_processor = 0;  // for occupancy; 0 = one block per processor
 };
 
@@ -37,7 +38,8 @@ struct kernel_profile {
   double overhead = 1;     // multiplicative cost of padding checks and epilogue kind
   double bytes_a = 2, bytes_b = 2;  // element sizes, for L2 traffic
   bool persistent = false; // spreads a partial last wave over all processors
-  double processors = 1, bandwidth = 1, launch_us = 3;
+  bool splits_k = false;   // splits K over a cluster when tiles are few (sm_90 TMA pipeline)
+  double processors = 1, bandwidth = 1, launch_us = 3;  // bandwidth: reachable bytes/s
 };
 kernel_profile profile_of(const gemm_key& key, const machine_model& model);
 
@@ -56,6 +58,9 @@ struct tile_terms {
   double fractional_waves[5] = {}; // max(1, tiles / (processors * r)): a persistent grid's waves
   double flops_per_tile = 0;       // with K padded to the tile
   double memory_s = 0;
+  // The same figures when the kernel splits K (for kernels with splits_k).
+  double splits = 1;
+  double split_memory_s = 0;
 };
 tile_terms terms_of(const kernel_profile& kernel, const problem_profile& problem);
 

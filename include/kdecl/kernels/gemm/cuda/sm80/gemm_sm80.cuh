@@ -235,7 +235,12 @@ struct gemm {
     } else if (misaligned(args.b, p.ldb, p.stride_b, cfg::bytes_b, vec)) {
       return "B: pointer, ldb or stride_b not aligned to vector_bytes";
     }
+    return std::nullopt;
+  }
 
+  // What the running environment must provide; checked by run(), not why_not(),
+  // so that selection also works offline (for an arch that is not present).
+  static std::optional<std::string> device_reason() {
     int dev = 0, major = 0, minor = 0, smem_optin = 0;
     if (cudaGetDevice(&dev) != cudaSuccess) return "no CUDA device";
     cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
@@ -252,6 +257,7 @@ struct gemm {
 
   static status run(const gemm_problem& p, const gemm_args& args, void* stream) {
     if (auto why = why_not(p, args)) return status::error(*why);
+    if (auto why = device_reason()) return status::error(*why);
     if (p.m == 0 || p.n == 0) return status::ok();
 
     auto kernel = cp_async_gemm_kernel<cfg>;

@@ -103,6 +103,7 @@ struct gemm {
     } else {
       using cfg = sm90_config<K>;
       if (auto why = problem_reason(p, args)) return status::error(*why);
+      if (auto why = device_reason()) return status::error(*why);
 
       gemm_sm90_params params{};
       if (auto e = encode_tensor_map(params.map_a, operand_a(p, args))) return status::error(*e);
@@ -255,6 +256,13 @@ struct gemm {
       for (int i = 0; i < K.sig.num_d; ++i)
         if (args.d[i] == nullptr || !aligned(args.d[i])) return fail("each D tensor must be non-null and 16-byte aligned");
     }
+    return std::nullopt;
+  }
+
+  // What the running environment must provide; checked by run(), not why_not(),
+  // so that selection also works offline (for an arch that is not present).
+  static std::optional<std::string> device_reason() {
+    auto fail = [](const char* why) { return std::optional<std::string>(std::string("sm90 tma_wgmma: ") + why); };
     const device_info dev = current_device_info();
     if (dev.ordinal < 0) return fail("no current CUDA device");
     if (dev.cc_major != 9 || dev.cc_minor != 0) return fail("needs an sm_90 device (wgmma, TMA)");
