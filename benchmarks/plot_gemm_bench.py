@@ -31,8 +31,8 @@ def main(src: str, dst: str) -> None:
     ax.set_xticks(x)
     ax.set_xticklabels(labels, rotation=30, ha="right")
     ax.set_ylabel("TFLOP/s")
-    ax.set_title(f'{rows[0]["dtype"] if rows else ""} {rows[0]["layout"] if rows else ""} GEMM on {doc["gpu"]} '
-                 f'({doc.get("date", "")} {doc.get("commit", "")[:10]})')
+    ax.set_title(f'{rows[0]["dtype"] if rows else ""} {rows[0]["layout"] if rows else ""} GEMM on {doc["gpu"]}\n'
+                 f'{doc.get("date", "")}, commit {doc.get("commit", "")[:10]}', fontsize=10)
     ax.grid(True, alpha=0.3)
     ax.legend()
     fig.tight_layout()

@@ -150,21 +150,24 @@ std::string gemm_selection::explain(std::size_t max_candidates) const {
   return out;
 }
 
-// One indexed kernel: its problem-independent figures, computed once.
+// One indexed kernel as the hot loop sees it: its problem-independent figures,
+// computed once, packed small (the loop streams one per candidate).
 struct indexed_kernel {
-  std::shared_ptr<const gemm_instance> kernel;
-  kernel_profile profile;
-  std::size_t group;  // index of its tile shape within the bucket
+  kernel_rates rates;
+  std::uint16_t group;        // index of its tile shape within the bucket
+  std::uint8_t vector_bytes;  // a power of two
   bool pad_m, pad_n, pad_k;
-  int vector_bytes;
-  bool indexes_32bit;  // device kernels index within one matrix with 32 bits
+  bool indexes_32bit;         // device kernels index within one matrix with 32 bits
 };
 
-// Kernels of one signature, in name order, and the distinct tile shapes among them:
-// what depends on the tile shape only is computed once per shape and call.
+// Kernels of one signature, in name order (hot data and owners side by side),
+// and the distinct tile shapes among them with a profile each: what depends on
+// the tile shape only is computed once per shape and call.
 struct signature_bucket {
-  std::vector<indexed_kernel> kernels;
+  std::vector<indexed_kernel> hot;
+  std::vector<std::shared_ptr<const gemm_instance>> kernels;
   std::vector<std::array<std::int64_t, 3>> tiles;
+  std::vector<kernel_profile> tile_profiles;  // a profile of the first kernel with each tile
 };
 
 // Kernels of the device's arch, bucketed by exact signature, rebuilt when the registry grows.
@@ -225,7 +228,7 @@ struct tile_facts {
 // The generic checks of gemm_rejection() without building messages: the hot path.
 // (The kernel's own why_not() is asked only of the winner.)
 bool quickly_eligible(const indexed_kernel& e, const tile_facts& t, const problem_facts& f) {
-  if (f.alignment % e.vector_bytes != 0) return false;
+  if (e.vector_bytes > f.alignment) return false;  // both powers of two
   if (e.indexes_32bit && !f.fits_32bit) return false;
   if (!e.pad_m && !t.m_divides) return false;
   if (!e.pad_n && !t.n_divides) return false;
@@ -247,13 +250,20 @@ std::shared_ptr<const gemm_dispatcher::index> gemm_dispatcher::current_index() c
       if (k->arch() != device_.arch) continue;
       const auto& a = k->key().algo;
       auto& bucket = idx->by_signature[signature_of(k->arch(), k->key().sig)];
+      const auto profile = profile_of(k->key(), machine_model_of(k->key()));
       const std::array<std::int64_t, 3> tile{a.tile.m, a.tile.n, a.tile.k};
       auto g = std::find(bucket.tiles.begin(), bucket.tiles.end(), tile);
-      if (g == bucket.tiles.end()) g = bucket.tiles.insert(g, tile);
-      bucket.kernels.push_back({k, profile_of(k->key(), machine_model_of(k->key())),
-                                std::size_t(g - bucket.tiles.begin()), a.pad_m == tristate::yes,
-                                a.pad_n == tristate::yes, a.pad_k == tristate::yes, a.vector_bytes,
-                                a.arch != arch_id::host});
+      if (g == bucket.tiles.end()) {
+        g = bucket.tiles.insert(g, tile);
+        bucket.tile_profiles.push_back(profile);
+      }
+      // Access widths are powers of two in every table; round any other up (stricter).
+      int vb = 1;
+      while (vb < a.vector_bytes) vb *= 2;
+      bucket.hot.push_back({profile.rates, std::uint16_t(g - bucket.tiles.begin()), std::uint8_t(vb),
+                            a.pad_m == tristate::yes, a.pad_n == tristate::yes, a.pad_k == tristate::yes,
+                            a.arch != arch_id::host});
+      bucket.kernels.push_back(k);
       idx->for_arch.push_back(std::move(k));
     }
     index_ = std::move(idx);
@@ -270,9 +280,11 @@ std::vector<std::pair<std::shared_ptr<const gemm_instance>, double>> gemm_dispat
   auto it = idx->by_signature.find(signature_of(device_.arch, p.sig));
   if (it == idx->by_signature.end()) return out;
   const auto facts = facts_of(p, args);
-  for (const auto& e : it->second.kernels) {
-    if (gemm_rejection(*e.kernel, p, args)) continue;
-    out.emplace_back(e.kernel, estimate_microseconds(e.profile, facts.profile));
+  const auto& bucket = it->second;
+  for (std::size_t i = 0; i < bucket.kernels.size(); ++i) {
+    if (gemm_rejection(*bucket.kernels[i], p, args)) continue;
+    const auto terms = terms_of(bucket.tile_profiles[bucket.hot[i].group], facts.profile);
+    out.emplace_back(bucket.kernels[i], estimate_microseconds(bucket.hot[i].rates, terms));
   }
   // Bucket order is name order and the sort is stable: equal estimates keep the smaller name first.
   std::stable_sort(out.begin(), out.end(), [](const auto& x, const auto& y) { return x.second < y.second; });
@@ -292,25 +304,26 @@ gemm_selection gemm_dispatcher::select(const gemm_problem& problem, const gemm_a
     const auto facts = facts_of(p, args);
     const auto& bucket = it->second;
     std::vector<tile_facts> per_tile(bucket.tiles.size());
-    const indexed_kernel* best = nullptr;
+    std::size_t best = bucket.hot.size();
     double best_us = 0.0;
-    for (const auto& e : bucket.kernels) {
+    for (std::size_t i = 0; i < bucket.hot.size(); ++i) {
+      const indexed_kernel& e = bucket.hot[i];
       auto& t = per_tile[e.group];
       if (!t.computed) {
         const auto& [tm, tn, tk] = bucket.tiles[e.group];
-        t = {true, p.m % tm == 0, p.n % tn == 0, p.k % tk == 0, terms_of(e.profile, facts.profile)};
+        t = {true, p.m % tm == 0, p.n % tn == 0, p.k % tk == 0, terms_of(bucket.tile_profiles[e.group], facts.profile)};
       }
       if (!quickly_eligible(e, t, facts)) continue;
-      const double us = estimate_microseconds(e.profile, t.terms);
-      if (!best || us < best_us) {  // name order within the bucket: '<' keeps the smaller name on ties
-        best = &e;
+      const double us = estimate_microseconds(e.rates, t.terms);
+      if (best == bucket.hot.size() || us < best_us) {  // name order: '<' keeps the smaller name on ties
+        best = i;
         best_us = us;
       }
     }
-    if (best && !gemm_rejection(*best->kernel, p, args)) {
-      sel.kernel = best->kernel;
+    if (best < bucket.hot.size() && !gemm_rejection(*bucket.kernels[best], p, args)) {
+      sel.kernel = bucket.kernels[best];
       sel.estimated_us = best_us;
-    } else if (best) {
+    } else if (best < bucket.hot.size()) {
       // The winner refused the problem itself (its why_not): take the best that accepts.
       if (auto r = ranked(problem, args); !r.empty()) {
         sel.kernel = r.front().first;

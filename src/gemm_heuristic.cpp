@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <thread>
+
+#include "kdecl/arch/arch.hpp"
 
 namespace kdecl {
 namespace {
@@ -27,29 +30,29 @@ kernel_profile profile_of(const gemm_key& key, const machine_model& mm) {
   kp.bytes_b = element_bytes(key.sig.b);
   kp.processors = std::max(1, mm.processors);
   kp.bandwidth = mm.bandwidth_gbs * 1e9 * mm.memory_efficiency;
-  kp.persistent = a.pipe == pipeline::tma_wgmma;
+  kp.rates.persistent = a.pipe == pipeline::tma_wgmma;
   // The sm_90 kernel splits K inside a cluster when its fp32 partial tile fits
   // in the ring it no longer needs (see kernels/gemm/cuda/sm90/gemm_sm90.cuh).
-  kp.splits_k = a.pipe == pipeline::tma_wgmma &&
+  kp.rates.splits_k = a.pipe == pipeline::tma_wgmma &&
                 kp.tile_m * (kp.tile_n + 8) * 4 <= a.stages * (kp.tile_m + kp.tile_n) * kp.tile_k * kp.bytes_a;
-  kp.launch_us = a.arch == arch_id::host ? 5.0 : 3.0;
+  kp.rates.launch_us = a.arch == arch_id::host ? 5.0f : 3.0f;
 
   // Occupancy allowed by the main loop's shared-memory ring.
   const double ring_bytes = std::max(1, a.stages) * (kp.tile_m * kp.bytes_a + kp.tile_n * kp.bytes_b) * kp.tile_k;
   if (mm.shared_bytes_per_processor > 0)
-    kp.fit = std::clamp(std::floor(mm.shared_bytes_per_processor / ring_bytes), 1.0, 4.0);
+    kp.rates.fit = float(std::clamp(std::floor(mm.shared_bytes_per_processor / ring_bytes), 1.0, 4.0));
 
   // A tile feeds its MMAs from shared memory at (tm + tn) * tk bytes per 2*tm*tn*tk flops;
   // below the intensity the pipeline needs, the MMAs starve.
   const double intensity = 2.0 * kp.tile_m * kp.tile_n / (kp.tile_m * kp.bytes_a + kp.tile_n * kp.bytes_b);
   const double needed = 32.0 * mm.pipeline_efficiency / 0.8;
   const double feed = std::min(1.0, intensity / needed);
-  kp.sm_rate = mm.peak_tflops * 1e12 * mm.pipeline_efficiency * feed / kp.processors;
-  kp.sm_rate *= std::pow(std::min(1.0, a.vector_bytes / 16.0), 0.25);  // narrow accesses cost issue slots
-  kp.sm_rate *= a.stages >= 3 ? 1.0 : 0.9;                              // shallow rings hide less latency
+  double sm_rate = mm.peak_tflops * 1e12 * mm.pipeline_efficiency * feed / kp.processors;
+  sm_rate *= std::pow(std::min(1.0, a.vector_bytes / 16.0), 0.25);  // narrow accesses cost issue slots
+  sm_rate *= a.stages >= 3 ? 1.0 : 0.9;                              // shallow rings hide less latency
   const bool pads = a.pad_m == tristate::yes || a.pad_n == tristate::yes || a.pad_k == tristate::yes;
-  kp.overhead = (pads ? 1.02 : 1.0) * (a.epi == epilogue::cshuffle ? 1.0 : 1.01);
-  kp.seconds_per_flop = 1.0 / kp.sm_rate;
+  const double overhead = (pads ? 1.02 : 1.0) * (a.epi == epilogue::cshuffle ? 1.0 : 1.01);
+  kp.rates.seconds_per_flop = float(overhead / sm_rate);
   return kp;
 }
 
@@ -63,13 +66,13 @@ problem_profile profile_of(const gemm_problem& p) {
 tile_terms terms_of(const kernel_profile& kp, const problem_profile& pp) {
   tile_terms t;
   t.tiles = std::ceil(pp.m / kp.tile_m) * std::ceil(pp.n / kp.tile_n) * pp.batch;
-  t.tiles_per_processor = std::ceil(t.tiles / kp.processors);
-  for (int r = 1; r <= 4; ++r) {
-    t.waves[r] = std::ceil(t.tiles / (kp.processors * r));
-    t.fractional_waves[r] = std::max(1.0, t.tiles / (kp.processors * r));
-  }
+  t.resident_cap = int(std::clamp(std::ceil(t.tiles / kp.processors), 1.0, 4.0));
   const double k_blocks = std::ceil(pp.k / kp.tile_k);
-  t.flops_per_tile = 2.0 * kp.tile_m * kp.tile_n * k_blocks * kp.tile_k;
+  const double flops_per_tile = 2.0 * kp.tile_m * kp.tile_n * k_blocks * kp.tile_k;
+  for (int r = 1; r <= 4; ++r) {
+    t.work[r][0] = std::ceil(t.tiles / (kp.processors * r)) * flops_per_tile * r;
+    t.work[r][1] = std::max(1.0, t.tiles / (kp.processors * r)) * flops_per_tile * r;
+  }
   // Memory: every operand once from DRAM, tile re-reads from L2; with few
   // active processors neither bandwidth is reached.
   const double l2 = t.tiles * (std::min(kp.tile_m, pp.m) * kp.bytes_a + std::min(kp.tile_n, pp.n) * kp.bytes_b) * pp.k;
@@ -80,30 +83,31 @@ tile_terms terms_of(const kernel_profile& kp, const problem_profile& pp) {
   };
   t.memory_s = memory_with(t.tiles);
   // Split-K when there are at most half as many tiles as processors: up to 8
-  // pieces, each at least 4 k-blocks deep, all resident at once.
+  // pieces, each at least 4 k-blocks deep, all resident at once; 5% for the reduction.
   if (t.tiles <= kp.processors / 2)
     t.splits = std::clamp(std::min({8.0, std::floor(kp.processors / t.tiles), std::floor(k_blocks / 4)}), 1.0, 8.0);
+  t.split_work = flops_per_tile / t.splits * 1.05;
   t.split_memory_s = memory_with(t.tiles * t.splits);
   return t;
 }
 
-double estimate_microseconds(const kernel_profile& kp, const tile_terms& t) {
-  // Blocks sharing a processor: what the ring allows, and no more than there are tiles.
-  if (kp.splits_k && t.splits > 1) {
-    // One wave of tiles x splits blocks, each doing 1/splits of the tile's K, plus the reduction.
-    const double compute_s = t.flops_per_tile / t.splits * kp.seconds_per_flop * kp.overhead * 1.05;
-    const double us = overlapped(compute_s, t.split_memory_s) * 1e6 + kp.launch_us;
-    return std::isfinite(us) && us > 0 ? us : 1e30;
+double estimate_microseconds(const kernel_rates& r, const tile_terms& t) {
+  double compute_s, memory_s;
+  if (r.splits_k && t.splits > 1) {
+    compute_s = t.split_work * r.seconds_per_flop;
+    memory_s = t.split_memory_s;
+  } else {
+    // Blocks sharing a processor: what the ring allows, and no more than there are tiles.
+    const int resident = std::min(int(r.fit), t.resident_cap);
+    compute_s = t.work[resident][r.persistent ? 1 : 0] * r.seconds_per_flop;
+    memory_s = t.memory_s;
   }
-  const int resident = int(std::clamp(std::min(kp.fit, t.tiles_per_processor), 1.0, 4.0));
-  const double waves = kp.persistent ? t.fractional_waves[resident] : t.waves[resident];
-  const double compute_s = waves * t.flops_per_tile * resident * kp.seconds_per_flop * kp.overhead;
-  const double us = overlapped(compute_s, t.memory_s) * 1e6 + kp.launch_us;
-  return std::isfinite(us) && us > 0 ? us : 1e30;
+  const double us = overlapped(compute_s, memory_s) * 1e6 + r.launch_us;
+  return us > 0 && us < 1e30 ? us : 1e30;  // also maps NaN to "never"
 }
 
 double estimate_microseconds(const kernel_profile& kp, const problem_profile& pp) {
-  return estimate_microseconds(kp, terms_of(kp, pp));
+  return estimate_microseconds(kp.rates, terms_of(kp, pp));
 }
 
 double estimate_microseconds(const gemm_key& key, const gemm_problem& normalized_problem) {
@@ -113,9 +117,6 @@ double estimate_microseconds(const gemm_key& key, const gemm_problem& normalized
 }  // namespace kdecl
 
 // ---------------------------------------------------------------------------
-#include <thread>
-
-#include "kdecl/arch/arch.hpp"
 
 namespace kdecl {
 

@@ -30,16 +30,21 @@ struct machine_model {
 
 machine_model machine_model_of(const gemm_key& key);
 
+// What the estimate needs of one kernel once the tile terms are known; small,
+// because the dispatcher's hot loop streams one per candidate.
+struct kernel_rates {
+  float fit = 1;                // blocks per processor the shared-memory ring allows (1..4)
+  float seconds_per_flop = 1;   // of one processor for this kernel, overheads included
+  float launch_us = 3;
+  bool persistent = false;      // spreads a partial last wave over all processors
+  bool splits_k = false;        // splits K over a cluster when tiles are few (sm_90 TMA pipeline)
+};
+
 struct kernel_profile {
   double tile_m = 1, tile_n = 1, tile_k = 1;
-  double fit = 1;          // blocks per processor the shared-memory ring allows (1..4)
-  double sm_rate = 1;      // flop/s one processor gives this kernel
-  double seconds_per_flop = 1;  // 1 / sm_rate
-  double overhead = 1;     // multiplicative cost of padding checks and epilogue kind
-  double bytes_a = 2, bytes_b = 2;  // element sizes, for L2 traffic
-  bool persistent = false; // spreads a partial last wave over all processors
-  bool splits_k = false;   // splits K over a cluster when tiles are few (sm_90 TMA pipeline)
-  double processors = 1, bandwidth = 1, launch_us = 3;  // bandwidth: reachable bytes/s
+  double bytes_a = 2, bytes_b = 2;      // element sizes, for L2 traffic
+  double processors = 1, bandwidth = 1; // bandwidth: reachable bytes/s
+  kernel_rates rates;
 };
 kernel_profile profile_of(const gemm_key& key, const machine_model& model);
 
@@ -53,19 +58,21 @@ problem_profile profile_of(const gemm_problem& normalized_problem);
 // with that tile on one machine): tile counts, waves, memory time.
 struct tile_terms {
   double tiles = 1;
-  double tiles_per_processor = 1;  // ceil(tiles / processors)
-  double waves[5] = {};            // ceil(tiles / (processors * r)) for r = 1..4 resident blocks
-  double fractional_waves[5] = {}; // max(1, tiles / (processors * r)): a persistent grid's waves
-  double flops_per_tile = 0;       // with K padded to the tile
+  int resident_cap = 1;    // blocks a processor can hold by tile count: min(4, ceil(tiles / processors))
+  // Flops one processor must issue for the problem, given r resident blocks
+  // (index r = 1..4) and whether the grid is persistent (index 1): the whole
+  // waves (or, persistent, the fractional waves) times each block's padded work.
+  double work[5][2] = {};
   double memory_s = 0;
-  // The same figures when the kernel splits K (for kernels with splits_k).
+  // The same when the kernel splits K (for kernels with splits_k).
   double splits = 1;
+  double split_work = 0;
   double split_memory_s = 0;
 };
 tile_terms terms_of(const kernel_profile& kernel, const problem_profile& problem);
 
 // Estimated microseconds; lower is better. Never negative, never NaN.
-double estimate_microseconds(const kernel_profile& kernel, const tile_terms& terms);
+double estimate_microseconds(const kernel_rates& kernel, const tile_terms& terms);
 double estimate_microseconds(const kernel_profile& kernel, const problem_profile& problem);
 
 // Convenience: both profiles built on the spot.
