@@ -27,6 +27,12 @@ if [[ $what == all || $what == tests ]]; then
     tail -n 4 "$out/$t.log" | tee -a "$out/summary.txt"
     ((rc == 0)) || status=1
   done
+  log "SASS: the shipped sm_90 kernels use wgmma (HGMMA), the cp_async ones mma.sync (HMMA)"
+  cuobjdump -sass "$bin/kdecl" > "$out/kdecl.sass" 2>&1
+  echo "HGMMA: $(grep -c HGMMA "$out/kdecl.sass"), HMMA: $(grep -c ' HMMA' "$out/kdecl.sass")," \
+       "local-memory ops (LDL/STL): $(grep -cE ' (LDL|STL)' "$out/kdecl.sass")" | tee -a "$out/summary.txt"
+  grep -q HGMMA "$out/kdecl.sass" || status=1
+  rm -f "$out/kdecl.sass"
   log "compute-sanitizer memcheck (sample)"
   compute-sanitizer --tool memcheck --error-exitcode 9 "$bin/kdecl_gpu_sm90_tests" \
       --gtest_filter='*Layouts*:*MultiD*' --gtest_brief=1 > "$out/sanitizer_sm90.log" 2>&1

@@ -16,7 +16,7 @@ bool registry::add(std::shared_ptr<const kernel_instance> instance, std::string_
   std::unique_lock lock(mutex_);
   const std::string& name = instance->name();
   if (auto it = by_name_.find(name); it != by_name_.end()) {
-    duplicates_.push_back({name, it->second.set, std::string(set_name)});
+    (it->second.set == set_name ? duplicates_ : overlaps_).push_back({name, it->second.set, std::string(set_name)});
     return false;
   }
   by_name_.emplace(name, registered_kernel{std::move(instance), std::string(set_name)});
@@ -69,12 +69,17 @@ std::vector<duplicate_registration> registry::duplicates() const {
   return duplicates_;
 }
 
+std::vector<duplicate_registration> registry::overlaps() const {
+  std::shared_lock lock(mutex_);
+  return overlaps_;
+}
+
 status registry::check() const {
   auto dups = duplicates();
   if (dups.empty()) return status::ok();
-  std::string msg = fmt::format("{} duplicate kernel registration(s):", dups.size());
-  for (const auto& d : dups)
-    msg += fmt::format("\n  {} (set '{}', again from set '{}')", d.name, d.first_set, d.second_set);
+  std::string msg = fmt::format("{} duplicate kernel registration(s) (a set linked twice, or two sets sharing a name):",
+                                dups.size());
+  for (const auto& d : dups) msg += fmt::format("\n  {} (set '{}' again)", d.name, d.first_set);
   return status::error(msg);
 }
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <random>
 #include <thread>
@@ -395,6 +396,42 @@ TEST(GemmSm90, SplitKSmallM) {
   check_problem<bf16_rcr_64x128_f32out>({100, 700, 3000, 2}, 0.5f, 1.0f, 45);  // fp32 C, batched, beta
   check_problem<bf16_rcr_128x256_gelu2_cshuffle>({128, 1024, 4096}, 1.0f, 0.0f, 46);  // W2, multi_d gelu
   check_problem<bf16_rcr_128x256_gelu2_cshuffle>({65, 300, 2000}, 1.0f, 1.0f, 47);
+}
+
+// fast_erf (common/elementwise.cuh, behind GELU) on the device, with its ex2.approx,
+// against std::erf in double: |error| < 1e-6 over [-10, 10]; GELU within 1e-6 * max(1, |x|).
+__global__ void eval_fast_erf_and_gelu(const float* x, float* erf_out, float* gelu_out, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    erf_out[i] = kdecl::kernels::cuda::fast_erf(x[i]);
+    gelu_out[i] = kdecl::kernels::cuda::apply_elementwise<elementwise::gelu>(x[i]);
+  }
+}
+
+TEST(GemmSm90, FastErfOnDevice) {
+  KDECL_SM90_REQUIRE_DEVICE();
+  constexpr int n = 1 << 22;
+  std::vector<float> x(n);
+  for (int i = 0; i < n; ++i) x[i] = -10.0f + 20.0f * static_cast<float>(i) / (n - 1);
+  device_buffer<float> dx(n), derf(n), dgelu(n);
+  ASSERT_EQ(cudaMemcpy(dx.ptr, x.data(), n * sizeof(float), cudaMemcpyHostToDevice), cudaSuccess);
+  eval_fast_erf_and_gelu<<<n / 256, 256>>>(dx.ptr, derf.ptr, dgelu.ptr, n);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  std::vector<float> erf_out(n), gelu_out(n);
+  ASSERT_EQ(cudaMemcpy(erf_out.data(), derf.ptr, n * sizeof(float), cudaMemcpyDeviceToHost), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(gelu_out.data(), dgelu.ptr, n * sizeof(float), cudaMemcpyDeviceToHost), cudaSuccess);
+  double erf_err = 0, gelu_err = 0;
+  for (int i = 0; i < n; ++i) {
+    const double e = std::fabs(erf_out[i] - std::erf(static_cast<double>(x[i])));
+    const double g = std::fabs(gelu_out[i] - apply_ew(elementwise::gelu, x[i])) / std::max(1.0, std::fabs(double(x[i])));
+    ASSERT_FALSE(std::isnan(e) || std::isnan(g)) << x[i];
+    erf_err = std::max(erf_err, e);
+    gelu_err = std::max(gelu_err, g);
+  }
+  std::printf("device fast_erf: max |error| over [-10, 10] %.3g; gelu max |error| / max(1, |x|) %.3g\n", erf_err,
+              gelu_err);
+  EXPECT_LT(erf_err, 1e-6);
+  EXPECT_LT(gelu_err, 1e-6);
 }
 
 TEST(GemmSm90, WhyNotNamesUnsupportedInputs) {

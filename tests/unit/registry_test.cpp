@@ -30,16 +30,30 @@ TEST(Registry, KeepsNameOrderAndFindsByName) {
 TEST(Registry, ReportsDuplicatesAndKeepsTheFirst) {
   registry reg;
   auto k = make_key(dtype::fp16, rcr, 256, 128, 64);
-  EXPECT_TRUE(reg.add(std::make_shared<recording_gemm>(k), "first_set"));
-  EXPECT_FALSE(reg.add(std::make_shared<recording_gemm>(k), "second_set"));
+  auto first = std::make_shared<recording_gemm>(k);
+  EXPECT_TRUE(reg.add(first, "my_set"));
+  EXPECT_FALSE(reg.add(std::make_shared<recording_gemm>(k), "my_set"));  // the set linked twice
   EXPECT_EQ(reg.size(), 1u);
+  EXPECT_EQ(reg.find(kernel_name(k)), first);
   ASSERT_EQ(reg.duplicates().size(), 1u);
-  EXPECT_EQ(reg.duplicates()[0].first_set, "first_set");
-  EXPECT_EQ(reg.duplicates()[0].second_set, "second_set");
+  EXPECT_EQ(reg.duplicates()[0].first_set, "my_set");
   auto st = reg.check();
   EXPECT_FALSE(st.is_ok());
   EXPECT_NE(st.message().find(kernel_name(k)), std::string::npos) << st.message();
-  EXPECT_NE(st.message().find("second_set"), std::string::npos);
+  EXPECT_NE(st.message().find("my_set"), std::string::npos);
+}
+
+TEST(Registry, OverlappingSetsAreReportedNotErrors) {
+  registry reg;
+  auto k = make_key(dtype::fp16, rcr, 256, 128, 64);
+  EXPECT_TRUE(reg.add(std::make_shared<recording_gemm>(k), "essential"));
+  EXPECT_FALSE(reg.add(std::make_shared<recording_gemm>(k), "full"));  // same kernel, another set
+  EXPECT_EQ(reg.size(), 1u);
+  EXPECT_TRUE(reg.duplicates().empty());
+  ASSERT_EQ(reg.overlaps().size(), 1u);
+  EXPECT_EQ(reg.overlaps()[0].first_set, "essential");
+  EXPECT_EQ(reg.overlaps()[0].second_set, "full");
+  EXPECT_TRUE(reg.check().is_ok());
 }
 
 TEST(Registry, FiltersByAnyKeyField) {

@@ -27,6 +27,9 @@ void require_gemm(const std::string& op) {
 
 void print_registry_health() {
   if (auto st = registry::global().check(); !st) fmt::print(stderr, "kdecl: warning: {}\n", st.message());
+  if (auto o = registry::global().overlaps(); !o.empty())
+    fmt::print(stderr, "kdecl: note: {} kernel(s) declared by more than one set (registered once, under the first)\n",
+               o.size());
 }
 
 }  // namespace

@@ -4,8 +4,12 @@
 //
 // * Thread-safe: lookups take a shared lock, registration an exclusive one.
 // * Deterministic: iteration is in name order, never hash order.
-// * Duplicates (two registrations under one name) keep the first and are
-//   recorded; duplicates() and check() report them.
+// * A second registration under a taken name keeps the first. From the same
+//   set it is a duplicate (the set was linked twice, or two sets share a
+//   name): duplicates() and check() report it as an error. From another set
+//   it is an overlap (two sets declare the same kernel, e.g. the full tuning
+//   sets and the essential ones): overlaps() reports it; it harms nothing,
+//   since a name is one key and so one kernel.
 #pragma once
 
 #include <functional>
@@ -40,7 +44,7 @@ class registry {
   registry(const registry&) = delete;
   registry& operator=(const registry&) = delete;
 
-  // Returns false (and records the duplicate) when the name is already taken.
+  // Returns false (and records a duplicate or an overlap) when the name is already taken.
   bool add(std::shared_ptr<const kernel_instance> instance, std::string_view set_name);
 
   std::size_t size() const;
@@ -50,6 +54,7 @@ class registry {
   std::vector<std::shared_ptr<const gemm_instance>> gemm_kernels() const;  // in name order
   std::vector<std::string> set_names() const;
   std::vector<duplicate_registration> duplicates() const;
+  std::vector<duplicate_registration> overlaps() const;
 
   // Error naming every duplicate, ok when there are none.
   status check() const;
@@ -61,6 +66,7 @@ class registry {
   mutable std::shared_mutex mutex_;
   std::map<std::string, registered_kernel, std::less<>> by_name_;
   std::vector<duplicate_registration> duplicates_;
+  std::vector<duplicate_registration> overlaps_;
   std::uint64_t generation_ = 0;
 };
 
