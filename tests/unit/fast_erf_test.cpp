@@ -39,7 +39,7 @@ TEST(FastErf, AbsoluteErrorOverMinusTenToTen) {
 
 TEST(FastErf, EveryFloatInTheCurvedPart) {
   // Every 16th float in [0, 4.25] (tiny ones included; the polynomial and the start of
-  // the clamp), both signs. Stride 1 (25 s) found the same maximum.
+  // the clamp), both signs. Stride 1 (every float, 25 s) found 1.61e-7.
   double worst = 0;
   const std::uint32_t last = std::bit_cast<std::uint32_t>(4.25f);
   for (std::uint32_t bits = 0; bits <= last; bits += 16) {

@@ -7,16 +7,11 @@
 #pragma once
 
 #include <cstdint>
-#include <type_traits>
 
 #include "kdecl/gemm/gemm_key.hpp"
 #include "kdecl/kernels/gemm/cuda/sm90/d_tiles.cuh"
 #include "kdecl/kernels/gemm/cuda/sm90/epilogue_math.cuh"
 #include "kdecl/kernels/gemm/cuda/sm90/mbarrier.cuh"
-
-#ifndef KDECL_STEP_COSTLY  // TEMPORARY experiment knob
-#define KDECL_STEP_COSTLY 2
-#endif
 
 namespace kdecl::kernels::cuda::sm90 {
 
@@ -37,13 +32,6 @@ __device__ __forceinline__ void epilogue_cshuffle(float (&acc)[Cfg::m_blocks][Cf
   static_assert(!SmemD || (dl::enabled && dl::chunk_cols == cshuffle_cols));
   out_t* c = static_cast<out_t*>(p.c) + batch * p.stride_c;
   constexpr int col_groups = cshuffle_cols / 8;  // 8-column groups of the wgmma fragment per strip
-  // Passes per loop step. With D in shared memory nothing in a pass waits on global
-  // memory, and for the costly ops (erf, exp, tanh) the pass is a latency-bound math
-  // chain; two passes per step give the scheduler 8 independent chains instead of 4.
-  // Elsewhere one pass per step keeps the code (and the standard kernel) as it was.
-  constexpr elementwise ew = K.sig.ew;
-  constexpr bool costly_op = ew == elementwise::gelu || ew == elementwise::sigmoid || ew == elementwise::tanh;
-  constexpr int step = SmemD && costly_op ? KDECL_STEP_COSTLY : 1;
 #pragma unroll
   for (int s = 0; s < Cfg::tile_n / cshuffle_cols; ++s) {
     if constexpr (SmemD) {  // the D slots this strip is the first to read
@@ -63,20 +51,17 @@ __device__ __forceinline__ void epilogue_cshuffle(float (&acc)[Cfg::m_blocks][Cf
             make_float2(acc[i][r + 2], acc[i][r + 3]);
       }
       __syncwarp();
-      // Strip -> global: 8 lanes per row, 4 rows per pass. One pass's loads (strip, D,
-      // C_old: Load) and its math and stores (Store), or either half alone.
+      // Strip -> global: 8 lanes per row, 4 rows per pass.
       const int col_base = col0 + s * cshuffle_cols;
-      const auto run_pass = [&](int pass, float* v, auto load, auto store) {
-        constexpr bool Load = decltype(load)::value, Store = decltype(store)::value;
+#pragma unroll 1
+      for (int pass = 0; pass < 16 / 4; ++pass) {
         const int r = pass * 4 + lane / 8;
         const int cc = (lane % 8) * 4;
         const int row = row0 + 64 * i + r;
         const int col = col_base + cc;
-        if (Cfg::check_m && row >= p.m) return;
-        if constexpr (Load) {
-          const float4 f = *reinterpret_cast<const float4*>(strip + r * cshuffle_ld + cc);
-          v[0] = f.x, v[1] = f.y, v[2] = f.z, v[3] = f.w;
-        }
+        if (Cfg::check_m && row >= p.m) continue;
+        const float4 f = *reinterpret_cast<const float4*>(strip + r * cshuffle_ld + cc);
+        float v[4] = {f.x, f.y, f.z, f.w};
         const std::int64_t c_off = static_cast<std::int64_t>(row) * p.ldc + col;
         const std::int64_t d_off = static_cast<std::int64_t>(row) * p.ldd + col;
         // Offset of (row, col) inside a D chunk (tile_m x 32, row-major).
@@ -88,43 +73,25 @@ __device__ __forceinline__ void epilogue_cshuffle(float (&acc)[Cfg::m_blocks][Cf
           return reinterpret_cast<const out_t*>(d_chunk<Cfg>(d_ring.ring_a, d_ring.ring_b, stage, q)) + chunk_off;
         };
         if (!Cfg::check_n || col + 3 < p.n) {
-          if constexpr (Load && SmemD) {
+          if constexpr (SmemD) {
             combine_inputs<K, 4>(v, c + c_off, p, [&](int d, float* out) { load_elements<4>(smem_d(d), out); });
-          } else if constexpr (Load) {
+          } else {
             gather_inputs<K, 4>(v, c, c_off, p, d_off, batch);
           }
-          if constexpr (Store) store_outputs<K, 4>(v, c + c_off);
+          store_outputs<K, 4>(v, c + c_off);
         } else {
 #pragma unroll
           for (int e = 0; e < 4; ++e) {
             if (col + e < p.n) {
-              if constexpr (Load && SmemD) {
+              if constexpr (SmemD) {
                 combine_inputs<K, 1>(&v[e], c + c_off + e, p,
                                      [&](int d, float* out) { load_elements<1>(smem_d(d) + e, out); });
-              } else if constexpr (Load) {
+              } else {
                 gather_inputs<K, 1>(&v[e], c, c_off + e, p, d_off + e, batch);
               }
-              if constexpr (Store) store_outputs<K, 1>(&v[e], c + c_off + e);
+              store_outputs<K, 1>(&v[e], c + c_off + e);
             }
           }
-        }
-      };
-      using yes = std::true_type;
-      using no = std::false_type;
-      if constexpr (step == 1) {
-#pragma unroll 1
-        for (int pass = 0; pass < 16 / 4; ++pass) {
-          float v[4];
-          run_pass(pass, v, yes{}, yes{});
-        }
-      } else {  // all loads of `step` passes, then their math and stores
-#pragma unroll 1
-        for (int pass0 = 0; pass0 < 16 / 4; pass0 += step) {
-          float v[step][4];
-#pragma unroll
-          for (int u = 0; u < step; ++u) run_pass(pass0 + u, v[u], yes{}, no{});
-#pragma unroll
-          for (int u = 0; u < step; ++u) run_pass(pass0 + u, v[u], no{}, yes{});
         }
       }
       __syncwarp();
