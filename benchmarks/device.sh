@@ -43,7 +43,7 @@ if [[ $what == all || $what == tests ]]; then
 fi
 
 if [[ $what == all || $what == bench ]]; then
-  k="$bin/kdecl bench gemm --out $out/bench --iters 50 --warmup 10"
+  k="$bin/kdecl bench gemm --out $out/bench --iters 100 --warmup 10"
   log "bench: bf16 and fp16 rcr squares"
   $k --dtype bf16 --layout rcr --sizes 4096 8192 --label gemm_bf16_rcr_square | tail -n 4
   $k --dtype fp16 --layout rcr --sizes 4096 8192 --label gemm_fp16_rcr_square | tail -n 4

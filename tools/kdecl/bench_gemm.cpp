@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <vector>
@@ -97,6 +98,45 @@ double median_ms(Launch&& launch, int warmup, int iters) {
   for (auto& e : ev) cudaEventDestroy(e);
   std::nth_element(ms.begin(), ms.begin() + iters / 2, ms.end());
   return ms[iters / 2];
+}
+
+// Medians of several launchers timed in turns: `rounds` rounds, each running
+// every launcher for a few warm-up and iters/rounds timed launches, in an
+// order that rotates every round, so that clock and thermal drift over the
+// measurement falls on all of them alike. Returns one median per launcher.
+std::vector<double> interleaved_medians(const std::vector<std::function<void(int)>>& launchers, int warmup,
+                                        int iters, int rounds) {
+  const std::size_t n = launchers.size();
+  std::vector<std::vector<float>> samples(n);
+  const int per_round = std::max(3, iters / rounds);
+  cudaEvent_t start, stop;
+  cuda_check(cudaEventCreate(&start), "event");
+  cuda_check(cudaEventCreate(&stop), "event");
+  int call = 0;
+  for (int round = 0; round < rounds; ++round)
+    for (std::size_t j = 0; j < n; ++j) {
+      const auto& launch = launchers[(j + round) % n];
+      auto& out = samples[(j + round) % n];
+      for (int w = 0; w < std::max(2, warmup / rounds); ++w) launch(call++);
+      for (int t = 0; t < per_round; ++t) {
+        cudaEventRecord(start);
+        launch(call++);
+        cudaEventRecord(stop);
+        cuda_check(cudaEventSynchronize(stop), "timed runs");
+        float ms = 0;
+        cudaEventElapsedTime(&ms, start, stop);
+        out.push_back(ms);
+      }
+    }
+  cuda_check(cudaGetLastError(), "timed runs");
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  std::vector<double> medians;
+  for (auto& v : samples) {
+    std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+    medians.push_back(v[v.size() / 2]);
+  }
+  return medians;
 }
 
 // Device-to-device copy bandwidth (bytes read + written per second), the memory ceiling.
@@ -193,60 +233,83 @@ nlohmann::json bench_one(const gemm_dispatcher& disp, const gemm_problem& p, con
     r["error"] = sel.explain();
     return r;
   }
-  double chosen_ms = time_kernel(*sel.kernel, p);
-  record("dispatcher", chosen_ms);
-  r["dispatcher"]["kernel"] = sel.kernel->name();
 
-  // Best instance: the top-N of the heuristic's ranking (or all), timed one by one.
+  // 1. Screening: the top-N of the heuristic's ranking (or all), one after another.
   auto ranked = disp.ranked(p, &first);
-  std::size_t limit = o.top > 0 ? std::min<std::size_t>(ranked.size(), o.top) : ranked.size();
-  std::string best_name = sel.kernel->name();
-  double best_ms = chosen_ms;
+  const std::size_t limit = o.top > 0 ? std::min<std::size_t>(ranked.size(), o.top) : ranked.size();
+  std::shared_ptr<const gemm_instance> best = sel.kernel;
+  double best_ms = time_kernel(*sel.kernel, p);
   for (std::size_t i = 0; i < limit; ++i) {
     if (ranked[i].first == sel.kernel) continue;
-    double ms = time_kernel(*ranked[i].first, p);
-    if (ms < best_ms) { best_ms = ms; best_name = ranked[i].first->name(); }
+    const double ms = time_kernel(*ranked[i].first, p);
+    if (ms < best_ms) {
+      best_ms = ms;
+      best = ranked[i].first;
+    }
   }
-  record("best_instance", best_ms);
-  r["best_instance"]["kernel"] = best_name;
-  r["instances_timed"] = limit;
+  r["instances_timed"] = std::max<std::size_t>(limit, 1);
 
+  // 2. The figures: the dispatcher's choice, the best instance, the vendor
+  //    baseline(s) and the pass_through twin, timed in turns (interleaved_medians).
+  std::vector<std::string> names;
+  std::vector<std::function<void(int)>> launchers;
+  std::vector<std::unique_ptr<buffer>> workspaces;
+  auto add_kernel = [&](const std::string& what, const gemm_instance& k, gemm_problem prob) {
+    workspaces.push_back(std::make_unique<buffer>(disp.target(), k.workspace_bytes(prob)));
+    buffer* ws = workspaces.back().get();
+    names.push_back(what);
+    launchers.push_back([&, ws, prob, kp = &k](int i) {
+      auto args = args_of(ops, i, o.shape.alpha, o.shape.beta);
+      args.workspace = ws->data();
+      args.workspace_bytes = ws->size();
+      if (auto st = kp->run(prob, args, nullptr); !st)
+        throw std::runtime_error(fmt::format("{}: {}", kp->name(), st.message()));
+    });
+  };
+  add_kernel("dispatcher", *sel.kernel, p);
+  if (best != sel.kernel) add_kernel("best_instance", *best, p);
+
+  std::unique_ptr<cublas_gemm> blas;
   if (auto why = cublas_gemm::unsupported(p)) {
     r["cublas_unsupported"] = *why;
   } else {
-    // The vendor baseline computes A*B (+beta C); for multi_d it is followed by a separate elementwise pass.
-    cublas_gemm blas(p, o.shape.alpha, o.shape.beta);
-    double ms = median_ms(
-        [&](int i) {
-          auto a = args_of(ops, i, o.shape.alpha, o.shape.beta);
-          blas.run(a.a, a.b, a.c);
-          if (p.sig.variant == gemm_variant::multi_d) launch_elementwise(p, a.c, a.d.data());
-        },
-        o.warmup, o.iters);
-    record(p.sig.variant == gemm_variant::multi_d ? "cublas_plus_elementwise" : "cublas", ms);
+    // The vendor baseline computes A*B (+beta C); for multi_d also followed by a separate elementwise pass.
+    blas = std::make_unique<cublas_gemm>(p, o.shape.alpha, o.shape.beta);
+    names.push_back("cublas");
+    launchers.push_back([&](int i) {
+      auto a = args_of(ops, i, o.shape.alpha, o.shape.beta);
+      blas->run(a.a, a.b, a.c);
+    });
     if (p.sig.variant == gemm_variant::multi_d) {
-      double gemm_only = median_ms(
-          [&](int i) {
-            auto a = args_of(ops, i, o.shape.alpha, o.shape.beta);
-            blas.run(a.a, a.b, a.c);
-          },
-          o.warmup, o.iters);
-      record("cublas", gemm_only);
+      names.push_back("cublas_plus_elementwise");
+      launchers.push_back([&](int i) {
+        auto a = args_of(ops, i, o.shape.alpha, o.shape.beta);
+        blas->run(a.a, a.b, a.c);
+        launch_elementwise(p, a.c, a.d.data());
+      });
     }
   }
+  std::shared_ptr<const kernel_instance> twin;
   if (p.sig.variant == gemm_variant::multi_d && o.fused_baseline) {
     // The same tile configuration with a pass_through epilogue over the same D tensors.
-    gemm_key twin = sel.kernel->key();
-    twin.sig.ew = elementwise::pass_through;
-    if (auto k = registry::global().find(kernel_name(twin))) {
+    gemm_key twin_key = sel.kernel->key();
+    twin_key.sig.ew = elementwise::pass_through;
+    twin = registry::global().find(kernel_name(twin_key));
+    if (twin) {
       gemm_problem pp = p;
       pp.sig.ew = elementwise::pass_through;
-      record("same_kernel_pass_through", time_kernel(static_cast<const gemm_instance&>(*k), pp));
-      r["same_kernel_pass_through"]["kernel"] = k->name();
+      add_kernel("same_kernel_pass_through", static_cast<const gemm_instance&>(*twin), pp);
     } else {
-      r["same_kernel_pass_through_missing"] = kernel_name(twin);
+      r["same_kernel_pass_through_missing"] = kernel_name(twin_key);
     }
   }
+
+  const auto medians = interleaved_medians(launchers, o.warmup, o.iters, 5);
+  for (std::size_t i = 0; i < names.size(); ++i) record(names[i], medians[i]);
+  if (best == sel.kernel) r["best_instance"] = r["dispatcher"];
+  r["dispatcher"]["kernel"] = sel.kernel->name();
+  r["best_instance"]["kernel"] = best->name();
+  if (twin) r["same_kernel_pass_through"]["kernel"] = twin->name();
   return r;
 }
 
@@ -327,8 +390,11 @@ void add_bench_command(CLI::App& app, command_state& state) {
       const char* commit = std::getenv("KDECL_BENCH_COMMIT");
       nlohmann::json doc{{"gpu", prop.name}, {"arch", to_string(dev.arch)}, {"copy_bandwidth_gbs", copy_gbs},
                          {"date", date ? date : ""}, {"commit", commit ? commit : ""},
-                         {"method", fmt::format("CUDA events per launch, {} warm-up, median of {}, random inputs, "
-                                                "rotating operand sets > 2x L2", o->warmup, o->iters)},
+                         {"method", fmt::format("CUDA events per launch; candidates screened one after another "
+                                                "({} warm-up, median of {}); the reported kernels and cuBLASLt then "
+                                                "timed in turns over 5 rounds (median of {} launches each, order "
+                                                "rotating); random inputs; rotating operand sets > 2x L2",
+                                                o->warmup, o->iters, 5 * std::max(3, o->iters / 5))},
                          {"results", results}};
       std::string cmdline = "mkdir -p '" + o->out + "'";
       if (std::system(cmdline.c_str()) != 0) throw std::runtime_error("cannot create " + o->out);
