@@ -3,6 +3,12 @@
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
+# Exported as kdecl::headers, kdecl::kdecl, kdecl::instances and kdecl::all, the
+# names the build tree's aliases use.
+set_target_properties(kdecl_headers PROPERTIES EXPORT_NAME headers)
+set_target_properties(kdecl_instances PROPERTIES EXPORT_NAME instances)
+set_target_properties(kdecl_all PROPERTIES EXPORT_NAME all)
+
 install(DIRECTORY include/kdecl arch/include/kdecl dsl/include/kdecl DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(TARGETS kdecl_headers kdecl kdecl_instances kdecl_all EXPORT kdeclTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
