@@ -3,7 +3,7 @@
 # by git): the built binaries, the shared libraries that machine lacks, the commit.
 # The binaries come from a CUDA build without the HIP backend (HIP's runtime is
 # not on the GPU machine):
-#   cmake -S . -B build-device -G Ninja -DKDECL_HIP=OFF && cmake --build build-device
+#   cmake --preset device && cmake --build --preset device
 #   benchmarks/carry.sh build-device
 set -euo pipefail
 cd "$(dirname "$0")/.."

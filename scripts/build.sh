@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Configures and builds kdecl into ./build (Ninja, Release). Extra arguments go to CMake.
+# Configures and builds kdecl into ./build with the "default" preset (Ninja,
+# Release, every backend whose compiler is found). Extra arguments go to CMake.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-jobs=$(nproc)
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release "$@"
-cmake --build build -j "$jobs"
+cmake --preset default "$@"
+cmake --build --preset default -j "$(nproc)"
