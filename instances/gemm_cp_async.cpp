@@ -9,10 +9,15 @@ constexpr auto mma = gemm().pipeline(cp_async).epilogue(cshuffle);
 // 16-bit inputs: 128x128x32 blocks of 2x2 warps, each warp a 64x64 tile.
 constexpr auto h16 = mma.tile(128, 128, 32).warps(2, 2, 1).warp_tile(64, 64, 16).stages(4);
 constexpr auto h16_small = mma.tile(64, 64, 64).warps(2, 2, 1).warp_tile(32, 32, 16).stages(4);
+// 4-byte access widths need more copy instructions: on 128x128 tiles ptxas spills
+// ~410 bytes, so the 4-byte instances use 64x64 tiles (no spills).
+constexpr auto h16_narrow = mma.tile(64, 64, 32).warps(2, 2, 1).warp_tile(32, 32, 16).stages(4);
+constexpr auto tf32_narrow = mma.dtype(fp32).compute(tf32).tile(64, 64, 16).warps(2, 2, 1).warp_tile(32, 32, 8).stages(4);
 constexpr auto tf32_tile = mma.dtype(fp32).compute(tf32).tile(128, 128, 16).warps(2, 2, 1).warp_tile(64, 64, 8).stages(4);
 constexpr auto fp32_exact = mma.dtype(fp32).tile(128, 128, 8).warps(2, 4, 1).warp_tile(64, 32, 1).stages(3);
 constexpr auto i8 = mma.dtypes(int8, int8, int32).tile(128, 128, 64).warps(2, 2, 1).warp_tile(64, 64, 32).stages(4);
-constexpr auto f8 = mma.tile(128, 128, 64).warps(2, 2, 1).warp_tile(64, 64, 32).stages(4);
+// 8-bit inputs: 2x4 warps of 64x32 (64x64 warp tiles spill a few registers with fp8).
+constexpr auto f8 = mma.tile(128, 128, 64).warps(2, 4, 1).warp_tile(64, 32, 32).stages(4);
 }  // namespace
 
 DECL_KERNEL_SET(gemm_cp_async_16bit,
@@ -22,15 +27,15 @@ DECL_KERNEL_SET(gemm_cp_async_16bit,
     h16_small.dtype(fp16).layout(rcr), h16_small.dtype(bf16).layout(rcr),
     h16.dtype(fp16).layout(rcc), h16.dtypes(fp16, fp16, fp32).layout(rcr), h16.dtypes(bf16, bf16, fp32).layout(rcr),
     // Narrower access widths serve pointers and leading dimensions aligned to 8 or 4 bytes only.
-    h16.dtype(fp16).layout(rcr).vector_bytes(8), h16.dtype(fp16).layout(rcr).vector_bytes(4),
-    h16.dtype(bf16).layout(rcr).vector_bytes(8), h16.dtype(bf16).layout(rcr).vector_bytes(4),
+    h16.dtype(fp16).layout(rcr).vector_bytes(8), h16_narrow.dtype(fp16).layout(rcr).vector_bytes(4),
+    h16.dtype(bf16).layout(rcr).vector_bytes(8), h16_narrow.dtype(bf16).layout(rcr).vector_bytes(4),
     h16.dtype(fp16).layout(rcr).variant(preshuffle), h16.dtype(bf16).layout(rcr).variant(preshuffle));
 
 DECL_KERNEL_SET(gemm_cp_async_32bit,
     targets(sm_80, sm_90),
     tf32_tile.layout(rcr), tf32_tile.layout(rrr), tf32_tile.layout(crr), tf32_tile.layout(ccr),
     fp32_exact.layout(rcr), fp32_exact.layout(rrr), fp32_exact.layout(crr), fp32_exact.layout(ccr),
-    tf32_tile.layout(rcr).vector_bytes(4), fp32_exact.layout(rcr).vector_bytes(4));
+    tf32_narrow.layout(rcr).vector_bytes(4), fp32_exact.layout(rcr).vector_bytes(4));
 
 DECL_KERNEL_SET(gemm_cp_async_8bit,
     targets(sm_80, sm_90),
