@@ -10,6 +10,8 @@ docs/perf/instance_compile_seconds.{json,md}.
 usage: instance_compile_seconds.py BUILD_DIR OUT_STEM
 """
 import collections
+import datetime
+import os
 import json
 import pathlib
 import re
@@ -49,8 +51,15 @@ def main(build: str, out_stem: str) -> None:
             rows.append({"file": f"instances/{src.name}", "backend": backend, "instances": n,
                          "seconds": round(secs, 2), "seconds_per_instance": round(secs / n, 3) if n else None})
 
-    pathlib.Path(out_stem + ".json").write_text(json.dumps({"rows": rows}, indent=2) + "\n")
-    md = ["| file | backend | instances | compile s | s per instance |", "|---|---|---|---|---|"]
+    commit = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
+    date = datetime.date.today().isoformat()
+    machine = f"{os.cpu_count()}-core development machine, ninja -j{os.cpu_count()}"
+    pathlib.Path(out_stem + ".json").write_text(
+        json.dumps({"date": date, "commit": commit, "machine": machine, "rows": rows}, indent=2) + "\n")
+    md = [f"# Compile seconds per shipped instance ({date}, commit {commit[:8]}, {machine})", "",
+          "Wall seconds of each translation unit from .ninja_log, divided by the kernels it registered;",
+          "parallel jobs share the cores, so figures vary with load.", "",
+          "| file | backend | instances | compile s | s per instance |", "|---|---|---|---|---|"]
     for r in rows:
         per = f'{r["seconds_per_instance"]:.2f}' if r["seconds_per_instance"] is not None else "-"
         md.append(f'| {r["file"]} | {r["backend"]} | {r["instances"]} | {r["seconds"]:.1f} | {per} |')
