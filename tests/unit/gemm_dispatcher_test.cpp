@@ -139,6 +139,25 @@ TEST(GemmDispatcher, InvalidProblemIsExplainedAndNotRun) {
   EXPECT_EQ(k->runs.load(), 0);
 }
 
+TEST(GemmDispatcher, LendsAWorkspaceOnlyWhenTheCallerBringsNone) {
+  registry reg;
+  auto key = make_key(dtype::fp16, rcr, 128, 128, 64, arch_id::host, pipeline::host_blocked);
+  auto k = std::make_shared<recording_gemm>(key);
+  k->wants_workspace = 4096;
+  reg.add(k, "s");
+  gemm_dispatcher d(device::host(), reg);
+  alignas(256) static std::uint16_t a[64], b[64], c[64];
+  ASSERT_TRUE(d.run(fp16_problem(128, 128, 128), gemm_args{a, b, c}).is_ok());
+  EXPECT_NE(k->last_workspace, nullptr);
+  EXPECT_GE(k->last_workspace_bytes, 4096u);
+  alignas(256) static unsigned char mine[8192];
+  gemm_args with_own{a, b, c};
+  with_own.workspace = mine;
+  with_own.workspace_bytes = sizeof(mine);
+  ASSERT_TRUE(d.run(fp16_problem(128, 128, 128), with_own).is_ok());
+  EXPECT_EQ(k->last_workspace, mine);
+}
+
 TEST(GemmDispatcher, SeesKernelsRegisteredAfterConstruction) {
   registry reg;
   gemm_dispatcher d(sm90(), reg);

@@ -30,13 +30,18 @@ class recording_gemm final : public gemm_instance {
  public:
   explicit recording_gemm(const gemm_key& k) : gemm_instance(k) {}
   std::optional<std::string> why_not(const gemm_problem&, const gemm_args&) const override { return refusal; }
-  status run(const gemm_problem&, const gemm_args&, void*) const override {
+  status run(const gemm_problem&, const gemm_args& args, void*) const override {
     ++runs;
+    last_workspace = args.workspace;
+    last_workspace_bytes = args.workspace_bytes;
     return status::ok();
   }
-  std::size_t workspace_bytes(const gemm_problem&) const override { return 0; }
+  std::size_t workspace_bytes(const gemm_problem&) const override { return wants_workspace; }
   std::optional<std::string> refusal;
+  std::size_t wants_workspace = 0;
   mutable std::atomic<int> runs{0};
+  mutable void* last_workspace = nullptr;
+  mutable std::size_t last_workspace_bytes = 0;
 };
 
 }  // namespace kdecl::testing
