@@ -23,9 +23,11 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.limit -
 status=0
 
 if [[ $what == all || $what == tests ]]; then
-  for t in kdecl_gpu_tests kdecl_gpu_sm80_tests kdecl_gpu_sm90_tests kdecl_shipped_tests; do
+  # kdecl_gpu_tests holds the conv kernels' tests, kdecl_fmha_gpu_tests the attention kernels'.
+  for t in kdecl_gpu_tests kdecl_fmha_gpu_tests kdecl_gpu_sm80_tests kdecl_gpu_sm90_tests kdecl_shipped_tests; do
+    [[ -x $bin/$t ]] || { log "test $t: not carried"; status=1; continue; }
     log "test $t"
-    "$bin/$t" --gtest_brief=1 > "$out/$t.log" 2>&1; rc=$?
+    timeout 300 "$bin/$t" --gtest_brief=1 > "$out/$t.log" 2>&1; rc=$?
     tail -n 4 "$out/$t.log" | tee -a "$out/summary.txt"
     ((rc == 0)) || status=1
   done

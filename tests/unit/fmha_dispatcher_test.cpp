@@ -99,6 +99,28 @@ TEST(FmhaDispatcher, EveryRefusalHasAReason) {
   EXPECT_EQ(sel.rejected[0].reason, "cannot write the LSE the problem asks for");
 }
 
+// The bias is read element by element: rows as long as an odd key count are fine (the
+// H100 run of 2026-11-23 found them refused), only a pointer off its element is not.
+TEST(FmhaDispatcher, AnElementwiseBiasTakesAnyStride) {
+  fmha_key k = nvidia_key(128, 64, 64);
+  k.sig.bias = fmha_bias::elementwise;
+  registry reg;
+  reg.add(std::make_shared<fake_fmha>(k), "t");
+  fmha_dispatcher d(sm80, reg);
+  // 258-byte rows, heads and batches: none a multiple of 16 bytes.
+  fmha_problem p = problem().sizes(2, 127, 129).elementwise_bias(true, true, {32 * 127 * 129, 129, 127 * 129});
+  EXPECT_TRUE(d.select(p)) << d.select(p).explain();
+  fmha_args a;
+  a.q = a.k = a.v = reinterpret_cast<const void*>(std::uintptr_t{4096});
+  a.o = reinterpret_cast<void*>(std::uintptr_t{8192});
+  a.bias = reinterpret_cast<const void*>(std::uintptr_t{4096 + 6});  // element-aligned, not 16-byte
+  EXPECT_TRUE(d.select(p, &a)) << d.select(p, &a).explain();
+  a.bias = reinterpret_cast<const void*>(std::uintptr_t{4096 + 1});
+  auto sel = d.select(p, &a);
+  ASSERT_FALSE(sel);
+  EXPECT_EQ(sel.rejected[0].reason, "pointer bias = 0x1001 is not aligned to its 2-byte element");
+}
+
 TEST(FmhaDispatcher, UnpaddedSequencesAndKernelRefusals) {
   fmha_key k = nvidia_key(64, 64, 64);
   k.algo.pad_s = k.algo.pad_sk = tristate::no;
