@@ -20,6 +20,9 @@ k="$PWD/$carry/bin/kdecl"
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem,power.limit --format=csv > "$out/gpu.csv"
 "$k" list --filter arch=sm_90 | tail -n 1 >> "$out/gpu.csv"
 arch=sm90
+# Rows of an earlier call (its JSON-lines export, carried as $carry/seed_tuning_sm90.jsonl) are
+# imported first, so that a fresh machine resumes where the last one stopped.
+[[ -f $carry/seed_tuning_$arch.jsonl ]] && "$k" tune --db "$out/tuning_$arch.db" --import "$carry/seed_tuning_$arch.jsonl"
 end=$((SECONDS + budget))
 for attempt in 1 2 3 4 5 6; do
   left=$((end - SECONDS - 5))

@@ -2,14 +2,24 @@
 """Picks the tuning problems from benchmarks/shapes/gemm_*.csv (model, layer, m, n, k,
 dtype, layout, source): every model's distinct shapes at a few token counts,
 capped in work so that one GPU call of ~6 minutes measures every eligible
-kernel on each. Usage: select_problems.py OUT.csv SHAPES.csv..."""
-import csv, random, sys
+kernel on each. Usage: select_problems.py [--dtypes bf16,fp16] [--layouts rcr,rrr] OUT.csv SHAPES.csv...
+--dtypes/--layouts replace the tables' dtype and layout with those lists (every problem is
+then tuned for each dtype and layout, `|`-separated in the row); without them the tables' own
+values are kept."""
+import argparse, csv, random
+
+ap = argparse.ArgumentParser()
+ap.add_argument('--dtypes', help='comma-separated dtypes for every problem')
+ap.add_argument('--layouts', help='comma-separated layouts for every problem')
+ap.add_argument('out')
+ap.add_argument('shapes', nargs='+')
+args = ap.parse_args()
 
 MS = {16, 128, 512, 2048, 4096}
 MAX_FLOPS = 6e11  # 2*M*N*K: mid-sized GEMMs (at most ~1 ms on an H100)
 
 rows, seen = [], set()
-for path in sys.argv[2:]:
+for path in args.shapes:
     with open(path) as f:
         for r in csv.DictReader(line for line in f if not line.startswith('#')):
             m, n, k = int(r['m']), int(r['n']), int(r['k'])
@@ -21,11 +31,16 @@ for path in sys.argv[2:]:
             seen.add(key)
             rows.append(r)
 random.Random(7).shuffle(rows)
-with open(sys.argv[1], 'w', newline='') as f:
+with open(args.out, 'w', newline='') as f:
     f.write('# Tuning problems for kdecl tune (benchmarks/tuning/select_problems.py from benchmarks/shapes/).\n')
     w = csv.DictWriter(f, fieldnames=['model', 'layer', 'm', 'n', 'k', 'dtype', 'layout', 'source'])
     w.writeheader()
     for r in rows:  # shuffled: a run cut short by its time budget keeps a fair sample
-        w.writerow({k: r[k] for k in w.fieldnames})
+        row = {k: r[k] for k in w.fieldnames}
+        if args.dtypes:
+            row['dtype'] = args.dtypes.replace(',', '|')
+        if args.layouts:
+            row['layout'] = args.layouts.replace(',', '|')
+        w.writerow(row)
 print(len(rows), 'rows', len({(r['m'], r['n'], r['k']) for r in rows}), 'distinct shapes',
       len({r['model'] for r in rows}), 'models')

@@ -16,6 +16,7 @@ const std::array<std::string_view, feature_count>& feature_names() {
       "k_iterations",                           // ceil(K / tile_k)
       "log2_intensity", "tile_intensity",       // problem flops per byte; tile_m*tile_n/(tile_m+tile_n)
       "alignment", "vector_bytes",
+      "vector_share",                           // vector_bytes / alignment: below 1, a narrower access than the problem allows
       "pipeline", "stages", "warps_mn", "warp_tile_m", "warp_tile_n", "cluster",
       "split_k", "persistent", "blocks_per_processor",
       "log2_estimate_us", "estimate_ratio",     // the analytical model: its estimate, and relative to the best candidate's
@@ -87,6 +88,10 @@ feature_row features_of(const gemm_problem& p, const gemm_key& key, double estim
   f[i++] = float(double(a.tile.m) * a.tile.n / double(a.tile.m + a.tile.n));
   f[i++] = float(alignment);
   f[i++] = float(a.vector_bytes);
+  // Trees see the pair above only where both values occur in training; the share generalizes
+  // (measured on H100: the 2-byte cp_async kernel runs 3x slower than the 4-byte one where
+  // both fit, e.g. BERT's 30522-column output).
+  f[i++] = float(a.vector_bytes) / float(std::max(alignment, 1));
   f[i++] = float(int(a.pipe));
   f[i++] = float(a.stages);
   f[i++] = float(a.warps.m * a.warps.n);

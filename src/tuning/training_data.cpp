@@ -119,6 +119,16 @@ tier_figures figures_of(const std::string& tier, const std::vector<measured_prob
       best_of_k_min[k] = std::min(best_of_k_min[k], best);
     }
   }
+  std::vector<std::size_t> by_efficiency(problems.size());
+  std::iota(by_efficiency.begin(), by_efficiency.end(), 0);
+  std::stable_sort(by_efficiency.begin(), by_efficiency.end(),
+                   [&](auto a, auto b) { return f.efficiencies[a] < f.efficiencies[b]; });
+  for (std::size_t j = 0; j < std::min<std::size_t>(5, by_efficiency.size()); ++j) {
+    const auto i = by_efficiency[j];
+    const auto& p = problems[i];
+    const auto oracle_at = std::size_t(std::min_element(p.ms.begin(), p.ms.end()) - p.ms.begin());
+    f.worst_cases.push_back({p.key, p.kernels[order[i][0]], p.kernels[oracle_at], f.efficiencies[i]});
+  }
   auto sorted = f.efficiencies;
   std::sort(sorted.begin(), sorted.end());
   f.mean = std::accumulate(sorted.begin(), sorted.end(), 0.0) / double(sorted.size());

@@ -36,6 +36,8 @@ struct tune_options {
   std::string dtype = "bf16", layout = "rcr";  // for rows of the problems file that name none
   std::string commit;
   int warmup = 5;
+  double warm_ms = 2.0;        // and at least this much GPU time of warm-up per kernel
+  double ramp_ms = 20.0;       // before a problem's first kernel: the clocks come up from the idle of the setup
   int iters = 20;
   double target_ms = 25.0;     // timed launches per kernel: about this much GPU time, at least 5
   double time_budget_s = 0.0;  // 0 = no limit; else no measurement starts after this many seconds
@@ -83,19 +85,33 @@ struct timing {
 
 // The benchmark method of docs/perf/ (and `kdecl bench`): warm-up launches,
 // then launches timed one by one with CUDA events queued back to back, median.
+// Warm-up is `warmup` launches and at least `warm_ms` of GPU time: five launches of a
+// 10-us kernel would leave the SM clock where the host-side setup before it let it fall
+// (the first H100 tuning run, 2026-11-23, measured one shape 2-5x slower in bf16 than
+// in fp16 that way).
 template <class Launch>
-timing time_launches(Launch&& launch, int warmup, int max_iters, double target_ms) {
+timing time_launches(Launch&& launch, int warmup, double warm_ms, int max_iters, double target_ms) {
   cudaEvent_t probe[2];
   for (auto& e : probe) cuda_check(cudaEventCreate(&e), "event");
   int call = 0;
+  float one = 0;
   for (int i = 0; i < warmup - 1; ++i) launch(call++);
   cudaEventRecord(probe[0]);
-  launch(call++);  // the last warm-up launch, timed to choose the number of timed launches
+  launch(call++);  // the last warm-up launch, timed to choose the numbers of launches
   cudaEventRecord(probe[1]);
   cuda_check(cudaEventSynchronize(probe[1]), "warm-up");
   cuda_check(cudaGetLastError(), "warm-up");
-  float one = 0;
   cudaEventElapsedTime(&one, probe[0], probe[1]);
+  const int more = std::min(20000, int(std::ceil(warm_ms / std::max(one, 1e-3f))) - warmup);
+  if (more > 0) {
+    for (int i = 0; i < more; ++i) launch(call++);
+    cudaEventRecord(probe[0]);
+    launch(call++);
+    cudaEventRecord(probe[1]);
+    cuda_check(cudaEventSynchronize(probe[1]), "warm-up");
+    cuda_check(cudaGetLastError(), "warm-up");
+    cudaEventElapsedTime(&one, probe[0], probe[1]);
+  }
   for (auto& e : probe) cudaEventDestroy(e);
   const int iters = std::clamp(int(target_ms / std::max(one, 1e-3f)), std::min(5, max_iters), max_iters);
   std::vector<cudaEvent_t> ev(2 * iters);
@@ -254,7 +270,7 @@ int run_tune(const tune_options& o) {
               a.workspace_bytes = workspace.size();
               if (auto st = k->run(p, a, nullptr); !st) throw std::runtime_error(st.message());
             },
-            o.warmup, o.iters, o.target_ms);
+            o.warmup, &k == &j.kernels.front() ? std::max(o.warm_ms, o.ramp_ms) : o.warm_ms, o.iters, o.target_ms);
         m.median_ms = t.median_ms;
         m.spread = t.spread;
         m.samples = t.samples;
@@ -304,6 +320,9 @@ void add_tune_command(CLI::App& app, command_state& state) {
   cmd->add_option("--layout", o->layout, "layout of problems whose row names none")->capture_default_str();
   cmd->add_option("--commit", o->commit, "kdecl commit recorded with each row (default: $KDECL_COMMIT)");
   cmd->add_option("--warmup", o->warmup, "warm-up launches per kernel")->capture_default_str()->check(CLI::Range(1, 1000));
+  cmd->add_option("--warm-ms", o->warm_ms, "and at least this much GPU time of warm-up per kernel")->capture_default_str();
+  cmd->add_option("--ramp-ms", o->ramp_ms, "warm-up GPU time before each problem's first kernel (clocks ramp up)")
+      ->capture_default_str();
   cmd->add_option("--iters", o->iters, "most timed launches per kernel")->capture_default_str()->check(CLI::Range(1, 10000));
   cmd->add_option("--target-ms", o->target_ms, "GPU time aimed at per kernel (fewer launches for slow kernels, at least 5)")
       ->capture_default_str();

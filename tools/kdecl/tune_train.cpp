@@ -174,7 +174,12 @@ std::vector<std::vector<std::size_t>> model_orders(const std::vector<tuning::mea
 nlohmann::json to_json(const tuning::tier_figures& f) {
   return {{"tier", f.tier}, {"problems", f.problems}, {"mean", f.mean}, {"p10", f.p10}, {"worst", f.worst},
           {"top1_hit", f.top1_hit}, {"top_k_mean_99", f.top_k_mean_99}, {"top_k_all_99", f.top_k_all_99},
-          {"efficiencies", f.efficiencies}};
+          {"efficiencies", f.efficiencies}, {"worst_cases", [&] {
+             auto a = nlohmann::json::array();
+             for (const auto& w : f.worst_cases)
+               a.push_back({{"problem", w.problem}, {"chosen", w.chosen}, {"oracle", w.oracle}, {"efficiency", w.efficiency}});
+             return a;
+           }()}};
 }
 
 std::string k_text(int k) { return k ? std::to_string(k) : std::string("never"); }
@@ -310,6 +315,14 @@ void add_eval_selection_command(CLI::App& app, command_state& state) {
         }
         doc["splits"].push_back(js);
       }
+      for (const auto& r : results)
+        for (const auto& f : r.tiers) {
+          if (f.tier != "learned model" || f.worst_cases.empty()) continue;
+          md += fmt::format("\nThe learned model's worst choices ({}):\n\n| problem | efficiency | chosen | fastest |\n"
+                            "|---|---|---|---|\n", r.split);
+          for (const auto& w : f.worst_cases)
+            md += fmt::format("| {} | {:.3f} | {} | {} |\n", w.problem, w.efficiency, w.chosen, w.oracle);
+        }
       for (const auto& r : results) {
         if (r.per_family.empty()) continue;
         md += "\nPer held-out family (trained on the other families' shapes):\n\n| family | problems | analytical "

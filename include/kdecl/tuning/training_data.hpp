@@ -51,6 +51,11 @@ struct tier_figures {
   int top_k_mean_99 = 0;                 // smallest k whose best-of-top-k mean reaches 0.99 (0: never)
   int top_k_all_99 = 0;                  // smallest k whose best-of-top-k reaches 0.99 on every problem (0: never)
   std::vector<double> efficiencies;      // per problem
+  struct miss {                          // a problem where the tier chose worst
+    std::string problem, chosen, oracle;
+    double efficiency = 0;
+  };
+  std::vector<miss> worst_cases;         // the five lowest efficiencies, lowest first
 };
 
 // `order[i]` ranks the kernels of problems[i] best first.
