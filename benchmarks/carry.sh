@@ -16,7 +16,12 @@ for b in tools/kdecl tests/kdecl_gpu_tests tests/kdecl_gpu_sm80_tests tests/kdec
   if [[ -f "$build/$b" ]]; then cp "$build/$b" .carry/bin/; else echo "carry: $build/$b not built, left out"; fi
 done
 strip --strip-debug .carry/bin/* 2>/dev/null || true
-# Debian's libfmt, SQLite and XGBoost (with dmlc) are not on the GPU machine (Ubuntu 24.04).
-for lib in $(ldd .carry/bin/kdecl | awk '/libfmt|libsqlite3|libxgboost|libdmlc/ {print $3}'); do cp -L "$lib" .carry/lib/; done
+# Debian's libfmt, SQLite and XGBoost (with dmlc) are not on the GPU machine (Ubuntu 24.04). Nor is
+# libcudnn.so.9 on its default path: the carried one is cuDNN's small front library only, so that kdecl
+# starts there; cuDNN's sub-libraries (hundreds of MB) come from the GPU machine's PyTorch, which
+# benchmarks/bench_ops.sh puts first on LD_LIBRARY_PATH (front and sub-libraries of one release).
+for lib in $(ldd .carry/bin/kdecl | awk '/libfmt|libsqlite3|libxgboost|libdmlc|libcudnn\.so/ {print $3}'); do
+  cp -L "$lib" .carry/lib/
+done
 git rev-parse HEAD > .carry/COMMIT
 du -sh .carry

@@ -4,12 +4,14 @@
 # machine (scripts/build.sh; nvcc 13, sm_80 + sm_90a) and carried in .carry/,
 # together with the shared libraries the GPU machine lacks (see carry.sh).
 #
-#   benchmarks/device.sh [all|tests|bench|sweep]  results in $OUT (or ./device-results)
-#   (sweep: the public sweep of real models' shapes, in pieces: see benchmarks/sweep.sh)
+#   benchmarks/device.sh [all|tests|bench|sweep|ops]  results in $OUT (or ./device-results)
+#   (sweep: the public sweep of real models' shapes, in pieces: see benchmarks/sweep.sh;
+#    ops: convolution and attention against cuDNN, in pieces: see benchmarks/bench_ops.sh)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-all}
 if [[ $what == sweep ]]; then shift; exec benchmarks/sweep.sh "${@:-all}"; fi
+if [[ $what == ops ]]; then shift; exec benchmarks/bench_ops.sh "${@:-all}"; fi
 out=${OUT:-device-results}
 mkdir -p "$out/bench"
 bin=.carry/bin

@@ -46,29 +46,7 @@ command -v nvidia-smi > /dev/null && nvidia-smi --query-gpu=name,driver_version,
   --format=csv > "$out/gpu.txt" 2>&1
 
 # Bring results of earlier calls along: the union of the seed's and the state's records, one per problem.
-merge() {  # merge SEED STATE: STATE becomes the union (STATE's record wins)
-  python3 - "$1" "$2" <<'EOF'
-import json, sys
-seed, state = sys.argv[1], sys.argv[2]
-records = {}
-for path in (seed, state):
-    try:
-        with open(path) as f:
-            for line in f:
-                try:
-                    r = json.loads(line)
-                except json.JSONDecodeError:
-                    continue
-                if isinstance(r, dict) and "key" in r:
-                    records[r["key"]] = r
-    except FileNotFoundError:
-        pass
-with open(state + ".tmp", "w") as f:
-    for r in records.values():
-        f.write(json.dumps(r) + "\n")
-EOF
-  mv "$2.tmp" "$2"
-}
+merge() { python3 benchmarks/merge_jsonl.py "$1" "$2"; }  # STATE ($2) becomes the union (its record wins)
 
 status=0
 for dt in "${dtypes[@]}"; do

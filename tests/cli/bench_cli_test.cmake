@@ -6,19 +6,7 @@
 file(REMOVE_RECURSE "${WORK_DIR}")
 file(MAKE_DIRECTORY "${WORK_DIR}")
 
-function(kdecl expected_rc out_var)
-  execute_process(COMMAND "${KDECL}" ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  if(NOT rc EQUAL expected_rc)
-    message(FATAL_ERROR "expected exit status ${expected_rc}, got ${rc}: kdecl ${ARGN}\n${out}\n${err}")
-  endif()
-  set(${out_var} "${out}${err}" PARENT_SCOPE)
-endfunction()
-
-function(expect text pattern)
-  if(NOT text MATCHES "${pattern}")
-    message(FATAL_ERROR "expected '${pattern}' in:\n${text}")
-  endif()
-endfunction()
+include("${CMAKE_CURRENT_LIST_DIR}/bench_test_helpers.cmake")
 
 # The first problem of gemm_llm_decoders.csv is measured already; the second's line was cut short by a kill.
 set(jsonl "${WORK_DIR}/piece.jsonl")

@@ -11,6 +11,7 @@
 #include "conv_options.hpp"
 #include "kdecl/conv/conv_dispatcher.hpp"
 #include "kdecl/runtime/conv_check.hpp"
+#include "parse_and_run.hpp"
 #include "progress.hpp"
 
 namespace kdecl::cli {
@@ -102,23 +103,9 @@ int run_conv_command(int argc, char** argv) {
     app.add_flag("--explain", explain, "also list why every other kernel was refused");
   else
     app.add_option("--kernel", kernel, "run this registered kernel instead of the dispatcher's choice");
-  try {
-    app.parse(argc - 2, argv + 2);  // argv[2] ("conv") stands for the program name
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    app.exit(e);
-    return 2;
-  }
-  try {
-    return verb == "select" ? select_conv(o, explain) : run_conv(o, kernel);
-  } catch (const std::invalid_argument& e) {
-    fmt::print(stderr, "kdecl: {}\n", e.what());
-    return 2;
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "kdecl: {}\n", e.what());
-    return 1;
-  }
+  // argv[2] ("conv") stands for the program name
+  return parse_and_run(app, argc, argv, 2,
+                       [&] { return verb == "select" ? select_conv(o, explain) : run_conv(o, kernel); });
 }
 
 }  // namespace kdecl::cli

@@ -115,7 +115,7 @@ void conv_options::add_to(CLI::App& app) {
   app.add_option("--dtype", dtype, "dtype of input, weight and output: fp16 bf16 fp32")->capture_default_str();
   app.add_option("--layout", layout, "nwgc nhwgc ndhwgc (channels-last, the default) or gnwc gnhwc gndhwc");
   app.add_option("--problems", problems,
-                 "CSV layer list (benchmarks/shapes/conv_*.csv) instead of the size flags; direction, dtype and "
+                 "CSV layer lists (benchmarks/shapes/conv_*.csv) instead of the size flags; direction, dtype and "
                  "layout apply to every layer");
   app.add_option("--device", device, "host, cuda:N, auto (first GPU, else host), or an arch such as sm_90 "
                                      "(select only: what the dispatcher would pick there)")->capture_default_str();
@@ -135,7 +135,10 @@ std::vector<conv_layer> conv_options::layers() const {
         throw std::invalid_argument(fmt::format("{} and --problems exclude each other: the file gives every layer's "
                                                 "sizes and geometry",
                                                 flag));
-    return read_conv_layers(problems, base);
+    std::vector<conv_layer> all;
+    for (const auto& path : problems)
+      for (auto& l : read_conv_layers(path, base)) all.push_back(std::move(l));
+    return all;
   }
 
   for (auto [flag, v] : {std::pair{"--n", n}, {"--c", c}, {"--k", k}})

@@ -1,6 +1,6 @@
 // Command-line flags that describe grouped-convolution problems (select and run conv):
 // one problem from --n --c --k --g --w/--hw/--dhw --filter --stride --pad --dilation,
-// or a layer list from --problems FILE (benchmarks/shapes/conv_*.csv).
+// or layer lists from --problems FILE... (benchmarks/shapes/conv_*.csv).
 #pragma once
 
 #include <cstdint>
@@ -26,11 +26,11 @@ struct conv_options {
   std::string w, hw, dhw;  // spatial input size of a 1-D, 2-D or 3-D problem
   std::string filter, stride = "1", pad = "0", dilation = "1";
   std::string direction = "fwd", dtype = "fp16", layout;
-  std::string problems;    // CSV file of layers
+  std::vector<std::string> problems;  // CSV files of layers
   std::string device = "auto";
 
   void add_to(CLI::App& app);
-  // The problems the flags describe: the file's layers, or the one problem of the size flags.
+  // The problems the flags describe: the files' layers in order, or the one problem of the size flags.
   // Throws std::invalid_argument naming the flag, file line or column and value.
   std::vector<conv_layer> layers() const;
   kdecl::device target() const;

@@ -82,4 +82,12 @@ bool kernel_filter::matches(const kernel_fields& fields) const {
   return true;
 }
 
+std::unique_ptr<registry> registry_matching(const std::string& expr) {
+  kernel_filter keep(expr);
+  auto out = std::make_unique<registry>();
+  for (const auto& k : registry::global().filter([&](const registered_kernel& k) { return keep.matches(fields_of(k)); }))
+    out->add(k.instance, k.set);
+  return out;
+}
+
 }  // namespace kdecl::cli

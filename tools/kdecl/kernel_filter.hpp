@@ -6,6 +6,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -32,5 +33,8 @@ class kernel_filter {
  private:
   std::vector<filter_term> terms_;
 };
+
+// The registered kernels that `expr` keeps (every one for an empty expression), for --kernels.
+std::unique_ptr<registry> registry_matching(const std::string& expr);
 
 }  // namespace kdecl::cli

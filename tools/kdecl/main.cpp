@@ -5,6 +5,7 @@
 //   kdecl select gemm --m M --n N --k K [--dtype ..] [--layout ..] [--explain]
 //   kdecl run gemm --m M --n N --k K [...]       (checks against the host reference)
 //   kdecl bench gemm [...]                       (see bench_gemm.hpp)
+//   kdecl bench conv|fmha [...]                  (against cuDNN: see bench_conv.hpp, bench_fmha.hpp)
 //   kdecl tune gemm --problems FILE [--db FILE]  (see tune_gemm.hpp; also --export/--import)
 //   kdecl train --db FILE --out MODEL            (see tune_train.hpp)
 //   kdecl eval-selection --db FILE [--out DIR]
@@ -21,6 +22,8 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "bench_conv.hpp"
+#include "bench_fmha.hpp"
 #include "bench_gemm.hpp"
 #include "commands.hpp"
 #include "tune_gemm.hpp"
@@ -33,6 +36,10 @@ int main(int argc, char** argv) {
   if (argc >= 3 && (std::string_view(argv[1]) == "select" || std::string_view(argv[1]) == "run") &&
       std::string_view(argv[2]) == "fmha")
     return kdecl::cli::fmha_main(argc, argv);
+  if (argc >= 3 && std::string_view(argv[1]) == "bench" && std::string_view(argv[2]) == "conv")
+    return kdecl::cli::bench_conv_main(argc, argv);
+  if (argc >= 3 && std::string_view(argv[1]) == "bench" && std::string_view(argv[2]) == "fmha")
+    return kdecl::cli::bench_fmha_main(argc, argv);
   CLI::App app{"kdecl: declared GPU kernels — arch tables, registry, selection, runs and benchmarks"};
   app.require_subcommand(1);
   kdecl::cli::command_state state;

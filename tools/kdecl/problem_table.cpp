@@ -18,38 +18,6 @@ std::string trim(std::string s) {
   return s.substr(first, s.find_last_not_of(" \t\r") - first + 1);
 }
 
-// One CSV record: comma-separated, fields optionally double-quoted ("" inside quotes is a quote).
-std::vector<std::string> split_csv(const std::string& line, const std::string& where) {
-  std::vector<std::string> fields;
-  std::string cur;
-  bool quoted = false, was_quoted = false;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (quoted) {
-      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-        cur += '"';
-        ++i;
-      } else if (c == '"') {
-        quoted = false;
-      } else {
-        cur += c;
-      }
-    } else if (c == '"' && trim(cur).empty()) {
-      quoted = was_quoted = true;
-      cur.clear();
-    } else if (c == ',') {
-      fields.push_back(was_quoted ? cur : trim(cur));
-      cur.clear();
-      was_quoted = false;
-    } else {
-      cur += c;
-    }
-  }
-  if (quoted) throw std::invalid_argument(fmt::format("{}: a quoted field is not closed", where));
-  fields.push_back(was_quoted ? cur : trim(cur));
-  return fields;
-}
-
 bool parse_int(const std::string& text, std::int64_t& out) {
   const auto* end = text.data() + text.size();
   auto [ptr, ec] = std::from_chars(text.data(), end, out);
@@ -87,7 +55,10 @@ std::int64_t number_of(const problem_row& r, const std::string& f) {
   return f == "m" ? r.m : f == "n" ? r.n : f == "k" ? r.k : r.batch;
 }
 
-std::vector<std::string> split(const std::string& s, char sep) {
+
+}  // namespace
+
+std::vector<std::string> split_on(const std::string& s, char sep) {
   std::vector<std::string> out;
   std::size_t start = 0;
   for (std::size_t i = 0; i <= s.size(); ++i)
@@ -98,7 +69,36 @@ std::vector<std::string> split(const std::string& s, char sep) {
   return out;
 }
 
-}  // namespace
+std::vector<std::string> split_csv(const std::string& line, const std::string& where) {
+  std::vector<std::string> fields;
+  std::string cur;
+  bool quoted = false, was_quoted = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+        cur += '"';
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        cur += c;
+      }
+    } else if (c == '"' && trim(cur).empty()) {
+      quoted = was_quoted = true;
+      cur.clear();
+    } else if (c == ',') {
+      fields.push_back(was_quoted ? cur : trim(cur));
+      cur.clear();
+      was_quoted = false;
+    } else {
+      cur += c;
+    }
+  }
+  if (quoted) throw std::invalid_argument(fmt::format("{}: a quoted field is not closed", where));
+  fields.push_back(was_quoted ? cur : trim(cur));
+  return fields;
+}
 
 std::vector<problem_row> read_problem_csv(const std::string& path) {
   std::ifstream in(path);
@@ -166,7 +166,7 @@ std::vector<problem_row> read_problem_csv(const std::string& path) {
 }
 
 row_filter::row_filter(const std::string& expr) {
-  for (const auto& raw : split(expr, ',')) {
+  for (const auto& raw : split_on(expr, ',')) {
     const std::string t = trim(raw);
     if (t.empty()) continue;
     const auto at = t.find_first_of("<>!=~");
@@ -188,7 +188,7 @@ row_filter::row_filter(const std::string& expr) {
       if (!parse_int(tm.value, tm.number))
         throw std::invalid_argument(fmt::format("filter term '{}': '{}' is not an integer", t, tm.value));
     }
-    if (tm.op == "=" || tm.op == "!=") tm.alternatives = split(tm.value, '|');
+    if (tm.op == "=" || tm.op == "!=") tm.alternatives = split_on(tm.value, '|');
     terms_.push_back(std::move(tm));
   }
 }

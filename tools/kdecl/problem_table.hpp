@@ -21,6 +21,13 @@ struct problem_row {
   int line = 0;
 };
 
+// The pieces of `s` between the separators (n separators give n + 1 pieces, empty ones kept).
+std::vector<std::string> split_on(const std::string& s, char sep);
+
+// One CSV record: comma-separated cells, trimmed unless double-quoted ("" inside
+// quotes is a quote). Throws std::invalid_argument naming `where` when a quote is not closed.
+std::vector<std::string> split_csv(const std::string& line, const std::string& where);
+
 // Reads a CSV whose first row names its columns (m, n, k required; model, layer,
 // dtype, layout, source, batch optional; other columns ignored), or headerless
 // m,n,k[,batch] lines. Blank lines and lines starting with '#' are skipped;

@@ -12,9 +12,6 @@
 #include "kdecl/gemm/gemm_name.hpp"
 
 namespace kdecl::cli {
-namespace {
-
-using nlohmann::json;
 
 double geomean(const std::vector<double>& v) {
   if (v.empty()) return 0;
@@ -38,6 +35,10 @@ double worst_tenth_geomean(std::vector<double> v) {
   v.resize(std::max<std::size_t>(1, std::size_t(std::ceil(0.1 * double(v.size())))));
   return geomean(v);
 }
+
+namespace {
+
+using nlohmann::json;
 
 const char* vendor_of(const json& r) { return r.contains("cublas_plus_elementwise") ? "cublas_plus_elementwise" : "cublas"; }
 

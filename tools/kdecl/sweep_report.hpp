@@ -48,6 +48,13 @@ std::vector<ratio_summary> summarize(const std::vector<nlohmann::json>& records)
 // refusals and failures, and one row per problem.
 std::string sweep_markdown(const std::vector<nlohmann::json>& records, const std::string& title);
 
+// Statistics of ratios (all > 0): the geometric mean; the worst tenth's threshold
+// (the ratio 90% of the shapes reach or beat, nearest rank: with fewer than 10
+// shapes the minimum); the geometric mean of the worst tenth. 0 for no ratios.
+double geomean(const std::vector<double>& v);
+double tenth_percentile(std::vector<double> v);
+double worst_tenth_geomean(std::vector<double> v);
+
 // "pipeline tile sS vV" for a kernel name, or the name itself when it does not parse.
 std::string short_kernel_name(const std::string& name);
 

@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# kdecl's convolution and attention kernels against cuDNN on the GPU machine, over the public
+# layer and shape lists (benchmarks/shapes/conv_*.csv, fmha_*.csv), in pieces that fit its
+# per-command time limit: `kdecl bench conv` (every direction; directions kdecl has no GPU kernel
+# for are timed for cuDNN and recorded as "no kdecl kernel") and `kdecl bench fmha` (bf16 and
+# fp16). Each call measures what fits in its budget, appending one JSON line per problem as soon
+# as it is measured, and resumes where the previous call stopped; every call leaves the JSON
+# lines, the markdown reports and the plots (so far) in $OUT/bench_ops/.
+#
+#   benchmarks/bench_ops.sh [conv|fmha|all] [more `kdecl bench` options...]
+#
+# Binaries come from .carry/ as for device.sh (cmake --preset device -DKDECL_UNVERIFIED_SETS=ON &&
+# cmake --build --preset device --target kdecl_tool && benchmarks/carry.sh build-device).
+# cuDNN: libcudnn.so.9 and its sub-libraries come from the machine's PyTorch (the nvidia-cudnn
+# wheel), put first on LD_LIBRARY_PATH; kdecl links libcudnn.so.9 normally (cuDNN keeps its ABI
+# within a major version; a mismatch is reported per problem as "cudnn_missing").
+# Environment:
+#   BENCH_BUDGET   seconds this call may take (default 540, under the machine's 600 s limit)
+#   BENCH_DIR      where the JSON lines live between calls on a warm machine (default
+#                  build-bench-ops/, git-ignored; a fresh machine starts without it)
+#   BENCH_SEED     results of earlier calls brought along (default bench-ops-results/: copy
+#                  $OUT/bench_ops/*.jsonl there after each call so that a cold machine resumes)
+#   BENCH_CONV_FILTER, BENCH_FMHA_FILTER   `--where` of each bench (default: every problem),
+#                  e.g. BENCH_CONV_FILTER='direction=fwd,class=depthwise|grouped'
+#   BENCH_DIRECTIONS  conv directions (default all)
+#   BENCH_DTYPES   fmha dtypes (default bf16,fp16); conv dtype: BENCH_CONV_DTYPE (default bf16)
+#   BENCH_TIMING   timing options (default: --warmup 5 --iters 30 --target-ms 60 --top 3)
+#   CUDNN_LIB      folder holding libcudnn.so.9 (default: PyTorch's nvidia.cudnn package's lib/)
+#   KDECL          the kdecl binary (default .carry/bin/kdecl)
+# Exit status: 0 when every requested bench is complete, 75 when some are not (call again),
+# anything else on failure.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+what=${1:-all}
+shift || true
+case $what in
+  conv|fmha) ops=($what) ;;
+  all) ops=(conv fmha) ;;
+  *) echo "usage: benchmarks/bench_ops.sh [conv|fmha|all] [kdecl bench options]" >&2; exit 2 ;;
+esac
+budget=${BENCH_BUDGET:-540}
+state=${BENCH_DIR:-build-bench-ops}
+seed=${BENCH_SEED:-bench-ops-results}
+out=${OUT:-device-results}/bench_ops
+kdecl=${KDECL:-.carry/bin/kdecl}
+read -r -a timing <<< "${BENCH_TIMING:---warmup 5 --iters 30 --target-ms 60 --top 3}"
+mkdir -p "$state" "$out"
+log() { echo "== $*" | tee -a "$out/summary.txt"; }
+[[ -x $kdecl ]] || { echo "bench_ops: no $kdecl (build and carry it: see benchmarks/carry.sh)" >&2; exit 2; }
+
+# cuDNN of the machine's PyTorch, ahead of the carried front library (.carry/lib).
+cudnn=${CUDNN_LIB:-}
+if [[ -z $cudnn ]]; then
+  cudnn=$(python3 -c 'import os, nvidia.cudnn as m
+f = getattr(m, "__file__", None)
+print(os.path.join(os.path.dirname(f) if f else list(m.__path__)[0], "lib"))' 2>/dev/null)
+fi
+if [[ -n $cudnn && -f $cudnn/libcudnn.so.9 ]]; then
+  log "cuDNN from $cudnn: $(ls "$cudnn" | grep -E '^libcudnn(_graph)?\.so\.9' | tr '\n' ' ')"
+  export LD_LIBRARY_PATH="$cudnn:$PWD/.carry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+else
+  log "no libcudnn.so.9 found (CUDNN_LIB, or python3's nvidia.cudnn package): cuDNN is not timed (each record says why)"
+  export LD_LIBRARY_PATH="$PWD/.carry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+fi
+export KDECL_PLOT_SCRIPT="$PWD/benchmarks/plot_gemm_bench.py"  # the plot scripts beside it are found too
+export KDECL_BENCH_DATE=${KDECL_BENCH_DATE:-$(date -u +%Y-%m-%d)}
+export KDECL_BENCH_COMMIT=${KDECL_BENCH_COMMIT:-$(cat .carry/COMMIT 2>/dev/null || git rev-parse HEAD 2>/dev/null || echo unknown)}
+command -v nvidia-smi > /dev/null && nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.limit \
+  --format=csv > "$out/gpu.txt" 2>&1
+
+# Bring results of earlier calls along: the union of the seed's and the state's records, one per problem.
+merge() { python3 benchmarks/merge_jsonl.py "$1" "$2"; }  # STATE ($2) becomes the union (its record wins)
+
+status=0
+for op in "${ops[@]}"; do
+  if [[ $op == conv ]]; then
+    stem=conv_${BENCH_CONV_DTYPE:-bf16}
+    args=(--problems benchmarks/shapes/conv_*.csv --dtype "${BENCH_CONV_DTYPE:-bf16}" --directions "${BENCH_DIRECTIONS:-all}")
+    [[ -n ${BENCH_CONV_FILTER:-} ]] && args+=(--where "$BENCH_CONV_FILTER")
+  else
+    stem=fmha_$(tr ',' '_' <<< "${BENCH_DTYPES:-bf16,fp16}")
+    args=(--problems benchmarks/shapes/fmha_*.csv --dtype "${BENCH_DTYPES:-bf16,fp16}")
+    [[ -n ${BENCH_FMHA_FILTER:-} ]] && args+=(--where "$BENCH_FMHA_FILTER")
+  fi
+  [[ -f $seed/$stem.jsonl ]] && merge "$seed/$stem.jsonl" "$state/$stem.jsonl"
+  left=$((budget - SECONDS))
+  if ((left < 30)); then
+    log "$stem: no time left in this call (budget ${budget}s); call again"
+    status=75
+    continue
+  fi
+  log "$stem: up to ${left}s"
+  "$kdecl" bench "$op" "${args[@]}" "${timing[@]}" --out "$state" --label "$stem" --resume --time-budget "$left" "$@" \
+      > "$out/$stem.stdout.txt" 2> "$out/$stem.stderr.txt"
+  rc=$?
+  head -n 30 "$out/$stem.stdout.txt" | tee -a "$out/summary.txt"
+  grep -E "^kdecl:" "$out/$stem.stderr.txt" | tail -n 5 | tee -a "$out/summary.txt"
+  case $rc in
+    0) log "$stem: complete" ;;
+    75) log "$stem: stopped at the time budget; call again to go on"; status=75 ;;
+    *) log "$stem: failed (exit status $rc)"; ((status == 0 || status == 75)) && status=$rc ;;
+  esac
+  cp "$state/$stem".{jsonl,json,md,png} "$out/" 2>/dev/null
+done
+log "results in $out (copy $out/*.jsonl to $seed/ so that a fresh machine resumes from them)"
+exit $status

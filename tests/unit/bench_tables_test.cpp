@@ -1,0 +1,161 @@
+// The problem side of `kdecl bench conv` and `kdecl bench fmha`, without a GPU:
+//  - every attention shape list parses into valid problems, each with its source,
+//    and malformed rows are refused naming file:line, the column and the value;
+//  - the --filter terms over table fields, and their errors;
+//  - the keys that --resume matches tell different problems apart;
+//  - the report's arithmetic (geometric mean and worst tenth of the ratio to
+//    cuDNN, counts of problems without a kdecl kernel or a cuDNN call).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "bench_tables.hpp"
+#include "vendor_bench.hpp"
+
+namespace kdecl::cli {
+namespace {
+
+std::vector<std::string> fmha_files() {
+  std::vector<std::string> files;
+  for (const auto& e : std::filesystem::directory_iterator(KDECL_SHAPES_DIR))
+    if (e.path().extension() == ".csv" && e.path().filename().string().starts_with("fmha_"))
+      files.push_back(e.path().string());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+TEST(BenchTables, EveryAttentionRowIsAValidProblemWithASource) {
+  std::size_t rows = 0;
+  std::set<std::string> keys;
+  bool varlen = false, window = false, softcap = false, sinks = false, gqa = false;
+  for (const auto& f : fmha_files())
+    for (const auto& r : read_fmha_rows(f, dtype::bf16)) {
+      SCOPED_TRACE(r.file + ":" + r.name);
+      EXPECT_FALSE(r.source.empty());
+      EXPECT_EQ(r.problem.validate().value_or("valid"), "valid");
+      EXPECT_GT(r.problem.flops(), 0);
+      keys.insert(fmha_key(r.problem));
+      varlen |= r.problem.group_mode();
+      window |= r.problem.mask == fmha_mask::generic;
+      softcap |= r.problem.soft_cap > 0;
+      sinks |= r.problem.sinks;
+      gqa |= r.problem.heads_q != r.problem.heads_kv;
+      ++rows;
+    }
+  EXPECT_GE(rows, 70u);
+  EXPECT_GE(keys.size(), 60u);  // distinct problems: the keys tell them apart
+  EXPECT_TRUE(varlen && window && softcap && sinks && gqa);
+}
+
+TEST(BenchTables, CausalRowsAreBottomRightAndTheDtypeIsTheCommandLines) {
+  const auto rows = read_fmha_rows(std::string(KDECL_SHAPES_DIR) + "/fmha_llm_prefill.csv", dtype::fp16);
+  ASSERT_FALSE(rows.empty());
+  EXPECT_EQ(rows.front().problem.mask, fmha_mask::bottom_right);
+  EXPECT_EQ(rows.front().problem.qkv, dtype::fp16);
+  // Causal counts about half the pairs: flops of a causal row < 0.51 of the same unmasked problem.
+  fmha_problem unmasked = rows.front().problem;
+  unmasked.causal(fmha_mask::none);
+  EXPECT_LT(rows.front().problem.flops(), 0.51 * unmasked.flops());
+  EXPECT_GT(rows.front().problem.flops(), 0.49 * unmasked.flops());
+}
+
+std::string write_csv(const std::string& name, const std::string& body) {
+  const auto path = (std::filesystem::temp_directory_path() / name).string();
+  std::ofstream(path) << "name,source,b,hq,hkv,sq,skv,d,dv,mask,window_left,window_right,bias,softcap,scale,sinks,varlen\n"
+                      << body;
+  return path;
+}
+
+TEST(BenchTables, MalformedAttentionRowsNameFileLineColumnAndValue) {
+  auto expect_error = [](const std::string& body, const std::string& what) {
+    const auto path = write_csv("kdecl_bench_tables_bad.csv", body);
+    try {
+      read_fmha_rows(path, dtype::bf16);
+      ADD_FAILURE() << "no error for " << body;
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("kdecl_bench_tables_bad.csv:2"), std::string::npos) << e.what();
+    }
+  };
+  expect_error("x,s,1,8,2,128,128,64,64,diagonal,-1,-1,none,0,0,0,\n", "column mask: 'diagonal'");
+  expect_error("x,s,1,8,2,12a,128,64,64,none,-1,-1,none,0,0,0,\n", "column sq: '12a' is not an integer");
+  expect_error("x,s,1,8,3,128,128,64,64,none,-1,-1,none,0,0,0,\n", "heads_q = 8 is not a multiple of heads_kv = 3");
+  expect_error("x,s,1,8,2,128,128,64,64,none,-1,-1,none,0,0,2,\n", "column sinks: '2'");
+  expect_error("x,s,2,8,2,0,0,64,64,none,-1,-1,none,0,0,0,5-5\n", "column varlen: '5-5' is not Q:KV");
+  expect_error("x,s,1,8,2,128,128,64,64,none,-1,-1,none,0,0,0\n", "16 cells, the header has 17");
+}
+
+TEST(BenchTables, VarlenRowsAreGroupMode) {
+  const auto path = write_csv("kdecl_bench_tables_varlen.csv", "x,s,3,8,2,40,17,64,64,causal,-1,-1,none,0,0,1,40:17;0:9;3:3\n");
+  const auto rows = read_fmha_rows(path, dtype::bf16);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_TRUE(rows[0].problem.group_mode());
+  EXPECT_EQ(rows[0].problem.batch, 3);
+  EXPECT_EQ(rows[0].problem.total_q(), 43);
+  EXPECT_TRUE(rows[0].problem.sinks);
+  EXPECT_NE(fmha_key(rows[0].problem).find("varlen=40:17;0:9;3:3"), std::string::npos) << fmha_key(rows[0].problem);
+}
+
+TEST(BenchTables, FilterTermsAndTheirErrors) {
+  const std::set<std::string> known{"network", "layer", "direction"};
+  const std::map<std::string, std::string> row{{"network", "resnet50"}, {"layer", "layer1.0.conv1"}, {"direction", "fwd"}};
+  EXPECT_TRUE(table_filter("", known).matches(row));
+  EXPECT_TRUE(table_filter("network=resnet50", known).matches(row));
+  EXPECT_TRUE(table_filter("network=unet|resnet50, direction=fwd", known).matches(row));
+  EXPECT_FALSE(table_filter("network=unet", known).matches(row));
+  EXPECT_TRUE(table_filter("layer~conv", known).matches(row));
+  EXPECT_FALSE(table_filter("direction!=fwd", known).matches(row));
+  EXPECT_THROW(table_filter("net=resnet50", known), std::invalid_argument);
+  EXPECT_THROW(table_filter("network", known), std::invalid_argument);
+  EXPECT_THROW(table_filter("network!resnet50", known), std::invalid_argument);
+  try {
+    table_filter("model=x", known);
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("filter field 'model' is unknown; fields: direction, layer, network"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(BenchTables, ConvKeysAndClasses) {
+  auto p = grouped_conv_problem{}.batch(32).channels(256, 256).groups(32).input_size({56, 56}).filter_size({3, 3})
+               .padding({1}).dtype(dtype::bf16).normalized();
+  EXPECT_EQ(conv_class(p), "grouped");
+  auto dw = p;
+  dw.groups(256);
+  EXPECT_EQ(conv_class(dw.normalized()), "depthwise");
+  auto pw = grouped_conv_problem{}.batch(1).channels(64, 256).input_size({56, 56}).filter_size({1, 1})
+                .dtype(dtype::bf16).normalized();
+  EXPECT_EQ(conv_class(pw), "pointwise");
+  auto bwd = p;
+  bwd.direction(conv_direction::bwd_data);
+  EXPECT_NE(conv_key(p), conv_key(bwd.normalized()));
+  EXPECT_NE(conv_key(p), conv_key(dw.normalized()));
+}
+
+TEST(BenchTables, ReportGeomeanWorstTenthAndGaps) {
+  std::vector<nlohmann::json> records;
+  // Ten problems of one group with ratios 0.5, 1, 1, ..., 1, 2; one without a kdecl kernel; one cuDNN cannot run.
+  for (int i = 0; i < 10; ++i) {
+    const double ratio = i == 0 ? 0.5 : i == 9 ? 2.0 : 1.0;
+    records.push_back({{"key", "p" + std::to_string(i)}, {"group", "fwd dense"}, {"ratio", ratio},
+                       {"dispatcher", {{"ms", 1.0}, {"tflops", 1.0}, {"gbs", 1.0}, {"kernel", "k"}}},
+                       {"cudnn", {{"ms", ratio}}}});
+  }
+  records.push_back({{"key", "gap"}, {"group", "bwd_data dense"}, {"kdecl_missing", "no kernel built for sm_90"},
+                     {"cudnn", {{"ms", 0.3}, {"tflops", 2.0}}}});
+  records.push_back({{"key", "asym"}, {"group", "fwd dense"}, {"cudnn_missing", "asymmetric padding"},
+                     {"dispatcher", {{"ms", 1.0}}}});
+  const std::string md = vendor_markdown(records, "test");
+  EXPECT_NE(md.find("| fwd dense | 11 | 10 | **1.000** | 0.500 | 0.500 | 0.500 (p0) | 0 | 1 | 0 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| bwd_data dense | 1 | 0 | - | - | - | - | 1 | 0 | 0 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("no kdecl kernel: no kernel built for sm_90"), std::string::npos) << md;
+  EXPECT_NE(md.find("cuDNN: asymmetric padding"), std::string::npos) << md;
+}
+
+}  // namespace
+}  // namespace kdecl::cli
