@@ -55,6 +55,11 @@ if [[ -z $cudnn ]]; then
 f = getattr(m, "__file__", None)
 print(os.path.join(os.path.dirname(f) if f else list(m.__path__)[0], "lib"))' 2>/dev/null)
 fi
+if [[ -z $cudnn || ! -f $cudnn/libcudnn.so.9 ]]; then  # another wheel layout: look through site-packages
+  cudnn=$(python3 -c 'import glob, os, site
+hits = [h for d in site.getsitepackages() for h in glob.glob(os.path.join(d, "nvidia", "**", "libcudnn.so.9"), recursive=True)]
+print(os.path.dirname(hits[0]) if hits else "")' 2>/dev/null)
+fi
 if [[ -n $cudnn && -f $cudnn/libcudnn.so.9 ]]; then
   log "cuDNN from $cudnn: $(ls "$cudnn" | grep -E '^libcudnn(_graph)?\.so\.9' | tr '\n' ' ')"
   export LD_LIBRARY_PATH="$cudnn:$PWD/.carry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"

@@ -36,6 +36,12 @@ file(READ "${WORK_DIR}/conv/conv_fp32_nhwgc.json" doc)
 expect("${doc}" "\"complete\": true")
 kdecl(0 out ${conv_args} --resume --dry-run)
 expect("${out}" "0 of 8 problems to measure")
+# bench report summarises them again (e.g. the pieces of several calls).
+kdecl(0 out bench report "${WORK_DIR}/conv/conv_fp32_nhwgc.jsonl" --out "${WORK_DIR}/report")
+expect("${out}" "\\| fwd grouped \\| 1 \\| 0 \\|")
+if(NOT EXISTS "${WORK_DIR}/report/conv_fp32_nhwgc.md")
+  message(FATAL_ERROR "bench report wrote no ${WORK_DIR}/report/conv_fp32_nhwgc.md")
+endif()
 
 # Attention: one causal GQA problem with sinks, and a varlen batch; both dtypes.
 kdecl(0 out bench fmha --b 1 --hq 4 --hkv 2 --sq 33 --d 64 --mask causal --sinks --dtype bf16,fp16 --device host

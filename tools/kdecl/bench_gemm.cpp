@@ -26,6 +26,7 @@
 #include "problem_table.hpp"
 #include "progress.hpp"
 #include "sweep_report.hpp"
+#include "vendor_bench.hpp"
 
 #if KDECL_WITH_CUDA
 #include <cuda_runtime.h>
@@ -380,8 +381,20 @@ int run_report(const std::vector<std::string>& files, const bench_options& o) {
   const std::string out = o.out != "bench-results" ? o.out : folder_of(files.front());
   const std::string stem = !o.label.empty() ? o.label : stem_of(files.front());
   bool plotted = false;
-  const std::string md =
-      write_sweep_report(records, quoted, out, stem, fmt::format("{} ({} problems)", stem, records.size()), &plotted);
+  const std::string title = fmt::format("{} ({} problems)", stem, records.size());
+  // Records of `bench conv` / `bench fmha` (kdecl against cuDNN) carry their group.
+  const bool vendor_records = !records.empty() && std::all_of(records.begin(), records.end(), [](const json& r) {
+    return r.contains("group");
+  });
+  std::string md;
+  if (vendor_records) {
+    make_folder(out);
+    md = vendor_markdown(records, title);
+    std::ofstream(out + "/" + stem + ".md") << md;
+    plotted = draw_plot("KDECL_VENDOR_PLOT_SCRIPT", "plot_vendor_bench.py", fmt::format("{} '{}/{}.png'", quoted, out, stem));
+  } else {
+    md = write_sweep_report(records, quoted, out, stem, title, &plotted);
+  }
   fmt::print("{}", md);
   fmt::print(stderr, "kdecl: wrote {0}/{1}.md{2}\n", out, stem, plotted ? fmt::format(" and {}/{}.png", out, stem) : "");
   return 0;
@@ -431,7 +444,7 @@ void add_bench_command(CLI::App& app, command_state& state) {
   auto o = std::make_shared<bench_options>();
   cmd->add_option("op", *op, "operation (gemm; conv and fmha take their own flags: kdecl bench conv --help), or "
                              "'report' to summarise JSON-lines files")->required();
-  cmd->add_option("files", *files, "report: the JSON-lines files written by 'bench gemm'");
+  cmd->add_option("files", *files, "report: the JSON-lines files written by 'bench gemm', 'bench conv' or 'bench fmha'");
   o->shape.add_to(*cmd, false);
   cmd->add_option("--sizes", o->squares, "square sizes M = N = K, e.g. --sizes 4096 8192");
   cmd->add_option("--ms", o->ms, "M values (cartesian product with --ns and --ks)");

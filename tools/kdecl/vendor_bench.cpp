@@ -120,6 +120,11 @@ std::string fig(const json& r, const char* what, const char* field, const char* 
   return fmt::format(fmt::runtime(format), r[what][field].get<double>());
 }
 
+std::string percent(const json& r, const char* what) {
+  if (!r.contains(what) || !r[what].contains("copy_share")) return "-";
+  return fmt::format("{:.0f}%", 100 * r[what]["copy_share"].get<double>());
+}
+
 }  // namespace
 
 std::string vendor_markdown(const std::vector<json>& records, const std::string& title) {
@@ -173,8 +178,10 @@ std::string vendor_markdown(const std::vector<json>& records, const std::string&
     md += fmt::format("| all | {} | {} | **{:.3f}** | {:.3f} | {:.3f} | | | | |\n", records.size(), all.size(),
                       geomean(all), tenth_percentile(all), worst_tenth_geomean(all));
 
-  md += "\n## Per problem\n\n| problem | rows | dispatcher | ms | TFLOP/s | GB/s | best instance ms | cuDNN ms | "
-        "cuDNN TFLOP/s | ratio | note |\n|---|---|---|---|---|---|---|---|---|---|---|\n";
+  md += "\n## Per problem\n\nGB/s: the least traffic (every tensor once) over the time; % copy: that against the "
+        "measured device-to-device copy bandwidth.\n\n| problem | rows | dispatcher | ms | TFLOP/s | GB/s | % copy | "
+        "best instance ms | cuDNN ms | cuDNN TFLOP/s | cuDNN % copy | ratio | note |\n"
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (const auto& r : records) {
     std::string note;
     if (r.contains("run_error")) note = "failed: " + r["run_error"].get<std::string>();
@@ -186,12 +193,13 @@ std::string vendor_markdown(const std::vector<json>& records, const std::string&
     const std::string kernel = r.contains("dispatcher") && r["dispatcher"].contains("kernel")
                                    ? short_kernel_name(r["dispatcher"]["kernel"].get<std::string>())
                                    : "-";
-    md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", r.value("key", std::string("?")),
-                      r.value("label", std::string()), kernel, fig(r, "dispatcher", "ms", "{:.4f}"),
-                      fig(r, "dispatcher", "tflops", "{:.1f}"), fig(r, "dispatcher", "gbs", "{:.0f}"),
+    md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+                      r.value("key", std::string("?")), r.value("label", std::string()), kernel,
+                      fig(r, "dispatcher", "ms", "{:.4f}"), fig(r, "dispatcher", "tflops", "{:.1f}"),
+                      fig(r, "dispatcher", "gbs", "{:.0f}"), percent(r, "dispatcher"),
                       fig(r, "best_instance", "ms", "{:.4f}"), fig(r, "cudnn", "ms", "{:.4f}"),
-                      fig(r, "cudnn", "tflops", "{:.1f}"), r.contains("ratio") ? fmt::format("{:.3f}", r["ratio"].get<double>()) : "-",
-                      note);
+                      fig(r, "cudnn", "tflops", "{:.1f}"), percent(r, "cudnn"),
+                      r.contains("ratio") ? fmt::format("{:.3f}", r["ratio"].get<double>()) : "-", note);
   }
   return md;
 }
