@@ -26,6 +26,8 @@
 #   BENCH_DTYPES   fmha dtypes (default bf16,fp16); conv dtype: BENCH_CONV_DTYPE (default bf16)
 #   BENCH_TIMING   timing options (default: --warmup 5 --iters 30 --target-ms 60 --top 3)
 #   CUDNN_LIB      folder holding libcudnn.so.9 (default: PyTorch's nvidia.cudnn package's lib/)
+#   NVRTC_LIB      folder holding libnvrtc.so.* for cuDNN's runtime-compiled engines (default: found
+#                  in the same Python environment's nvidia/ packages, if any)
 #   KDECL          the kdecl binary (default .carry/bin/kdecl)
 # Exit status: 0 when every requested bench is complete, 75 when some are not (call again),
 # anything else on failure.
@@ -60,9 +62,13 @@ if [[ -z $cudnn || ! -f $cudnn/libcudnn.so.9 ]]; then  # another wheel layout: l
 hits = [h for d in site.getsitepackages() for h in glob.glob(os.path.join(d, "nvidia", "**", "libcudnn.so.9"), recursive=True)]
 print(os.path.dirname(hits[0]) if hits else "")' 2>/dev/null)
 fi
+# cuDNN's runtime-compiled engines dlopen NVRTC: the same Python environment's, when it has one.
+nvrtc=${NVRTC_LIB:-$(python3 -c 'import glob, os, site
+hits = [h for d in site.getsitepackages() for h in glob.glob(os.path.join(d, "nvidia", "**", "libnvrtc.so*"), recursive=True)]
+print(os.path.dirname(hits[0]) if hits else "")' 2>/dev/null)}
 if [[ -n $cudnn && -f $cudnn/libcudnn.so.9 ]]; then
-  log "cuDNN from $cudnn: $(ls "$cudnn" | grep -E '^libcudnn(_graph)?\.so\.9' | tr '\n' ' ')"
-  export LD_LIBRARY_PATH="$cudnn:$PWD/.carry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  log "cuDNN from $cudnn: $(ls "$cudnn" | grep -E '^libcudnn(_graph)?\.so\.9' | tr '\n' ' ')${nvrtc:+; NVRTC from $nvrtc}"
+  export LD_LIBRARY_PATH="$cudnn${nvrtc:+:$nvrtc}:$PWD/.carry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 else
   log "no libcudnn.so.9 found (CUDNN_LIB, or python3's nvidia.cudnn package): cuDNN is not timed (each record says why)"
   export LD_LIBRARY_PATH="$PWD/.carry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
