@@ -107,39 +107,22 @@ conv_operands make_operands(const device& dev, const grouped_conv_problem& p, st
 
 json bench_one(const conv_dispatcher& disp, const grouped_conv_problem& p, const bench_run_options& o,
                const bench_device& bd) {
-  json r;
-  auto ops = make_operands(bd.dev, p, bd.l2_bytes);
-  r["rotating_sets"] = ops.sets.size();
-
-  // kdecl: the choice, then the ranking's next candidates.
-  std::vector<std::unique_ptr<buffer>> workspaces;
-  std::string missing;
-  const auto candidates = ranked_candidates(disp, p, ops, workspaces, missing);
-  if (!missing.empty()) r["kdecl_missing"] = missing;
-
-  std::optional<vendor_call> vendor;
+  return bench_problem(
+      disp, p, o, bd, [&] { return make_operands(bd.dev, p, bd.l2_bytes); },
+      [&](conv_operands& ops, json& r) -> vendor_call {
 #if KDECL_WITH_CUDNN
-  std::unique_ptr<cudnn_conv> dnn;
-  if (!bd.cuda) {
-    r["cudnn_missing"] = "no cuDNN on the host backend";
-  } else if (auto why = cudnn_conv::unsupported(p)) {
-    r["cudnn_missing"] = *why;
-  } else {
-    try {
-      dnn = std::make_unique<cudnn_conv>(bd.dev, p, ops.args(0));
-      r["cudnn_version"] = cudnn_conv::version();
-      vendor = vendor_call{[&](int i) { dnn->run(ops.args(std::size_t(i))); },
-                           json{{"algorithm", dnn->algorithm()}, {"workspace_bytes", dnn->workspace_bytes()},
-                                {"find_ms", dnn->find_ms()}}};
-    } catch (const std::exception& e) {
-      r["cudnn_missing"] = e.what();
-    }
-  }
+        if (auto why = cudnn_conv::unsupported(p)) throw std::runtime_error(*why);
+        auto dnn = std::make_shared<cudnn_conv>(bd.dev, p, ops.args(0));
+        r["cudnn_version"] = cudnn_conv::version();
+        return {[dnn, &ops](int i) { dnn->run(ops.args(std::size_t(i))); },
+                json{{"algorithm", dnn->algorithm()}, {"workspace_bytes", dnn->workspace_bytes()},
+                     {"find_ms", dnn->find_ms()}}};
 #else
-  r["cudnn_missing"] = "this kdecl was built without cuDNN";
+        (void)ops;
+        (void)r;
+        throw std::runtime_error("this kdecl was built without cuDNN");
 #endif
-  time_against_vendor(r, bd.cuda, o, candidates, vendor, p.flops(), p.bytes(), bd.copy_gbs);
-  return r;
+      });
 }
 
 int bench_conv(const bench_conv_options& o) {

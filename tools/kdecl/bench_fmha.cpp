@@ -166,37 +166,19 @@ fmha_operands make_operands(const device& dev, const fmha_problem& p, std::size_
 }
 
 json bench_one(const fmha_dispatcher& disp, const fmha_problem& p, const bench_run_options& o, const bench_device& bd) {
-  json r;
-  auto ops = make_operands(bd.dev, p, bd.l2_bytes);
-  r["rotating_sets"] = ops.sets.size();
-
-  // kdecl: the choice, then the ranking's next candidates.
-  std::vector<std::unique_ptr<buffer>> workspaces;
-  std::string missing;
-  const auto candidates = ranked_candidates(disp, p, ops, workspaces, missing);
-  if (!missing.empty()) r["kdecl_missing"] = missing;
-
-  std::optional<vendor_call> vendor;
+  return bench_problem(
+      disp, p, o, bd, [&] { return make_operands(bd.dev, p, bd.l2_bytes); },
+      [&](fmha_operands& ops, json&) -> vendor_call {
 #if KDECL_WITH_CUDNN_FRONTEND
-  std::unique_ptr<cudnn_sdpa> dnn;
-  if (!bd.cuda) {
-    r["cudnn_missing"] = "no cuDNN on the host backend";
-  } else if (auto why = cudnn_sdpa::unsupported(p)) {
-    r["cudnn_missing"] = *why;
-  } else {
-    try {
-      dnn = std::make_unique<cudnn_sdpa>(bd.dev, p);
-      vendor = vendor_call{[&](int i) { dnn->run(ops.args(std::size_t(i))); },
-                           json{{"plan", dnn->plan()}, {"workspace_bytes", dnn->workspace_bytes()}}};
-    } catch (const std::exception& e) {
-      r["cudnn_missing"] = e.what();
-    }
-  }
+        if (auto why = cudnn_sdpa::unsupported(p)) throw std::runtime_error(*why);
+        auto dnn = std::make_shared<cudnn_sdpa>(bd.dev, p);
+        return {[dnn, &ops](int i) { dnn->run(ops.args(std::size_t(i))); },
+                json{{"plan", dnn->plan()}, {"workspace_bytes", dnn->workspace_bytes()}}};
 #else
-  r["cudnn_missing"] = "this kdecl was built without cuDNN or the cudnn-frontend headers";
+        (void)ops;
+        throw std::runtime_error("this kdecl was built without cuDNN or the cudnn-frontend headers");
 #endif
-  time_against_vendor(r, bd.cuda, o, candidates, vendor, p.flops(), p.bytes(), bd.copy_gbs);
-  return r;
+      });
 }
 
 int bench_fmha(const bench_fmha_options& o) {

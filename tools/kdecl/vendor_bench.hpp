@@ -117,6 +117,35 @@ void time_against_vendor(nlohmann::json& r, bool cuda, const bench_run_options& 
                          const std::vector<timed_kernel>& candidates, const std::optional<vendor_call>& vendor,
                          double flops, double bytes, double copy_gbs);
 
+// One problem's record: operand sets from make_operands() (an object with args(i), the
+// rotating sets), the dispatcher's candidates, and the vendor's call from
+// make_vendor(ops, record) on a GPU; make_vendor throws with the reason when the vendor
+// cannot run the problem (recorded as "cudnn_missing", the problem still timed for kdecl).
+// Its launcher owns whatever it needs (the cuDNN plan, say).
+template <class Dispatcher, class Problem, class MakeOperands, class MakeVendor>
+nlohmann::json bench_problem(const Dispatcher& disp, const Problem& p, const bench_run_options& o,
+                             const bench_device& bd, MakeOperands&& make_operands, MakeVendor&& make_vendor) {
+  nlohmann::json r;
+  auto ops = make_operands();
+  r["rotating_sets"] = ops.sets.size();
+  std::vector<std::unique_ptr<buffer>> workspaces;
+  std::string missing;
+  const auto candidates = ranked_candidates(disp, p, ops, workspaces, missing);
+  if (!missing.empty()) r["kdecl_missing"] = missing;
+  std::optional<vendor_call> vendor;
+  if (!bd.cuda) {
+    r["cudnn_missing"] = "no cuDNN on the host backend";
+  } else {
+    try {
+      vendor = make_vendor(ops, r);
+    } catch (const std::exception& e) {
+      r["cudnn_missing"] = e.what();
+    }
+  }
+  time_against_vendor(r, bd.cuda, o, candidates, vendor, p.flops(), p.bytes(), bd.copy_gbs);
+  return r;
+}
+
 // The whole command after the problems are known: --dry-run listing, --resume,
 // the measured loop within --time-budget, and the reports. measure(i, device)
 // returns problem i's record (its key, group, label and fields are added).
