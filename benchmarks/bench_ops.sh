@@ -8,6 +8,8 @@
 # lines, the markdown reports and the plots (so far) in $OUT/bench_ops/.
 #
 #   benchmarks/bench_ops.sh [conv|fmha|all] [more `kdecl bench` options...]
+#   benchmarks/bench_ops.sh smoke   one small problem per bench and direction (about a minute): says
+#                                   whether cuDNN loads and gets timed here, before a long run
 #
 # Binaries come from .carry/ as for device.sh (cmake --preset device -DKDECL_UNVERIFIED_SETS=ON &&
 # cmake --build --preset device --target kdecl_tool && benchmarks/carry.sh build-device).
@@ -38,7 +40,8 @@ shift || true
 case $what in
   conv|fmha) ops=($what) ;;
   all) ops=(conv fmha) ;;
-  *) echo "usage: benchmarks/bench_ops.sh [conv|fmha|all] [kdecl bench options]" >&2; exit 2 ;;
+  smoke) ops=() ;;
+  *) echo "usage: benchmarks/bench_ops.sh [conv|fmha|all|smoke] [kdecl bench options]" >&2; exit 2 ;;
 esac
 budget=${BENCH_BUDGET:-540}
 state=${BENCH_DIR:-build-bench-ops}
@@ -83,6 +86,25 @@ command -v nvidia-smi > /dev/null && nvidia-smi --query-gpu=name,driver_version,
 merge() { python3 benchmarks/merge_jsonl.py "$1" "$2"; }  # STATE ($2) becomes the union (its record wins)
 
 status=0
+if [[ $what == smoke ]]; then
+  smoke=$out/smoke
+  rm -rf "$smoke"
+  "$kdecl" bench conv --n 8 --c 64 --k 64 --hw 56,56 --filter 3 --pad 1 --dtype bf16 --directions all \
+      --warmup 3 --iters 10 --top 1 --out "$smoke" --label conv "$@" > "$smoke.conv.txt" 2>&1 || status=$?
+  "$kdecl" bench fmha --b 2 --hq 16 --hkv 4 --sq 1024 --d 128 --mask causal --dtype bf16 \
+      --warmup 3 --iters 10 --top 1 --out "$smoke" --label fmha "$@" > "$smoke.fmha.txt" 2>&1 || status=$?
+  for t in conv fmha; do
+    log "smoke $t:"
+    grep -E '^\| (fwd|bwd|bf16)' "$smoke.$t.txt" | head -n 8 | tee -a "$out/summary.txt"
+    python3 -c 'import json, sys
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    print(" ", r["key"][:70], "| kdecl:", r.get("dispatcher", {}).get("ms", r.get("kdecl_missing", "-")),
+          "| cuDNN:", r.get("cudnn", {}).get("ms", r.get("cudnn_missing", r.get("run_error", "-"))))' \
+      "$smoke/$t.jsonl" 2>&1 | tee -a "$out/summary.txt"
+  done
+  exit $status
+fi
 for op in "${ops[@]}"; do
   if [[ $op == conv ]]; then
     stem=conv_${BENCH_CONV_DTYPE:-bf16}
