@@ -76,6 +76,14 @@ else
   log "no libcudnn.so.9 found (CUDNN_LIB, or python3's nvidia.cudnn package): cuDNN is not timed (each record says why)"
   export LD_LIBRARY_PATH="$PWD/.carry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 fi
+# kdecl's GPU convolution and attention kernels are in instances/unverified/: a kdecl built without
+# -DKDECL_UNVERIFIED_SETS=ON has none, and every record would say "no kdecl kernel".
+gpu_kernels=$("$kdecl" list 2>/dev/null | grep -cE '^(conv|fmha)_[^ ]*_sm_(80|90) ')
+if ((gpu_kernels == 0)); then
+  log "WARNING: $kdecl has no GPU conv/fmha kernels (build with -DKDECL_UNVERIFIED_SETS=ON): only cuDNN gets timed"
+else
+  log "$kdecl: $gpu_kernels GPU conv/fmha kernels registered"
+fi
 export KDECL_PLOT_SCRIPT="$PWD/benchmarks/plot_gemm_bench.py"  # the plot scripts beside it are found too
 export KDECL_BENCH_DATE=${KDECL_BENCH_DATE:-$(date -u +%Y-%m-%d)}
 export KDECL_BENCH_COMMIT=${KDECL_BENCH_COMMIT:-$(cat .carry/COMMIT 2>/dev/null || git rev-parse HEAD 2>/dev/null || echo unknown)}
