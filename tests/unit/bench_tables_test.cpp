@@ -157,5 +157,21 @@ TEST(BenchTables, ReportGeomeanWorstTenthAndGaps) {
   EXPECT_NE(md.find("cuDNN: asymmetric padding"), std::string::npos) << md;
 }
 
+TEST(BenchTables, AgreementComparesBothResultsInTheSameBuffer) {
+  // Host buffers stand in for the device: "ours" writes 1, 2, 3, 4; the "vendor" 1, 2, 3, 4.4.
+  buffer out(device::host(), 4 * sizeof(float));
+  vendor_call vendor;
+  vendor.launch = [&](int) { out.upload(std::vector<float>{1, 2, 3, 4.4f}); };
+  vendor.result = &out;
+  vendor.result_type = dtype::fp32;
+  vendor.result_elements = 4;
+  const auto ours = [&](int) { out.upload(std::vector<float>{1, 2, 3, 4}); };
+  const auto a = agreement(false, ours, vendor);
+  EXPECT_NEAR(a["relative_error"].get<double>(), 0.4 / std::sqrt(1 + 4 + 9 + 4.4 * 4.4), 1e-6);
+  EXPECT_NEAR(a["max_abs_error_over_scale"].get<double>(), 0.4 / 4.4, 1e-6);
+  const auto nan = agreement(false, [&](int) { out.upload(std::vector<float>{1, 2, NAN, 4}); }, vendor);
+  EXPECT_EQ(nan["relative_error"], "nan");
+}
+
 }  // namespace
 }  // namespace kdecl::cli

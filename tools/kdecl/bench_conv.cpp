@@ -114,9 +114,11 @@ json bench_one(const conv_dispatcher& disp, const grouped_conv_problem& p, const
         if (auto why = cudnn_conv::unsupported(p)) throw std::runtime_error(*why);
         auto dnn = std::make_shared<cudnn_conv>(bd.dev, p, ops.args(0));
         r["cudnn_version"] = cudnn_conv::version();
+        const auto result = p.result();
         return {[dnn, &ops](int i) { dnn->run(ops.args(std::size_t(i))); },
                 json{{"algorithm", dnn->algorithm()}, {"workspace_bytes", dnn->workspace_bytes()},
-                     {"find_ms", dnn->find_ms()}}};
+                     {"find_ms", dnn->find_ms()}},
+                &ops.sets.front()[std::size_t(result)], p.dtype_of(result), std::size_t(p.span(result))};
 #else
         (void)ops;
         (void)r;

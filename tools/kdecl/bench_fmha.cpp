@@ -173,7 +173,8 @@ json bench_one(const fmha_dispatcher& disp, const fmha_problem& p, const bench_r
         if (auto why = cudnn_sdpa::unsupported(p)) throw std::runtime_error(*why);
         auto dnn = std::make_shared<cudnn_sdpa>(bd.dev, p);
         return {[dnn, &ops](int i) { dnn->run(ops.args(std::size_t(i))); },
-                json{{"plan", dnn->plan()}, {"workspace_bytes", dnn->workspace_bytes()}}};
+                json{{"plan", dnn->plan()}, {"workspace_bytes", dnn->workspace_bytes()}}, &ops.sets.front()[3], p.o,
+                spans_of(p).o};
 #else
         (void)ops;
         throw std::runtime_error("this kdecl was built without cuDNN or the cudnn-frontend headers");

@@ -1,11 +1,14 @@
 #include "vendor_bench.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <map>
 
 #include <fmt/format.h>
 
+#include "kdecl/numeric/element_access.hpp"
+#include "kdecl/numeric/host_storage.hpp"
 #include "progress.hpp"
 #include "sweep_report.hpp"
 
@@ -75,6 +78,30 @@ void time_against_vendor(json& r, bool cuda, const bench_run_options& o, const s
     r["cudnn"].update(vendor->info);
     if (!candidates.empty()) r["ratio"] = r["cudnn"]["ms"].get<double>() / r["dispatcher"]["ms"].get<double>();
   }
+}
+
+json agreement(bool cuda, const std::function<void(int)>& ours, const vendor_call& vendor) {
+  const std::size_t n = vendor.result_elements, bytes = n * dtype_size_bytes(vendor.result_type);
+  std::vector<unsigned char> a(bytes), b(bytes);
+  ours(0);
+  device_synchronize(cuda, "kdecl's run for the comparison");
+  vendor.result->download(a.data(), bytes);
+  vendor.launch(0);
+  device_synchronize(cuda, "cuDNN's run for the comparison");
+  vendor.result->download(b.data(), bytes);
+  double diff2 = 0, ref2 = 0, max_diff = 0, max_ref = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double x = numeric::load_as_double(a.data(), vendor.result_type, i);
+    const double y = numeric::load_as_double(b.data(), vendor.result_type, i);
+    const double d = x - y;
+    if (std::isnan(d)) return json{{"relative_error", "nan"}, {"max_abs_error_over_scale", "nan"}, {"elements", n}};
+    diff2 += d * d;
+    ref2 += y * y;
+    max_diff = std::max(max_diff, std::abs(d));
+    max_ref = std::max(max_ref, std::abs(y));
+  }
+  return json{{"relative_error", ref2 > 0 ? std::sqrt(diff2 / ref2) : std::sqrt(diff2)},
+              {"max_abs_error_over_scale", max_ref > 0 ? max_diff / max_ref : max_diff}, {"elements", n}};
 }
 
 namespace {
@@ -180,8 +207,8 @@ std::string vendor_markdown(const std::vector<json>& records, const std::string&
 
   md += "\n## Per problem\n\nGB/s: the least traffic (every tensor once) over the time; % copy: that against the "
         "measured device-to-device copy bandwidth.\n\n| problem | rows | dispatcher | ms | TFLOP/s | GB/s | % copy | "
-        "best instance ms | cuDNN ms | cuDNN TFLOP/s | cuDNN % copy | ratio | note |\n"
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+        "best instance ms | cuDNN ms | cuDNN TFLOP/s | cuDNN % copy | ratio | results differ by | note |\n"
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (const auto& r : records) {
     std::string note;
     if (r.contains("run_error")) note = "failed: " + r["run_error"].get<std::string>();
@@ -193,13 +220,19 @@ std::string vendor_markdown(const std::vector<json>& records, const std::string&
     const std::string kernel = r.contains("dispatcher") && r["dispatcher"].contains("kernel")
                                    ? short_kernel_name(r["dispatcher"]["kernel"].get<std::string>())
                                    : "-";
-    md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+    // How far kdecl's result is from cuDNN's on the same inputs (relative Frobenius norm).
+    std::string differ = "-";
+    if (r.contains("cudnn_agreement")) {
+      const auto& e = r["cudnn_agreement"]["relative_error"];
+      differ = e.is_number() ? fmt::format("{:.1e}", e.get<double>()) : "NaN";
+    }
+    md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
                       r.value("key", std::string("?")), r.value("label", std::string()), kernel,
                       fig(r, "dispatcher", "ms", "{:.4f}"), fig(r, "dispatcher", "tflops", "{:.1f}"),
                       fig(r, "dispatcher", "gbs", "{:.0f}"), percent(r, "dispatcher"),
                       fig(r, "best_instance", "ms", "{:.4f}"), fig(r, "cudnn", "ms", "{:.4f}"),
                       fig(r, "cudnn", "tflops", "{:.1f}"), percent(r, "cudnn"),
-                      r.contains("ratio") ? fmt::format("{:.3f}", r["ratio"].get<double>()) : "-", note);
+                      r.contains("ratio") ? fmt::format("{:.3f}", r["ratio"].get<double>()) : "-", differ, note);
   }
   return md;
 }

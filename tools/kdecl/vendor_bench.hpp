@@ -59,7 +59,17 @@ struct timed_kernel {
 struct vendor_call {
   std::function<void(int)> launch;
   nlohmann::json info;  // e.g. {"algorithm": ..., "workspace_bytes": ...}
+  // Where launch(0) and kdecl's launch(0) both write their result (the first operand set),
+  // so that the two results can be compared: the same problem, computed alike.
+  const buffer* result = nullptr;
+  dtype result_type = dtype::fp32;
+  std::size_t result_elements = 0;
 };
+
+// Runs kdecl's launch(0) and the vendor's launch(0) on the same inputs and compares
+// their results: {"relative_error": ||ours - vendor|| / ||vendor|| (Frobenius),
+// "max_abs_error_over_scale": max |ours - vendor| / max |vendor|}; NaN where either holds a NaN.
+nlohmann::json agreement(bool cuda, const std::function<void(int)>& ours, const vendor_call& vendor);
 
 // Why a dispatcher selected nothing: the closest candidate's reason, or the explanation.
 template <class Selection>
@@ -143,6 +153,7 @@ nlohmann::json bench_problem(const Dispatcher& disp, const Problem& p, const ben
     }
   }
   time_against_vendor(r, bd.cuda, o, candidates, vendor, p.flops(), p.bytes(), bd.copy_gbs);
+  if (vendor && vendor->result && !candidates.empty()) r["cudnn_agreement"] = agreement(bd.cuda, candidates.front().launch, *vendor);
   return r;
 }
 
