@@ -222,9 +222,11 @@ std::string vendor_markdown(const std::vector<json>& records, const std::string&
                                    : "-";
     // How far kdecl's result is from cuDNN's on the same inputs (relative Frobenius norm).
     std::string differ = "-";
-    if (r.contains("cudnn_agreement")) {
+    if (r.contains("cudnn_agreement") && r["cudnn_agreement"].contains("relative_error")) {
       const auto& e = r["cudnn_agreement"]["relative_error"];
       differ = e.is_number() ? fmt::format("{:.1e}", e.get<double>()) : "NaN";
+    } else if (r.contains("cudnn_agreement")) {
+      differ = "not compared";
     }
     md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
                       r.value("key", std::string("?")), r.value("label", std::string()), kernel,

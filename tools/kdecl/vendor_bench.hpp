@@ -153,7 +153,13 @@ nlohmann::json bench_problem(const Dispatcher& disp, const Problem& p, const ben
     }
   }
   time_against_vendor(r, bd.cuda, o, candidates, vendor, p.flops(), p.bytes(), bd.copy_gbs);
-  if (vendor && vendor->result && !candidates.empty()) r["cudnn_agreement"] = agreement(bd.cuda, candidates.front().launch, *vendor);
+  if (vendor && vendor->result && !candidates.empty()) {
+    try {  // the timings stand even when the comparison fails
+      r["cudnn_agreement"] = agreement(bd.cuda, candidates.front().launch, *vendor);
+    } catch (const std::exception& e) {
+      r["cudnn_agreement"] = {{"error", e.what()}};
+    }
+  }
   return r;
 }
 
