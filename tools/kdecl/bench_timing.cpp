@@ -170,6 +170,14 @@ double median_ms(bool cuda, const std::function<void(int)>& launch, int warmup, 
   return ms[std::size_t(iters / 2)];
 }
 
+void ramp_up(bool cuda, const std::function<void(int)>& launch, double ms) {
+  if (!cuda) return;
+  const double one = std::max(median_ms(cuda, launch, 1, 3), 1e-3);
+  const int count = std::clamp(int(std::ceil(ms / one)), 1, 20000);
+  for (int i = 0; i < count; ++i) launch(i);
+  device_synchronize(cuda, "ramp-up");
+}
+
 std::vector<double> interleaved_medians(bool cuda, const std::vector<std::function<void(int)>>& launchers, int warmup,
                                         int iters, int rounds) {
   const std::size_t n = launchers.size();

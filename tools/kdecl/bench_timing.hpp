@@ -79,6 +79,11 @@ void check_last_error(bool cuda, const char* what);
 // rotating operand sets.
 double median_ms(bool cuda, const std::function<void(int)>& launch, int warmup, int iters);
 
+// Keeps the GPU busy with `launch` for about `ms` milliseconds of GPU time (CUDA only),
+// so that the SM clock has left its idle level before anything is timed: a few warm-up
+// launches of a 10-us kernel after a problem's host-side setup do not bring it back up.
+void ramp_up(bool cuda, const std::function<void(int)>& launch, double ms = 20);
+
 // Medians of several launchers timed in turns over `rounds` rounds (see above).
 std::vector<double> interleaved_medians(bool cuda, const std::vector<std::function<void(int)>>& launchers, int warmup,
                                         int iters, int rounds);

@@ -23,7 +23,9 @@ void time_against_vendor(json& r, bool cuda, const bench_run_options& o, const s
     r[what] = json{{"ms", ms}, {"tflops", flops / (ms * 1e-3) / 1e12}, {"gbs", gbs}};
     if (copy_gbs > 0) r[what]["copy_share"] = gbs / copy_gbs;
   };
-  // The launch counts, from one short measurement of the first launcher when --target-ms asks.
+  // The clock up first (the problem's setup left the GPU idle), then the launch counts, from one
+  // short measurement of the first launcher when --target-ms asks.
+  if (!candidates.empty() || vendor) ramp_up(cuda, candidates.empty() ? vendor->launch : candidates.front().launch);
   launch_plan lp{o.warmup, o.iters};
   if (o.target_ms > 0 && (!candidates.empty() || vendor))
     lp = plan_for(o, median_ms(cuda, candidates.empty() ? vendor->launch : candidates.front().launch, 1, 3));
