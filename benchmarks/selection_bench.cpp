@@ -107,7 +107,7 @@ int main(int argc, char** argv) {
     tuning::ranking_group g;
     for (const auto& [k, us] : ranked) {
       g.rows.push_back(tuning::features_of(problems[std::size_t(i) * 7 % problems.size()], k->key(), us,
-                                           ranked.front().second, 16));
+                                           ranked.front().second, {}));
       g.labels.push_back(tuning::relevance_of(ranked.front().second / us));
     }
     groups.push_back(std::move(g));
@@ -159,7 +159,7 @@ int main(int argc, char** argv) {
     auto ranked = analytical.ranked(p);
     auto t1 = clock_type::now();
     std::vector<tuning::feature_row> rows;
-    for (const auto& [k, us] : ranked) rows.push_back(tuning::features_of(p, k->key(), us, ranked.front().second, 16));
+    for (const auto& [k, us] : ranked) rows.push_back(tuning::features_of(p, k->key(), us, ranked.front().second, {}));
     auto t2 = clock_type::now();
     auto scores = model->score(rows);
     auto t3 = clock_type::now();

@@ -17,6 +17,7 @@ const std::array<std::string_view, feature_count>& feature_names() {
       "log2_intensity", "tile_intensity",       // problem flops per byte; tile_m*tile_n/(tile_m+tile_n)
       "alignment", "vector_bytes",
       "vector_share",                           // vector_bytes / alignment: below 1, a narrower access than the problem allows
+      "c_alignment",                            // of C's and D's strides and pointers
       "pipeline", "stages", "warps_mn", "warp_tile_m", "warp_tile_n", "cluster",
       "split_k", "persistent", "blocks_per_processor",
       "log2_estimate_us", "estimate_ratio",     // the analytical model: its estimate, and relative to the best candidate's
@@ -24,31 +25,33 @@ const std::array<std::string_view, feature_count>& feature_names() {
   return names;
 }
 
-int alignment_class(const gemm_problem& p) {
+alignments alignment_class(const gemm_problem& p) {
   auto bytes = [](dtype d) { return std::max(1, bits_of(d) / 8); };
-  int a = 16;
-  auto fold = [&](std::int64_t v) {
+  auto fold = [](int& a, std::int64_t v) {
     if (v <= 0) return;
     std::uint64_t u = std::uint64_t(v);
     a = std::min<int>(a, int(std::min<std::uint64_t>(16, u & (~u + 1))));
   };
-  fold(p.lda * bytes(p.sig.a));
-  fold(p.ldb * bytes(p.sig.b));
-  fold(p.ldc * bytes(p.sig.c));
+  alignments a;
+  fold(a.ab, p.lda * bytes(p.sig.a));
+  fold(a.ab, p.ldb * bytes(p.sig.b));
+  fold(a.cd, p.ldc * bytes(p.sig.c));
+  if (p.sig.variant == gemm_variant::multi_d) fold(a.cd, p.ldd * bytes(p.sig.c));
   if (p.batch > 1) {
-    fold(p.stride_a * bytes(p.sig.a));
-    fold(p.stride_b * bytes(p.sig.b));
-    fold(p.stride_c * bytes(p.sig.c));
+    fold(a.ab, p.stride_a * bytes(p.sig.a));
+    fold(a.ab, p.stride_b * bytes(p.sig.b));
+    fold(a.cd, p.stride_c * bytes(p.sig.c));
+    if (p.sig.variant == gemm_variant::multi_d) fold(a.cd, p.stride_d * bytes(p.sig.c));
   }
   return a;
 }
 
-feature_row features_of(const gemm_problem& p, const gemm_key& key, double best_estimate_us, int alignment) {
+feature_row features_of(const gemm_problem& p, const gemm_key& key, double best_estimate_us, alignments alignment) {
   return features_of(p, key, estimate_microseconds(key, p), best_estimate_us, alignment);
 }
 
 feature_row features_of(const gemm_problem& p, const gemm_key& key, double estimate_us, double best_estimate_us,
-                        int alignment) {
+                        alignments alignment) {
   const auto& a = key.algo;
   const machine_model machine = machine_model_of(key);
   const kernel_profile prof = profile_of(key, machine);
@@ -86,12 +89,13 @@ feature_row features_of(const gemm_problem& p, const gemm_key& key, double estim
   f[i++] = float(ceil_div(double(p.k), a.tile.k));
   f[i++] = float(std::log2(flops / std::max(bytes, 1.0)));
   f[i++] = float(double(a.tile.m) * a.tile.n / double(a.tile.m + a.tile.n));
-  f[i++] = float(alignment);
+  f[i++] = float(alignment.ab);
   f[i++] = float(a.vector_bytes);
   // Trees see the pair above only where both values occur in training; the share generalizes
   // (measured on H100: the 2-byte cp_async kernel runs 3x slower than the 4-byte one where
   // both fit, e.g. BERT's 30522-column output).
-  f[i++] = float(a.vector_bytes) / float(std::max(alignment, 1));
+  f[i++] = float(a.vector_bytes) / float(std::max(alignment.ab, 1));
+  f[i++] = float(alignment.cd);
   f[i++] = float(int(a.pipe));
   f[i++] = float(a.stages);
   f[i++] = float(a.warps.m * a.warps.n);

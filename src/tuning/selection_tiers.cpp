@@ -88,13 +88,15 @@ struct cache_hash {
   }
 };
 
-int pointer_alignment(const gemm_args* args, int num_d) {
-  if (!args) return 256;
-  std::uintptr_t bits = reinterpret_cast<std::uintptr_t>(args->a) | reinterpret_cast<std::uintptr_t>(args->b) |
-                        reinterpret_cast<std::uintptr_t>(args->c);
-  for (int i = 0; i < num_d; ++i) bits |= reinterpret_cast<std::uintptr_t>(args->d[i]);
-  if (bits == 0) return 256;
-  return int(std::min<std::uintptr_t>(256, bits & (~bits + 1)));
+int lowest_bit(std::uintptr_t bits) { return bits == 0 ? 256 : int(std::min<std::uintptr_t>(256, bits & (~bits + 1))); }
+
+// Of A's and B's pointers, and of C's and D's (256 without arguments).
+alignments pointer_alignment(const gemm_args* args, int num_d) {
+  if (!args) return {256, 256};
+  std::uintptr_t cd = reinterpret_cast<std::uintptr_t>(args->c);
+  for (int i = 0; i < num_d; ++i) cd |= reinterpret_cast<std::uintptr_t>(args->d[i]);
+  return {lowest_bit(reinterpret_cast<std::uintptr_t>(args->a) | reinterpret_cast<std::uintptr_t>(args->b)),
+          lowest_bit(cd)};
 }
 
 class model_selection final : public gemm_selection_tier {
@@ -111,8 +113,9 @@ class model_selection final : public gemm_selection_tier {
                              std::int64_t(s.acc) << 24 | std::int64_t(s.compute) << 32 |
                              std::int64_t(s.lay.a) << 40 | std::int64_t(s.lay.b) << 41 | std::int64_t(s.lay.c) << 42 |
                              std::int64_t(s.variant) << 43 | std::int64_t(s.ew) << 46 | std::int64_t(s.num_d) << 50;
+    const alignments pointers = pointer_alignment(args, s.num_d);
     const cache_key key{{p.m, p.n, p.k, p.batch, p.lda, p.ldb, p.ldc, p.ldd, p.stride_a, p.stride_b, p.stride_c,
-                         p.stride_d, sig, std::int64_t(gen) << 16 | pointer_alignment(args, s.num_d)}};
+                         p.stride_d, sig, std::int64_t(gen) << 18 | std::int64_t(pointers.ab) << 9 | pointers.cd}};
     {
       std::shared_lock lock(mutex_);
       if (auto it = cache_.find(key); it != cache_.end()) {
@@ -136,10 +139,15 @@ class model_selection final : public gemm_selection_tier {
     const auto& trained = model_->info().signatures;
     const bool known = trained.empty() || std::find(trained.begin(), trained.end(), problem_signature(p)) != trained.end();
     auto ranked = known ? d.ranked(p, args) : decltype(d.ranked(p, args)){};
+    // 64-bit offsets only where 32 bits overflow, as the analytical tier decides: a 64-bit
+    // twin measures within noise of its 32-bit kernel, so the model alone would pick either.
+    auto is_64bit = [](const auto& r) { return r.first->key().algo.index_bits == 64; };
+    if (!std::all_of(ranked.begin(), ranked.end(), is_64bit)) std::erase_if(ranked, is_64bit);
     if (!known) {
       note = fmt::format("not trained on {} problems: no opinion", problem_signature(p));
     } else if (!ranked.empty()) {
-      const int alignment = std::min(alignment_class(p), std::min(16, pointer_alignment(args, s.num_d)));
+      const alignments strides = alignment_class(p);
+      const alignments alignment{std::min({strides.ab, 16, pointers.ab}), std::min({strides.cd, 16, pointers.cd})};
       std::vector<feature_row> rows;
       rows.reserve(ranked.size());
       const double best_us = ranked.front().second;

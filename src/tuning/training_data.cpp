@@ -61,7 +61,7 @@ ranking_group ranking_group_of(const measured_problem& p) {
   ranking_group g;
   const double best_us = *std::min_element(p.estimate_us.begin(), p.estimate_us.end());
   const double oracle = p.oracle_ms();
-  const int alignment = alignment_class(p.problem);
+  const alignments alignment = alignment_class(p.problem);
   for (std::size_t i = 0; i < p.kernels.size(); ++i) {
     g.rows.push_back(features_of(p.problem, p.keys[i], p.estimate_us[i], best_us, alignment));
     g.labels.push_back(relevance_of(oracle / p.ms[i]));

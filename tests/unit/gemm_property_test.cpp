@@ -27,7 +27,7 @@ constexpr int problems_per_arch = 4000;
 
 device offline(arch_id a) { return device{a, 0, std::string("offline ") + std::string(to_string(a))}; }
 
-// Every problem is selected (and C's alignment never changes the choice); prints the
+// Every problem is selected (and C's alignment never changes the path chosen); prints the
 // choices' pipelines and widths.
 void expect_every_problem_selected(arch_id arch, std::uint64_t seed) {
   const auto sigs = signatures_of(arch);
@@ -48,8 +48,10 @@ void expect_every_problem_selected(arch_id arch, std::uint64_t seed) {
     const auto& a = sel.kernel->key().algo;
     EXPECT_EQ(a.index_bits, 32) << "a 64-bit kernel for a problem whose offsets fit 32 bits: " << dp.describe();
     ++by_pipeline_and_width[fmt::format("{} v{}", to_string(a.pipe), a.vector_bytes)];
-    // C's (and D's) alignment never changes the choice: the same problem with C and D
-    // aligned to 16 bytes gets the same kernel (the epilogue takes any alignment).
+    // C's (and D's) alignment never changes the path: the same problem with C and D aligned
+    // to 16 bytes gets a kernel of the same pipeline, access width and offsets (the epilogue
+    // takes any alignment). The learned model may pick another tile of that path: a
+    // misaligned C costs the epilogue 5-35% on an H100, more for some tiles than others.
     if (arch != arch_id::host) {
       drawn_problem aligned = dp;
       aligned.offset_c = aligned.offset_d = 0;
@@ -60,7 +62,8 @@ void expect_every_problem_selected(arch_id arch, std::uint64_t seed) {
       q.stride_c = q.stride_d = 0;
       const gemm_args aligned_args = fake_args(aligned);
       const auto again = d.select(q, &aligned_args);
-      if (!again || again.kernel != sel.kernel) {
+      auto path = [](const gemm_key& k) { return std::tuple(k.algo.pipe, k.algo.vector_bytes, k.algo.index_bits); };
+      if (!again || path(again.kernel->key()) != path(sel.kernel->key())) {
         if (++changed_by_c <= 5)
           ADD_FAILURE() << "C's alignment changed the choice: " << dp.describe() << "\n  misaligned C: "
                         << sel.kernel->name() << "\n  aligned C: " << (again ? again.kernel->name() : again.explain());

@@ -371,6 +371,14 @@ TEST(Features, SizesWasteAndWaves) {
   EXPECT_FLOAT_EQ(at("k_iterations"), 10.0f);
   EXPECT_FLOAT_EQ(at("tile_m"), 128.0f);
   EXPECT_FLOAT_EQ(at("estimate_ratio"), 1.0f);
+  // A and B aligned, C's rows 257 elements (514 bytes): only the C feature sees it.
+  auto odd_c = gemm_problem{}.sizes(192, 257, 640).dtype(dtype::bf16).layout(rcr).normalized();
+  EXPECT_EQ(alignment_class(odd_c).ab, 16);
+  EXPECT_EQ(alignment_class(odd_c).cd, 2);
+  f = features_of(odd_c, key, 0.0, alignment_class(odd_c));
+  EXPECT_FLOAT_EQ(at("alignment"), 16.0f);
+  EXPECT_FLOAT_EQ(at("vector_share"), 1.0f);
+  EXPECT_FLOAT_EQ(at("c_alignment"), 2.0f);
   EXPECT_EQ(family_of("Llama-3-70B"), "Llama");
   EXPECT_EQ(family_of("Flan-T5-XL"), "T5");
   EXPECT_EQ(family_of("ViT-B/16"), "ViT");

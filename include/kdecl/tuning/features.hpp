@@ -12,7 +12,7 @@
 
 namespace kdecl::tuning {
 
-inline constexpr std::size_t feature_count = 33;
+inline constexpr std::size_t feature_count = 34;
 using feature_row = std::array<float, feature_count>;
 
 // Names, in feature order (written to the model's sidecar and checked on load).
@@ -21,15 +21,22 @@ const std::array<std::string_view, feature_count>& feature_names();
 // Features of `kernel` on `normalized_problem`. `best_estimate_us` is the
 // analytical model's smallest estimate among the candidates (the estimate
 // relative to it is one feature); pass 0 when unknown (the ratio is then 1).
-// `alignment` is the largest power of two (<= 16) dividing every byte stride and pointer.
+// `alignment` is the largest power of two (<= 16) dividing A's and B's byte strides and
+// pointers (what bounds the mainloop's loads), `c_alignment` the same of C's and D's (what
+// the epilogue's stores see). They are separate features: a misaligned C does not make the
+// narrow-load kernels any faster.
+struct alignments {
+  int ab = 16, cd = 16;
+};
 feature_row features_of(const gemm_problem& normalized_problem, const gemm_key& kernel, double best_estimate_us,
-                        int alignment = 16);
+                        alignments alignment = {});
 
 // The same with the kernel's analytical estimate already known (the dispatcher has it).
 feature_row features_of(const gemm_problem& normalized_problem, const gemm_key& kernel, double estimate_us,
-                        double best_estimate_us, int alignment);
+                        double best_estimate_us, alignments alignment);
 
-// Largest power of two (<= 16) dividing every leading dimension and batch stride in bytes.
-int alignment_class(const gemm_problem& normalized_problem);
+// Largest powers of two (<= 16) dividing the leading dimensions and batch strides in bytes,
+// of A and B and of C and D.
+alignments alignment_class(const gemm_problem& normalized_problem);
 
 }  // namespace kdecl::tuning
