@@ -11,7 +11,7 @@
 #   benchmarks/bench_ops.sh smoke   one small problem per bench and direction (about a minute): says
 #                                   whether cuDNN loads and gets timed here, before a long run
 #
-# Binaries come from .carry/ as for device.sh (cmake --preset device -DKDECL_UNVERIFIED_SETS=ON &&
+# Binaries come from .carry/ as for device.sh (cmake --preset device &&
 # cmake --build --preset device --target kdecl_tool && benchmarks/carry.sh build-device).
 # cuDNN: libcudnn.so.9 and its sub-libraries come from the machine's PyTorch (the nvidia-cudnn
 # wheel), put first on LD_LIBRARY_PATH; kdecl links libcudnn.so.9 normally (cuDNN keeps its ABI
@@ -76,11 +76,11 @@ else
   log "no libcudnn.so.9 found (CUDNN_LIB, or python3's nvidia.cudnn package): cuDNN is not timed (each record says why)"
   export LD_LIBRARY_PATH="$PWD/.carry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 fi
-# kdecl's GPU convolution and attention kernels are in instances/unverified/: a kdecl built without
-# -DKDECL_UNVERIFIED_SETS=ON has none, and every record would say "no kdecl kernel".
+# A kdecl built without CUDA (or a future set still under instances/unverified/ without
+# -DKDECL_UNVERIFIED_SETS=ON) has no GPU conv/fmha kernel, and every record would say "no kdecl kernel".
 gpu_kernels=$("$kdecl" list 2>/dev/null | grep -cE '^(conv|fmha)_[^ ]*_sm_(80|90) ')
 if ((gpu_kernels == 0)); then
-  log "WARNING: $kdecl has no GPU conv/fmha kernels (build with -DKDECL_UNVERIFIED_SETS=ON): only cuDNN gets timed"
+  log "WARNING: $kdecl has no GPU conv/fmha kernels (a CUDA build of the device preset has them): only cuDNN gets timed"
 else
   log "$kdecl: $gpu_kernels GPU conv/fmha kernels registered"
 fi
