@@ -1,6 +1,17 @@
 #include "kdecl/runtime/device.hpp"
 
+#include <algorithm>
+#include <fstream>
+#include <limits>
+#include <sstream>
+#include <string>
+
 #include <fmt/format.h>
+
+#if defined(__linux__)
+#include <sys/resource.h>
+#include <unistd.h>
+#endif
 
 #if KDECL_WITH_CUDA_RUNTIME
 #include <cuda_runtime.h>
@@ -42,6 +53,70 @@ std::vector<device> available_devices(std::vector<std::string>* skipped) {
   (void)skipped;
 #endif
   return out;
+}
+
+namespace {
+
+// The value of `key` (in kB) in a /proc file such as /proc/meminfo or /proc/self/status.
+std::optional<std::size_t> proc_kb(const char* file, const std::string& key) {
+  std::ifstream in(file);
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind(key + ":", 0) == 0) {
+      std::istringstream fields(line.substr(key.size() + 1));
+      std::size_t kb = 0;
+      if (fields >> kb) return kb * 1024;
+    }
+  return std::nullopt;
+}
+
+// A number in a one-line file (cgroup v2 memory.max / memory.current); nullopt for "max" or absent.
+std::optional<std::size_t> number_in(const char* file) {
+  std::ifstream in(file);
+  std::string text;
+  if (!(in >> text) || text == "max") return std::nullopt;
+  try {
+    return std::size_t(std::stoull(text));
+  } catch (...) {
+    return std::nullopt;
+  }
+}
+
+memory_headroom host_memory_available() {
+  memory_headroom best{std::numeric_limits<std::size_t>::max(), "no limit found"};
+  auto consider = [&](std::optional<std::size_t> bytes, const char* source) {
+    if (bytes && *bytes < best.bytes) best = {*bytes, source};
+  };
+#if defined(__linux__)
+  consider(proc_kb("/proc/meminfo", "MemAvailable"), "MemAvailable in /proc/meminfo");
+  if (rlimit lim{}; getrlimit(RLIMIT_AS, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY) {
+    const std::size_t used = proc_kb("/proc/self/status", "VmSize").value_or(0);
+    consider(lim.rlim_cur > used ? std::size_t(lim.rlim_cur - used) : 0, "the address space left under ulimit -v");
+  }
+  if (auto max = number_in("/sys/fs/cgroup/memory.max")) {
+    const std::size_t used = number_in("/sys/fs/cgroup/memory.current").value_or(0);
+    consider(*max > used ? *max - used : 0, "the cgroup's memory.max");
+  }
+  if (best.limited_by == "no limit found") {
+    const long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    if (pages > 0 && page > 0) consider(std::size_t(pages) * std::size_t(page), "free physical pages");
+  }
+#endif
+  return best;
+}
+
+}  // namespace
+
+memory_headroom memory_available(const device& dev) {
+  if (dev.kind() == backend::host) return host_memory_available();
+#if KDECL_WITH_CUDA_RUNTIME
+  if (dev.kind() == backend::cuda && dev.ordinal >= 0) {
+    std::size_t free = 0, total = 0;
+    if (cudaSetDevice(dev.ordinal) == cudaSuccess && cudaMemGetInfo(&free, &total) == cudaSuccess)
+      return {free, fmt::format("free memory of {} (cudaMemGetInfo)", dev.description)};
+    cudaGetLastError();
+  }
+#endif
+  return {0, fmt::format("no runtime in this build can query {}", dev.description)};
 }
 
 device default_device() {

@@ -43,6 +43,7 @@ int parse_int(std::string_view name, std::string_view seg) {
   auto [p, ec] = std::from_chars(seg.data(), seg.data() + seg.size(), v);
   if (ec != std::errc{} || p != seg.data() + seg.size() || v <= 0)
     bad(name, seg, "is not a positive integer");
+  if (seg.starts_with('0')) bad(name, seg, "has a leading zero (names spell numbers one way only)");
   return v;
 }
 
@@ -112,6 +113,7 @@ gemm_key parse_gemm_name(std::string_view name) {
     return *found;
   };
 
+  if (name.ends_with('_')) bad(name, "", "is empty: the name ends with '_'");
   if (take("operation") != "gemm") bad(name, name.substr(0, name.find('_')), "is not 'gemm'");
 
   auto dt = take("dtypes");

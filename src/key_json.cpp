@@ -1,5 +1,7 @@
 #include "kdecl/io/key_json.hpp"
 
+#include <cstdint>
+#include <limits>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -13,28 +15,52 @@ using json = nlohmann::json;
 
 json mnk_json(const mnk& v) { return json::array({v.m, v.n, v.k}); }
 
+// Readers of one field: each names the field and what is wrong with it, and
+// reads integers only when they are integers within int's range (never a
+// float truncated or a 64-bit value wrapped).
+const json& member(const json& j, const char* field, const char* what) {
+  if (!j.is_object()) throw std::invalid_argument(fmt::format("key JSON: {} is not an object", what));
+  auto it = j.find(field);
+  if (it == j.end()) throw std::invalid_argument(fmt::format("key JSON lacks field '{}'", field));
+  return *it;
+}
+
 template <class E>
 E enum_field(const json& j, const char* field) {
-  if (!j.contains(field)) throw std::invalid_argument(fmt::format("key JSON lacks field '{}'", field));
-  const auto& v = j.at(field);
+  const auto& v = member(j, field, "the signature or algorithm");
   if (!v.is_string()) throw std::invalid_argument(fmt::format("key JSON field '{}' is not a string", field));
-  auto s = v.get<std::string>();
+  const auto& s = v.get_ref<const std::string&>();
   auto e = parse<E>(s);
   if (!e) throw std::invalid_argument(fmt::format("key JSON field '{}' has unknown value '{}'", field, s));
   return *e;
 }
 
-int int_field(const json& j, const char* field) {
-  if (!j.contains(field) || !j.at(field).is_number_integer())
-    throw std::invalid_argument(fmt::format("key JSON field '{}' is missing or not an integer", field));
-  return j.at(field).get<int>();
+int int_value(const json& v, const std::string& field) {
+  if (!v.is_number_integer())
+    throw std::invalid_argument(fmt::format("key JSON field '{}' is not an integer", field));
+  const bool fits = v.is_number_unsigned() ? v.get<std::uint64_t>() <= std::uint64_t(std::numeric_limits<int>::max())
+                                           : v.get<std::int64_t>() >= std::numeric_limits<int>::min() &&
+                                                 v.get<std::int64_t>() <= std::numeric_limits<int>::max();
+  if (!fits) throw std::invalid_argument(fmt::format("key JSON field '{}' = {} does not fit an int", field, v.dump()));
+  return int(v.get<std::int64_t>());
 }
 
+int int_field(const json& j, const char* field) { return int_value(member(j, field, "the signature or algorithm"), field); }
+
 mnk mnk_field(const json& j, const char* field) {
-  if (!j.contains(field) || !j.at(field).is_array() || j.at(field).size() != 3)
+  const auto& a = member(j, field, "the algorithm");
+  if (!a.is_array() || a.size() != 3)
     throw std::invalid_argument(fmt::format("key JSON field '{}' is not an array [m, n, k]", field));
-  const auto& a = j.at(field);
-  return {a[0].get<int>(), a[1].get<int>(), a[2].get<int>()};
+  return {int_value(a[0], std::string(field) + "[0]"), int_value(a[1], std::string(field) + "[1]"),
+          int_value(a[2], std::string(field) + "[2]")};
+}
+
+// A string member of an object, or `fallback` when absent; an error when present but not a string.
+std::string string_or(const json& j, const char* field, const std::string& fallback, const char* what) {
+  auto it = j.find(field);
+  if (it == j.end()) return fallback;
+  if (!it->is_string()) throw std::invalid_argument(fmt::format("{}: '{}' is not a string", what, field));
+  return it->get<std::string>();
 }
 
 }  // namespace
@@ -58,12 +84,14 @@ json to_json(const gemm_key& k) {
 }
 
 gemm_key gemm_key_from_json(const json& j) {
-  if (!j.is_object() || j.value("op", "") != "gemm")
+  if (!j.is_object() || string_or(j, "op", "", "key JSON") != "gemm")
     throw std::invalid_argument("key JSON is not an object with \"op\": \"gemm\"");
   if (!j.contains("signature") || !j.contains("algorithm"))
     throw std::invalid_argument("key JSON lacks 'signature' or 'algorithm'");
   const auto& s = j.at("signature");
   const auto& a = j.at("algorithm");
+  if (!s.is_object() || !a.is_object())
+    throw std::invalid_argument("key JSON: 'signature' and 'algorithm' must be objects");
   gemm_key k;
   k.sig.a = enum_field<dtype>(s, "dtype_a");
   k.sig.b = enum_field<dtype>(s, "dtype_b");
@@ -107,14 +135,28 @@ json export_registry(const registry& reg) {
 }
 
 std::vector<imported_kernel> import_registry(const json& j) {
-  if (!j.is_object() || j.value("format", "") != "kdecl-registry")
+  constexpr const char* what = "kdecl registry export";
+  if (!j.is_object() || string_or(j, "format", "", what) != "kdecl-registry")
     throw std::invalid_argument("not a kdecl registry export (\"format\" is not \"kdecl-registry\")");
-  if (j.value("version", 0) != 1)
-    throw std::invalid_argument(fmt::format("unsupported kdecl registry export version {}", j.value("version", 0)));
+  const auto version = j.find("version");
+  if (version == j.end() || !version->is_number_integer() || *version != 1)
+    throw std::invalid_argument(fmt::format("unsupported kdecl registry export version {}",
+                                            version == j.end() ? "(none)" : version->dump()));
+  const auto kernels = j.find("kernels");
+  if (kernels == j.end() || !kernels->is_array())
+    throw std::invalid_argument("kdecl registry export: 'kernels' is not an array");
   std::vector<imported_kernel> out;
-  for (const auto& item : j.at("kernels")) {
-    if (item.value("op", "") != "gemm") continue;  // other operations have no kernels yet
-    imported_kernel k{item.at("name").get<std::string>(), item.value("set", ""), gemm_key_from_json(item.at("key"))};
+  for (const auto& item : *kernels) {
+    if (!item.is_object()) throw std::invalid_argument("kdecl registry export: a kernel entry is not an object");
+    if (string_or(item, "op", "", what) != "gemm") continue;  // other operations have no kernels yet
+    const auto name = item.find("name");
+    if (name == item.end() || !name->is_string())
+      throw std::invalid_argument("kdecl registry export: a kernel entry has no string 'name'");
+    if (!item.contains("key"))
+      throw std::invalid_argument(fmt::format("kdecl registry export: kernel '{}' has no 'key'", name->get<std::string>()));
+    imported_kernel k{name->get<std::string>(), string_or(item, "set", "", what), gemm_key_from_json(item.at("key"))};
+    if (!k.key.concrete())
+      throw std::invalid_argument(fmt::format("kernel '{}': its key is not concrete (a field is a wildcard or 0)", k.name));
     if (auto expected = kernel_name(k.key); expected != k.name)
       throw std::invalid_argument(fmt::format("kernel '{}' does not match its key (the key names '{}')", k.name, expected));
     out.push_back(std::move(k));

@@ -77,6 +77,10 @@ TEST(GemmName, RejectsMalformedNamesWithTheSegment) {
   expect_error("gemm_fp16_rcr_cp_async_cshuffle_intrawave_128x0x32_2x2x1_32x32x16_s3_v16_padmnk_sm_90", "positive");
   expect_error(good + "_extra", "trailing");
   expect_error("gemm_fp16_rcr_cp_async_cshuffle_intrawave_128x128x32_2x2x1_32x32x16_s3_v16_padkm_sm_90", "order");
+  // What the name fuzzer found: a leading zero or a trailing '_' also gave one key two names.
+  expect_error("gemm_fp16_rcr_cp_async_cshuffle_intrawave_128x0128x32_2x2x1_32x32x16_s3_v16_padmnk_sm_90", "leading zero");
+  expect_error("gemm_fp16_rcr_cp_async_cshuffle_intrawave_128x128x32_2x2x1_32x32x16_s03_v16_padmnk_sm_90", "leading zero");
+  expect_error(good + "_", "ends with '_'");
   // Spelling out default dtypes would give one key two names.
   // The index width is named only when it is 64.
   expect_error("gemm_fp16_rcr_cp_async_cshuffle_intrawave_128x128x32_2x2x1_32x32x16_s3_v16_i32_padmnk_sm_90", "i32");

@@ -37,6 +37,35 @@ TEST(GemmProblem, ErrorsNameValueAndRule) {
   EXPECT_NE(error_of(acc).find("accumulator fp32 does not suit int8"), std::string::npos);
 }
 
+TEST(GemmProblem, SpansBeyond64BitsAreRefusedWithoutOverflow) {
+  auto base = gemm_problem{}.sizes(64, 64, 64).dtype(dtype::fp32).layout(rcr);
+  constexpr std::int64_t big = std::int64_t{1} << 62;
+  EXPECT_EQ(error_of(gemm_problem(base).sizes(big, 64, 64)),
+            "A spans 295147905179352825856 elements (1180591620717411303424 bytes): beyond 64-bit offsets "
+            "(2^63 - 1 elements or bytes at most)");
+  EXPECT_NE(error_of(gemm_problem(base).sizes(big, big, big)).find("A spans over "), std::string::npos);
+  EXPECT_NE(error_of(gemm_problem(base).batched(big).batch_strides(0, 0, big)).find("A spans"), std::string::npos);
+  EXPECT_NE(error_of(gemm_problem(base).leading_dims(0, big, 0)).find("B spans"), std::string::npos);
+  EXPECT_NE(error_of(gemm_problem(base).batched(3).batch_strides(64 * 64, 64 * 64, big)).find("C spans"),
+            std::string::npos);
+  EXPECT_NE(error_of(gemm_problem(base).batched(big).preshuffled_b()).find("spans"), std::string::npos);
+  auto d = gemm_problem(base).multi_d(elementwise::gelu, 1, big);
+  EXPECT_NE(error_of(d).find("D spans"), std::string::npos);
+  // Packed 4-bit operands: the elements must fit 64-bit offsets too, not only the bytes.
+  auto int4 = gemm_problem{}.sizes(std::int64_t{1} << 62, 8, 3).dtype(dtype::int4).layout(rcr);
+  EXPECT_EQ(error_of(int4), "A spans 13835058055282163712 elements (6917529027641081856 bytes): beyond 64-bit "
+                            "offsets (2^63 - 1 elements or bytes at most)");
+  // The largest spans that can be addressed are valid.
+  EXPECT_FALSE(gemm_problem{}.sizes(std::int64_t{1} << 40, 1, 1).dtype(dtype::fp32).layout(rcr).validate());
+}
+
+TEST(GemmProblem, PreshuffleWithoutADtypeIsRefusedBeforeItsSizeIsComputed) {
+  gemm_problem p;
+  p.sizes(64, 64, 64).preshuffled_b();
+  p.sig.a = p.sig.b = dtype::any;  // the preshuffled size would divide by B's 0 bits
+  EXPECT_EQ(error_of(p), "dtype of A is not set");
+}
+
 TEST(GemmProblem, MixedFp8IsAllowed) {
   auto p = gemm_problem{}.sizes(64, 64, 64).dtype(dtype::fp8).dtypes(dtype::fp8, dtype::bf8, dtype::bf16);
   EXPECT_FALSE(p.validate()) << *p.validate();

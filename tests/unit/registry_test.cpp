@@ -133,5 +133,40 @@ TEST(RegistryJson, ImportNamesTheBadField) {
   EXPECT_THROW(import_registry(nlohmann::json::object()), std::invalid_argument);
 }
 
+// What the registry JSON fuzzer found: other exceptions than invalid_argument
+// escaped, and numbers were truncated without a word.
+TEST(RegistryJson, ImportRefusesEveryMalformedDocumentWithInvalidArgument) {
+  registry reg;
+  reg.add(std::make_shared<recording_gemm>(make_key(dtype::fp16, rcr, 256, 128, 64)), "s");
+  const auto good = export_registry(reg);
+  auto refused = [](const nlohmann::json& j, const std::string& fragment) {
+    try {
+      import_registry(j);
+      ADD_FAILURE() << "accepted " << j.dump();
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
+    }
+  };
+  auto with = [&](auto edit) {
+    auto j = good;
+    edit(j);
+    return j;
+  };
+  refused(with([](auto& j) { j.erase("kernels"); }), "'kernels' is not an array");
+  refused(with([](auto& j) { j["kernels"] = 3; }), "'kernels' is not an array");
+  refused(with([](auto& j) { j["format"] = 7; }), "'format' is not a string");
+  refused(with([](auto& j) { j["version"] = "1"; }), "version");
+  refused(with([](auto& j) { j["kernels"][0] = "gemm"; }), "not an object");
+  refused(with([](auto& j) { j["kernels"][0]["name"] = 12; }), "no string 'name'");
+  refused(with([](auto& j) { j["kernels"][0]["set"] = nullptr; }), "'set' is not a string");
+  refused(with([](auto& j) { j["kernels"][0].erase("key"); }), "has no 'key'");
+  refused(with([](auto& j) { j["kernels"][0]["key"]["signature"] = 1; }), "must be objects");
+  refused(with([](auto& j) { j["kernels"][0]["key"]["algorithm"]["tile"][1] = 128.5; }), "'tile[1]' is not an integer");
+  refused(with([](auto& j) { j["kernels"][0]["key"]["algorithm"]["tile"][0] = 4294967552; }), "does not fit an int");
+  refused(with([](auto& j) { j["kernels"][0]["key"]["algorithm"]["stages"] = -4294967293; }), "does not fit an int");
+  refused(with([](auto& j) { j["kernels"][0]["key"]["signature"]["dtype_a"] = 16; }), "'dtype_a' is not a string");
+  refused(with([](auto& j) { j["kernels"][0]["key"]["algorithm"]["stages"] = 0; }), "not concrete");
+}
+
 }  // namespace
 }  // namespace kdecl

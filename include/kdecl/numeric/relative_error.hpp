@@ -24,6 +24,11 @@ struct frobenius_accumulator {
     diff2 += diff * diff;
     ref2 += ref * ref;
   }
+  void merge(const frobenius_accumulator& o) {
+    diff2 += o.diff2;
+    ref2 += o.ref2;
+    nan = nan || o.nan;
+  }
   double result() const {
     if (nan) return std::numeric_limits<double>::quiet_NaN();
     if (ref2 == 0) return diff2 == 0 ? 0.0 : std::numeric_limits<double>::infinity();

@@ -74,14 +74,39 @@ void parallel_rows(std::int64_t rows, Body body) {
   for (auto& t : pool) t.join();
 }
 
+// Element (kk, j) of batch b of B as stored: its layout, or the preshuffled format.
+inline std::size_t b_index(const gemm_problem& p, std::int64_t b, std::int64_t kk, std::int64_t j) {
+  const std::int64_t at = p.sig.variant == gemm_variant::preshuffle
+                              ? std::int64_t(kernels::preshuffled_offset(kk, j, p.k, p.n, bits_of(p.sig.b)))
+                              : offset(p.sig.lay.b, p.ldb, kk, j);
+  return std::size_t(b * p.stride_b + at);
+}
+
+// C(b, i, j) from the product's dot: alpha, beta * C_old (read from args.c), the
+// D tensors, the elementwise op, and integer C's rounding and saturation.
+inline double finish(const gemm_problem& p, const gemm_args& args, std::int64_t b, std::int64_t i, std::int64_t j,
+                     double dot) {
+  const gemm_signature& s = p.sig;
+  double x = double(args.alpha) * dot;
+  if (args.beta != 0.0f)
+    x += double(args.beta) *
+         numeric::load_as_double(args.c, s.c, std::size_t(b * p.stride_c + offset(s.lay.c, p.ldc, i, j)));
+  if (s.variant == gemm_variant::multi_d) {
+    for (int t = 0; t < s.num_d; ++t)
+      x += numeric::load_as_double(args.d[std::size_t(t)], s.c,
+                                   std::size_t(b * p.stride_d + offset(s.lay.c, p.ldd, i, j)));
+    x = elementwise_double(s.ew, x);
+  }
+  if (s.c == dtype::int8) return numeric::saturate_round<std::int8_t>(x);
+  if (s.c == dtype::int32) return numeric::saturate_round<std::int32_t>(x);
+  return x;
+}
+
 }  // namespace detail
 
 inline std::vector<double> gemm(const gemm_problem& p, const gemm_args& args) {
   detail::require_normalized(p);
   const gemm_signature& s = p.sig;
-  const int num_d = s.variant == gemm_variant::multi_d ? s.num_d : 0;
-  const elementwise ew = s.variant == gemm_variant::multi_d ? s.ew : elementwise::pass_through;
-  const bool integer_c = s.c == dtype::int8 || s.c == dtype::int32;
   const std::int64_t m = p.m, n = p.n, k = p.k;
   std::vector<double> out(std::size_t(p.batch * m * n));
 
@@ -92,32 +117,109 @@ inline std::vector<double> gemm(const gemm_problem& p, const gemm_args& args) {
         a[i * k + kk] = numeric::load_as_double(
             args.a, s.a, std::size_t(b * p.stride_a + detail::offset(s.lay.a, p.lda, i, kk)));
     for (std::int64_t j = 0; j < n; ++j)
-      for (std::int64_t kk = 0; kk < k; ++kk) {
-        const std::int64_t at = s.variant == gemm_variant::preshuffle
-            ? std::int64_t(kernels::preshuffled_offset(kk, j, k, n, bits_of(s.b)))
-            : detail::offset(s.lay.b, p.ldb, kk, j);
-        bt[j * k + kk] = numeric::load_as_double(args.b, s.b, std::size_t(b * p.stride_b + at));
-      }
+      for (std::int64_t kk = 0; kk < k; ++kk) bt[j * k + kk] = numeric::load_as_double(args.b, s.b, detail::b_index(p, b, kk, j));
 
     detail::parallel_rows(m, [&](std::int64_t i) {
       for (std::int64_t j = 0; j < n; ++j) {
         double dot = 0;
         for (std::int64_t kk = 0; kk < k; ++kk) dot += a[i * k + kk] * bt[j * k + kk];
-        double x = double(args.alpha) * dot;
-        if (args.beta != 0.0f)
-          x += double(args.beta) *
-               numeric::load_as_double(args.c, s.c, std::size_t(b * p.stride_c + detail::offset(s.lay.c, p.ldc, i, j)));
-        for (int t = 0; t < num_d; ++t)
-          x += numeric::load_as_double(args.d[std::size_t(t)], s.c,
-                                       std::size_t(b * p.stride_d + detail::offset(s.lay.c, p.ldd, i, j)));
-        x = detail::elementwise_double(ew, x);
-        if (integer_c)
-          x = s.c == dtype::int8 ? numeric::saturate_round<std::int8_t>(x) : numeric::saturate_round<std::int32_t>(x);
-        out[std::size_t((b * m + i) * n + j)] = x;
+        out[std::size_t((b * m + i) * n + j)] = detail::finish(p, args, b, i, j, dot);
       }
     });
   }
   return out;
+}
+
+// Relative Frobenius error of `out` (C after the run: C's dtype, layout, ldc
+// and batch stride) against the reference over some rows of C, each a flat
+// index b*m + i in ascending order, or over all rows when `rows` is empty;
+// NaN if either side holds a NaN there. Computed on the fly, without a
+// reference matrix: the memory is a row of A per thread (k doubles) plus, when
+// `b_in_double` is set, one batch of B converted to double (n*k*8 bytes, the
+// fast path for checking every row). `args.c` is C before the run (read when
+// beta != 0). The sum runs in a fixed order: the result is deterministic.
+inline double relative_error_over_rows(const gemm_problem& p, const gemm_args& args, const void* out,
+                                       std::span<const std::int64_t> rows, bool b_in_double) {
+  detail::require_normalized(p);
+  const gemm_signature& s = p.sig;
+  const std::int64_t m = p.m, n = p.n, k = p.k;
+  const std::int64_t total = rows.empty() ? p.batch * m : std::int64_t(rows.size());
+  auto row_at = [&](std::int64_t idx) { return rows.empty() ? idx : rows[std::size_t(idx)]; };
+  const std::int64_t threads = std::max(1u, std::thread::hardware_concurrency());
+
+  numeric::detail::frobenius_accumulator all;
+  std::vector<double> bt;
+  std::int64_t bt_batch = -1;
+  for (std::int64_t first = 0; first < total;) {
+    // A block of rows of one batch, [first, last), at most 2^16 of them (bounds the partial sums).
+    const std::int64_t b = row_at(first) / m;
+    std::int64_t last = first;
+    while (last < total && last - first < (std::int64_t{1} << 16) && row_at(last) / m == b) ++last;
+    if (b_in_double && bt_batch != b) {
+      bt_batch = b;
+      bt.resize(std::size_t(n * k));
+      detail::parallel_rows(n, [&](std::int64_t j) {
+        for (std::int64_t kk = 0; kk < k; ++kk)
+          bt[std::size_t(j * k + kk)] = numeric::load_as_double(args.b, s.b, detail::b_index(p, b, kk, j));
+      });
+    }
+    // Work items: (row, column chunk), enough of them to keep every thread busy
+    // when only a few rows are sampled; one partial sum per item.
+    const std::int64_t batch_rows = last - first;
+    const std::int64_t chunks = std::clamp<std::int64_t>((4 * threads + batch_rows - 1) / batch_rows, 1,
+                                                         std::max<std::int64_t>(1, n / 256));
+    const std::int64_t chunk_cols = (n + chunks - 1) / chunks;
+    std::vector<numeric::detail::frobenius_accumulator> partial(std::size_t(batch_rows * chunks));
+    const bool cache_a = k <= (std::int64_t{1} << 20);  // a row of A in double: at most 8 MiB per thread
+    detail::parallel_rows(batch_rows * chunks, [&](std::int64_t item) {
+      thread_local std::vector<double> a_row;
+      const std::int64_t i = row_at(first + item / chunks) - b * m;
+      const std::int64_t j0 = item % chunks * chunk_cols, j1 = std::min(n, j0 + chunk_cols);
+      auto a_at = [&](std::int64_t kk) {
+        return numeric::load_as_double(args.a, s.a, std::size_t(b * p.stride_a + detail::offset(s.lay.a, p.lda, i, kk)));
+      };
+      if (cache_a) {
+        a_row.resize(std::size_t(k));
+        for (std::int64_t kk = 0; kk < k; ++kk) a_row[std::size_t(kk)] = a_at(kk);
+      }
+      auto& acc = partial[std::size_t(item)];
+      for (std::int64_t j = j0; j < j1; ++j) {
+        double dot = 0;
+        if (cache_a && b_in_double) {  // the fast path: two contiguous rows of doubles
+          const double* bj = bt.data() + j * k;
+          for (std::int64_t kk = 0; kk < k; ++kk) dot += a_row[std::size_t(kk)] * bj[kk];
+        } else {
+          for (std::int64_t kk = 0; kk < k; ++kk)
+            dot += (cache_a ? a_row[std::size_t(kk)] : a_at(kk)) *
+                   (b_in_double ? bt[std::size_t(j * k + kk)]
+                                : numeric::load_as_double(args.b, s.b, detail::b_index(p, b, kk, j)));
+        }
+        const double got = numeric::load_as_double(
+            out, s.c, std::size_t(b * p.stride_c + detail::offset(s.lay.c, p.ldc, i, j)));
+        acc.add(got, detail::finish(p, args, b, i, j, dot));
+      }
+    });
+    for (const auto& part : partial) all.merge(part);
+    first = last;
+  }
+  return all.result();
+}
+
+// Whether any element of C (after the run) is NaN: an element the kernel never
+// wrote still holds the 0xFF poison, a NaN in every floating dtype.
+inline bool any_nan(const gemm_problem& p, const void* c) {
+  std::atomic<bool> found{false};
+  detail::parallel_rows(p.batch * p.m, [&](std::int64_t row) {
+    if (found.load(std::memory_order_relaxed)) return;
+    const std::int64_t b = row / p.m, i = row % p.m;
+    for (std::int64_t j = 0; j < p.n; ++j)
+      if (std::isnan(numeric::load_as_double(
+              c, p.sig.c, std::size_t(b * p.stride_c + detail::offset(p.sig.lay.c, p.ldc, i, j))))) {
+        found = true;
+        return;
+      }
+  });
+  return found;
 }
 
 // The output buffer `c` (C's dtype, layout, ldc and batch stride) in the

@@ -2,6 +2,7 @@
 // built for another arch is never chosen.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <vector>
@@ -26,6 +27,17 @@ std::vector<device> available_devices(std::vector<std::string>* skipped = nullpt
 
 // The first GPU, or the host when there is none.
 device default_device();
+
+// How many bytes this process can still allocate on a device, and what limits
+// it: for the host the smallest of MemAvailable (/proc/meminfo), the address
+// space left under `ulimit -v` (RLIMIT_AS) and the cgroup's memory.max; for a
+// CUDA device cudaMemGetInfo's free bytes. Tools check their plans against it
+// before allocating (kdecl run/bench refuse what does not fit).
+struct memory_headroom {
+  std::size_t bytes = 0;
+  std::string limited_by;  // e.g. "MemAvailable in /proc/meminfo", "ulimit -v"
+};
+memory_headroom memory_available(const device& dev);
 
 // Maps a CUDA compute capability to our arch id; nullopt when unknown.
 std::optional<arch_id> arch_from_compute_capability(int major, int minor);
