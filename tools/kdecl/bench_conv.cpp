@@ -192,7 +192,7 @@ int bench_conv(const bench_conv_options& o) {
 
 }  // namespace
 
-int bench_conv_main(int argc, char** argv) {
+int bench_conv_main(int argc, const char* const* argv) {
   CLI::App app{"time the convolution dispatcher's choice and the best instance against cuDNN, in the same process "
                "(JSON lines as measured, JSON, markdown and a plot)",
                "kdecl bench conv"};

@@ -15,6 +15,6 @@
 namespace kdecl::cli {
 
 // argv[1] is "bench", argv[2] is "conv".
-int bench_conv_main(int argc, char** argv);
+int bench_conv_main(int argc, const char* const* argv);
 
 }  // namespace kdecl::cli

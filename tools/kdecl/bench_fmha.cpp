@@ -257,7 +257,7 @@ int bench_fmha(const bench_fmha_options& o) {
 
 }  // namespace
 
-int bench_fmha_main(int argc, char** argv) {
+int bench_fmha_main(int argc, const char* const* argv) {
   CLI::App app{"time the attention dispatcher's choice and the best instance against cuDNN's fused attention, in "
                "the same process (JSON lines as measured, JSON, markdown and a plot)",
                "kdecl bench fmha"};

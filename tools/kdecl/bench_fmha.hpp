@@ -14,6 +14,6 @@
 namespace kdecl::cli {
 
 // argv[1] is "bench", argv[2] is "fmha".
-int bench_fmha_main(int argc, char** argv);
+int bench_fmha_main(int argc, const char* const* argv);
 
 }  // namespace kdecl::cli

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -23,6 +24,7 @@
 #include "kdecl/numeric/host_storage.hpp"
 #include "kdecl/runtime/buffer.hpp"
 #include "kernel_filter.hpp"
+#include "memory_check.hpp"
 #include "problem_table.hpp"
 #include "progress.hpp"
 #include "sweep_report.hpp"
@@ -152,16 +154,72 @@ std::size_t elements(const gemm_problem& p, std::int64_t stride, std::int64_t ro
   return std::size_t((p.batch - 1) * stride + rows * ld);
 }
 
+// Host bytes random_buffer() stages for an operand of n elements (one block).
+std::size_t staging_bytes(std::size_t n, dtype d) { return std::min<std::size_t>(n, std::size_t(1) << 24) * dtype_size_bytes(d); }
+
+// Elements of A, B and C (and each D), bytes of one operand set, and how many sets rotate.
+struct operand_set_layout {
+  std::size_t na = 0, nb = 0, nc = 0;
+  std::size_t set_bytes = 0, count = 0;
+  std::size_t staging = 0;  // the largest host block random_buffer() stages
+};
+
+operand_set_layout operand_set_layout_of(const gemm_problem& p, std::size_t l2_bytes) {
+  const auto& s = p.sig;
+  operand_set_layout l;
+  l.na = elements(p, p.stride_a, p.rows_a(), p.lda);
+  l.nb = s.variant == gemm_variant::preshuffle ? std::size_t(p.batch * p.stride_b)
+                                               : elements(p, p.stride_b, p.rows_b(), p.ldb);
+  l.nc = elements(p, p.stride_c, p.rows_c(), p.ldc);
+  const std::size_t a = l.na * dtype_size_bytes(s.a), b = l.nb * dtype_size_bytes(s.b), c = l.nc * dtype_size_bytes(s.c);
+  l.set_bytes = a + b + c * (1 + s.num_d);
+  l.count = rotation_count(l.set_bytes, l2_bytes);
+  l.staging = std::max({staging_bytes(l.na, s.a), staging_bytes(l.nb, s.b), staging_bytes(l.nc, s.c)});
+  return l;
+}
+
+// Refuses (exit 2), before anything is allocated, a problem whose operand sets,
+// workspaces and the baseline's needs do not fit in the memory the device has
+// free (on the host backend: the host's, staging included).
+void require_bench_memory(const gemm_dispatcher& disp, const std::vector<sweep_problem>& problems, int top,
+                          std::size_t l2_bytes, bool cuda) {
+  const auto device_have = memory_available(disp.target());
+  const auto host_have = memory_available(device::host());
+  // CUDA context, cuBLASLt and its 64 MiB workspace; nothing of the kind on the host backend.
+  const std::size_t runtime_reserve = cuda ? std::size_t{512} << 20 : 0;
+  if (cuda)
+    require_memory("bench's bandwidth measurement", (std::size_t{2} << 30) + runtime_reserve,
+                   {{"two copy buffers", std::size_t{2} << 30}, {"CUDA and cuBLASLt", runtime_reserve}}, device_have, "");
+  for (const auto& sp : problems) {
+    const auto& p = sp.problem;
+    const auto l = operand_set_layout_of(p, l2_bytes);
+    std::size_t workspace = 0;  // at most three kernels hold one at a time (dispatcher, best, pass_through twin)
+    const auto ranked = disp.ranked(p);
+    for (std::size_t i = 0; i < ranked.size() && (top == 0 || i <= std::size_t(top)); ++i)
+      workspace = std::max(workspace, ranked[i].first->workspace_bytes(p));
+    const std::string what = fmt::format("bench of {}", sp.key);
+    memory_parts parts{{fmt::format("{} rotating operand set(s)", l.count), l.count * l.set_bytes},
+                       {"kernel workspaces", 3 * workspace}};
+    if (cuda) {
+      parts.emplace_back("CUDA and cuBLASLt", runtime_reserve);
+      require_memory(what + " on the device", l.count * l.set_bytes + 3 * workspace + runtime_reserve, parts,
+                     device_have, "leave it out or run it on a larger GPU");
+      require_memory(what + " on the host", l.staging, {{"staging block of random values", l.staging}}, host_have, "");
+    } else {
+      parts.emplace_back("staging block of random values", l.staging);
+      require_memory(what + " on the host", l.count * l.set_bytes + 3 * workspace + l.staging, parts, host_have,
+                     "leave it out or try smaller sizes");
+    }
+  }
+}
+
 operand_sets make_operands(const device& dev, const gemm_problem& p, std::size_t l2_bytes, float beta) {
   const auto& s = p.sig;
-  const std::size_t na = elements(p, p.stride_a, p.rows_a(), p.lda);
-  const std::size_t nb = s.variant == gemm_variant::preshuffle ? std::size_t(p.batch * p.stride_b)
-                                                               : elements(p, p.stride_b, p.rows_b(), p.ldb);
-  const std::size_t nc = elements(p, p.stride_c, p.rows_c(), p.ldc);
+  const auto layout = operand_set_layout_of(p, l2_bytes);
+  const std::size_t na = layout.na, nb = layout.nb, nc = layout.nc;
   const auto size = [](std::size_t n, dtype d) { return n * dtype_size_bytes(d); };
-  const std::size_t set_bytes = size(na, s.a) + size(nb, s.b) + size(nc, s.c) * (1 + s.num_d);
   operand_sets ops;
-  ops.count = rotation_count(set_bytes, l2_bytes);
+  ops.count = layout.count;
   for (std::size_t i = 0; i < ops.count; ++i) {
     ops.a.push_back(random_buffer(dev, na, s.a, 10 * i + 1));
     ops.b.push_back(random_buffer(dev, nb, s.b, 10 * i + 2));
@@ -446,10 +504,10 @@ void add_bench_command(CLI::App& app, command_state& state) {
                              "'report' to summarise JSON-lines files")->required();
   cmd->add_option("files", *files, "report: the JSON-lines files written by 'bench gemm', 'bench conv' or 'bench fmha'");
   o->shape.add_to(*cmd, false);
-  cmd->add_option("--sizes", o->squares, "square sizes M = N = K, e.g. --sizes 4096 8192");
-  cmd->add_option("--ms", o->ms, "M values (cartesian product with --ns and --ks)");
-  cmd->add_option("--ns", o->ns, "N values");
-  cmd->add_option("--ks", o->ks, "K values");
+  cmd->add_option("--sizes", o->squares, "square sizes M = N = K, e.g. --sizes 4096 8192")->transform(decimal_integer());
+  cmd->add_option("--ms", o->ms, "M values (cartesian product with --ns and --ks)")->transform(decimal_integer());
+  cmd->add_option("--ns", o->ns, "N values")->transform(decimal_integer());
+  cmd->add_option("--ks", o->ks, "K values")->transform(decimal_integer());
   cmd->add_option("--problems", o->csv,
                   "CSV files of problems: a header naming m,n,k (and model, layer, dtype, layout, source, batch), as "
                   "in benchmarks/shapes/, or plain m,n,k[,batch] lines. --dtype/--layout given explicitly override "
@@ -465,8 +523,15 @@ void add_bench_command(CLI::App& app, command_state& state) {
   cmd->callback([&state, cmd, op, files, o] {
     o->dtype_given = cmd->get_option("--dtype")->count() > 0 || cmd->get_option("--dtypes")->count() > 0;
     o->layout_given = cmd->get_option("--layout")->count() > 0;
-    state.action = [op, files, o]() -> int {
-      if (*op == "report") return run_report(*files, *o);
+    state.action = [op, files, o, plan_only = state.dry_run]() -> int {
+      // plan_only (the CLI fuzzer): check the command, the device and the memory; read and write no file.
+      if (*op == "report") {
+        if (plan_only) {
+          if (files->empty()) throw std::invalid_argument("bench report: give the JSON-lines files to summarise");
+          return 0;
+        }
+        return run_report(*files, *o);
+      }
       if (*op == "conv" || *op == "fmha")
         throw std::invalid_argument(fmt::format("bench {0} takes its own flags and must follow the command directly: "
                                                 "kdecl bench {0} --help", *op));
@@ -480,7 +545,7 @@ void add_bench_command(CLI::App& app, command_state& state) {
       const std::string jsonl = o->jsonl_path(stem);
 
       // What the JSON-lines file already holds: skipped with --resume.
-      const std::set<std::string> done = keys_on_disk(jsonl, *o);
+      const std::set<std::string> done = plan_only ? std::set<std::string>{} : keys_on_disk(jsonl, *o);
       std::vector<sweep_problem> todo;
       for (const auto& sp : problems)
         if (!done.count(sp.key)) todo.push_back(sp);
@@ -488,13 +553,18 @@ void add_bench_command(CLI::App& app, command_state& state) {
 
       // The device: a GPU; or the host backend when asked for by name (its timings only exercise the
       // bench itself: no vendor baseline, no tuned kernels).
-      const bench_device bd = open_bench_device(o->shape.target(), o->shape.device);
+      // (The copy bandwidth is measured once the memory check below has passed.)
+      bench_device bd = open_bench_device(o->shape.target(), o->shape.device, /*measure_copy=*/false);
       // The candidates: every registered kernel, or those the --kernels filter keeps.
       kernel_filter keep(o->kernels);
       registry candidates;
       for (const auto& k : registry::global().filter([&](const registered_kernel& k) { return keep.matches(fields_of(k)); }))
         candidates.add(k.instance, k.set);
       gemm_dispatcher disp(bd.dev, candidates);
+      // Every problem's memory, before anything is allocated: refused (exit 2) when one does not fit.
+      require_bench_memory(disp, todo, o->top, bd.l2_bytes, bd.cuda);
+      if (plan_only) return 0;
+      bd.copy_gbs = copy_bandwidth_gbs(bd);
       fmt::print(stderr, "{}: device-to-device copy {:.0f} GB/s; L2 {} MiB; {} of {} problems to measure\n", bd.name,
                  bd.copy_gbs, bd.l2_bytes >> 20, todo.size(), problems.size());
       const std::string method = method_sentence(

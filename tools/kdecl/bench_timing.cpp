@@ -6,6 +6,7 @@
 #include <cmath>
 #include <csignal>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <stdexcept>
@@ -227,7 +228,7 @@ std::size_t rotation_count(std::size_t set_bytes, std::size_t l2_bytes, std::siz
   return std::clamp<std::size_t>((2 * l2_bytes + set_bytes - 1) / set_bytes, 1, at_most);
 }
 
-bench_device open_bench_device(const device& dev, const std::string& device_flag) {
+bench_device open_bench_device(const device& dev, const std::string& device_flag, bool measure_copy) {
   bench_device bd;
   bd.dev = dev;
   bd.cuda = dev.kind() == backend::cuda && dev.ordinal >= 0;
@@ -243,15 +244,25 @@ bench_device open_bench_device(const device& dev, const std::string& device_flag
     cuda_check(cudaGetDeviceProperties(&prop, dev.ordinal), "device properties");
     bd.name = prop.name;
     bd.l2_bytes = std::size_t(prop.l2CacheSize);
+  }
+#endif
+  if (measure_copy) bd.copy_gbs = copy_bandwidth_gbs(bd);
+  return bd;
+}
+
+double copy_bandwidth_gbs(const bench_device& bd) {
+#if KDECL_WITH_CUDA
+  if (bd.cuda) {
     const std::size_t bytes = std::size_t(1) << 30;
-    buffer src(dev, bytes), dst(dev, bytes);
+    buffer src(bd.dev, bytes), dst(bd.dev, bytes);
     src.fill_bytes(0x3C);
     const double ms = median_ms(
         true, [&](int) { cudaMemcpyAsync(dst.data(), src.data(), bytes, cudaMemcpyDeviceToDevice); }, 3, 20);
-    bd.copy_gbs = 2.0 * double(bytes) / (ms * 1e-3) / 1e9;
+    return 2.0 * double(bytes) / (ms * 1e-3) / 1e9;
   }
 #endif
-  return bd;
+  (void)bd;
+  return 0;
 }
 
 std::string folder_of(const std::string& path) {
@@ -266,9 +277,12 @@ std::string stem_of(const std::string& path) {
   return dot == std::string::npos || dot == 0 ? name : name.substr(0, dot);
 }
 
+// An output folder the user named: one that cannot be created is bad input (exit 2).
+// (std::filesystem, not the shell: the name is the user's.)
 void make_folder(const std::string& dir) {
-  std::string cmdline = "mkdir -p '" + dir + "'";
-  if (std::system(cmdline.c_str()) != 0) throw std::runtime_error("cannot create " + dir);
+  std::error_code error;
+  std::filesystem::create_directories(dir, error);
+  if (error) throw std::invalid_argument(fmt::format("folder '{}' cannot be created: {}", dir, error.message()));
 }
 
 bool draw_plot(const char* script_env, const std::string& script_name, const std::string& args) {
@@ -313,7 +327,7 @@ bench_loop_outcome measure_all(const std::vector<bench_task>& tasks, const std::
   make_folder(o.out);
   if (jsonl.find('/') != std::string::npos) make_folder(folder_of(jsonl));
   std::ofstream lines(jsonl, o.resume ? std::ios::app : std::ios::trunc);
-  if (!lines) throw std::runtime_error(fmt::format("cannot write {}", jsonl));
+  if (!lines) throw std::invalid_argument(fmt::format("--jsonl '{}' cannot be written", jsonl));
 
   // Predictions for the budget and the ETA, calibrated as problems are measured.
   double remaining = 0;

@@ -104,7 +104,10 @@ struct bench_device {
   std::size_t l2_bytes = 0;
   double copy_gbs = 0;  // device-to-device copy, bytes read + written per second (the memory ceiling)
 };
-bench_device open_bench_device(const device& dev, const std::string& device_flag);
+// measure_copy: also time a 1 GiB device-to-device copy (2 GiB of device memory); bench gemm
+// measures it only once its memory check has passed (copy_bandwidth_gbs()).
+bench_device open_bench_device(const device& dev, const std::string& device_flag, bool measure_copy = true);
+double copy_bandwidth_gbs(const bench_device& bd);  // 0 on the host backend
 
 // Files.
 std::string folder_of(const std::string& path);

@@ -10,6 +10,9 @@ namespace kdecl::cli {
 
 struct command_state {
   std::function<int()> action;
+  // run and bench stop once the problem is checked and its memory planned
+  // (kdecl run --dry-run; the CLI fuzzer sets it for every command line).
+  bool dry_run = false;
   int run() const { return action ? action() : 0; }
 };
 

@@ -1,6 +1,8 @@
 #include "conv_commands.hpp"
 
+#include <algorithm>
 #include <cstdio>
+#include <limits>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -10,8 +12,10 @@
 
 #include "conv_options.hpp"
 #include "kdecl/conv/conv_dispatcher.hpp"
+#include "kdecl/numeric/host_storage.hpp"
 #include "kdecl/runtime/conv_check.hpp"
 #include "parse_and_run.hpp"
+#include "memory_check.hpp"
 #include "progress.hpp"
 
 namespace kdecl::cli {
@@ -45,7 +49,56 @@ int select_conv(const conv_options& o, bool explain) {
   return refused == 0 ? 0 : 1;
 }
 
-int run_conv(const conv_options& o, const std::string& kernel) {
+std::size_t saturated(double bytes) {
+  return bytes >= double(std::numeric_limits<std::size_t>::max()) ? std::numeric_limits<std::size_t>::max()
+                                                                  : std::size_t(bytes);
+}
+
+// Refuses (exit 2), before anything is allocated, a layer whose check does not fit: run_and_check()
+// keeps host copies of the three tensors, downloads the result and holds the reference in double;
+// the tensors themselves live on the device (on the host backend: in host memory too).
+void require_conv_memory(const grouped_conv_problem& problem, const device& dev, const std::string& label) {
+  const grouped_conv_problem p = problem.normalized();
+  memory_parts host, on_device;
+  double tensors = 0;
+  constexpr conv_tensor all[3] = {conv_tensor::input, conv_tensor::weight, conv_tensor::output};
+  constexpr const char* names[3] = {"input", "weight", "output"};
+  for (int i = 0; i < 3; ++i) {
+    const double b = double(p.span(all[i])) * double(dtype_size_bytes(p.dtype_of(all[i])));
+    tensors += b;
+    on_device.emplace_back(names[i], saturated(b));
+  }
+  const conv_tensor result = p.result();
+  const double result_bytes = double(p.span(result)) * double(dtype_size_bytes(p.dtype_of(result)));
+  const double reference = double(p.elements(result)) * 8.0;
+  host.emplace_back("host copies of the tensors", saturated(tensors));
+  host.emplace_back("downloaded result", saturated(result_bytes));
+  host.emplace_back("reference in double", saturated(reference));
+  double host_total = tensors + result_bytes + reference;
+  if (dev.kind() == backend::host) {
+    host.emplace_back("the tensors (host backend)", saturated(tensors));
+    host_total += tensors;
+  } else {
+    require_memory(label + "this run's device memory", saturated(tensors), on_device, memory_available(dev),
+                   "try smaller sizes");
+  }
+  require_memory(label + "this run's host memory", saturated(host_total), host, memory_available(device::host()),
+                 "try smaller sizes");
+}
+
+// --kernel must name a registered convolution kernel built for the device: anything else is bad input.
+void require_conv_kernel(const std::string& name, const device& dev) {
+  if (name.empty()) return;
+  auto found = registry::global().find(name);
+  if (!found || found->op() != op_kind::grouped_conv)
+    throw std::invalid_argument(
+        fmt::format("--kernel '{}': no convolution kernel of that name is registered; kdecl list shows them", name));
+  if (found->arch() != dev.arch)
+    throw std::invalid_argument(fmt::format("--kernel {} is built for {}, but the device is {} ({})", name,
+                                            to_string(found->arch()), dev.description, to_string(dev.arch)));
+}
+
+int run_conv(const conv_options& o, const std::string& kernel, bool dry_run) {
   const auto layers = o.layers();
   const device dev = o.target();
   if (dev.ordinal < 0)
@@ -53,6 +106,9 @@ int run_conv(const conv_options& o, const std::string& kernel) {
                                             "device (host, cuda:N or auto)",
                                             o.device));
   print_device(dev);
+  require_conv_kernel(kernel, dev);
+  for (const auto& l : layers) require_conv_memory(l.problem, dev, layer_label(l));
+  if (dry_run) return 0;
   conv_dispatcher d(dev);
   progress_bar progress(layers.size(), "checking");
   int failed = 0;
@@ -82,13 +138,13 @@ int run_conv(const conv_options& o, const std::string& kernel) {
 
 }  // namespace
 
-bool is_conv_command(int argc, char** argv) {
+bool is_conv_command(int argc, const char* const* argv) {
   if (argc < 3) return false;
   const std::string_view verb = argv[1], op = argv[2];
   return (verb == "select" || verb == "run") && op == "conv";
 }
 
-int run_conv_command(int argc, char** argv) {
+int run_conv_command(int argc, const char* const* argv, bool dry_run) {
   const std::string verb = argv[1];
   CLI::App app{verb == "select" ? "show which convolution kernel the dispatcher picks for a problem (or each layer "
                                   "of a list)"
@@ -105,7 +161,7 @@ int run_conv_command(int argc, char** argv) {
     app.add_option("--kernel", kernel, "run this registered kernel instead of the dispatcher's choice");
   // argv[2] ("conv") stands for the program name
   return parse_and_run(app, argc, argv, 2,
-                       [&] { return verb == "select" ? select_conv(o, explain) : run_conv(o, kernel); });
+                       [&] { return verb == "select" ? select_conv(o, explain) : run_conv(o, kernel, dry_run); });
 }
 
 }  // namespace kdecl::cli

@@ -10,9 +10,10 @@
 namespace kdecl::cli {
 
 // True when argv names a convolution command (argv[1] select or run, argv[2] conv).
-bool is_conv_command(int argc, char** argv);
+bool is_conv_command(int argc, const char* const* argv);
 
-// Parses and runs it; returns the exit code.
-int run_conv_command(int argc, char** argv);
+// Parses and runs it; returns the exit code. With dry_run (the CLI fuzzer), run
+// stops once the layers and the device are checked.
+int run_conv_command(int argc, const char* const* argv, bool dry_run = false);
 
 }  // namespace kdecl::cli

@@ -1,6 +1,7 @@
 #include "fmha_command.hpp"
 
 #include <cstdio>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -10,8 +11,10 @@
 
 #include "fmha_options.hpp"
 #include "kdecl/fmha/fmha_dispatcher.hpp"
+#include "kdecl/numeric/host_storage.hpp"
 #include "kdecl/runtime/fmha_check.hpp"
 #include "parse_and_run.hpp"
+#include "memory_check.hpp"
 
 namespace kdecl::cli {
 namespace {
@@ -41,7 +44,35 @@ int select(const fmha_options& o) {
   return sel ? 0 : 1;
 }
 
-int run(const fmha_options& o) {
+std::size_t saturated(double bytes) {
+  return bytes >= double(std::numeric_limits<std::size_t>::max()) ? std::numeric_limits<std::size_t>::max()
+                                                                  : std::size_t(bytes);
+}
+
+// Refuses (exit 2), before anything is allocated, a check that does not fit: run_and_check() keeps
+// host copies of Q, K, V (and the bias), downloads O, and holds the reference's O and the
+// downloaded O in double; the tensors themselves live on the device (on the host backend: in host
+// memory too).
+void require_fmha_memory(const fmha_problem& p, const device& dev) {
+  const double tensors = p.bytes();  // Q, K, V, O, the LSE and an elementwise bias
+  const double o_elements = double(p.total_q()) * double(p.heads_q) * double(p.hdim_v);
+  const double out = o_elements * double(dtype_size_bytes(p.o));
+  memory_parts host{{"host copies of the tensors", saturated(tensors)},
+                    {"downloaded O", saturated(out)},
+                    {"reference and downloaded O in double", saturated(16.0 * o_elements)}};
+  double host_total = tensors + out + 16.0 * o_elements;
+  if (dev.kind() == backend::host) {
+    host.emplace_back("the tensors (host backend)", saturated(tensors));
+    host_total += tensors;
+  } else {
+    require_memory("this run's device memory", saturated(tensors), {{"Q, K, V, O (and LSE, bias)", saturated(tensors)}},
+                   memory_available(dev), "try smaller sizes");
+  }
+  require_memory("this run's host memory", saturated(host_total), host, memory_available(device::host()),
+                 "try smaller sizes");
+}
+
+int run(const fmha_options& o, bool dry_run) {
   const auto p = o.problem();
   const auto dev = o.target();
   if (dev.ordinal < 0)
@@ -52,6 +83,17 @@ int run(const fmha_options& o) {
   else
     fmt::print("device: {} ({})\n", dev.description, to_string(dev.arch));
   fmt::print("problem: {}\n", describe(p));
+  if (!o.kernel.empty()) {  // --kernel must name a registered attention kernel built for the device
+    auto found = registry::global().find(o.kernel);
+    if (!found || found->op() != op_kind::fmha)
+      throw std::invalid_argument(fmt::format(
+          "--kernel '{}': no attention kernel of that name is registered; kdecl list shows them", o.kernel));
+    if (found->arch() != dev.arch)
+      throw std::invalid_argument(fmt::format("--kernel {} is built for {}, but the device is {} ({})", o.kernel,
+                                              to_string(found->arch()), dev.description, to_string(dev.arch)));
+  }
+  require_fmha_memory(p, dev);
+  if (dry_run) return 0;
   fmha_dispatcher d(dev);
   fmha_check_options opts;
   opts.kernel = o.kernel;
@@ -67,7 +109,7 @@ int run(const fmha_options& o) {
 
 }  // namespace
 
-int fmha_main(int argc, char** argv) {
+int fmha_main(int argc, const char* const* argv, bool dry_run) {
   const std::string verb = argv[1];
   CLI::App app{fmt::format("kdecl {} fmha: {} the attention forward kernel for a problem", verb,
                            verb == "run" ? "run and check against the exact host reference" : "show which kernel runs")};
@@ -75,7 +117,7 @@ int fmha_main(int argc, char** argv) {
   fmha_options o;
   o.add_to(app, verb == "run" ? fmha_options::mode::run : fmha_options::mode::select);
   // argv[2] ("fmha") stands for the program name
-  return parse_and_run(app, argc, argv, 2, [&] { return verb == "run" ? run(o) : select(o); });
+  return parse_and_run(app, argc, argv, 2, [&] { return verb == "run" ? run(o, dry_run) : select(o); });
 }
 
 }  // namespace kdecl::cli

@@ -10,7 +10,8 @@
 
 namespace kdecl::cli {
 
-// argv[1] is "select" or "run", argv[2] is "fmha".
-int fmha_main(int argc, char** argv);
+// argv[1] is "select" or "run", argv[2] is "fmha". With dry_run (the CLI
+// fuzzer), run stops once the problem and the device are checked.
+int fmha_main(int argc, const char* const* argv, bool dry_run = false);
 
 }  // namespace kdecl::cli

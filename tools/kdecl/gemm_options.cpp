@@ -1,5 +1,8 @@
 #include "gemm_options.hpp"
 
+#include <charconv>
+#include <cmath>
+#include <optional>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -20,21 +23,44 @@ E parse_flag(const std::string& flag, const std::string& value) {
   return *v;
 }
 
+// A whole string as a decimal int (std::stoi would take "1x" as 1).
+std::optional<int> whole_int(const std::string& text) {
+  int v = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc{} || end != text.data() + text.size() || text.empty()) return std::nullopt;
+  return v;
+}
+
 }  // namespace
 
+CLI::Validator decimal_integer() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        std::int64_t v = 0;
+        const char* first = text.data() + (text.starts_with('+') ? 1 : 0);
+        auto [end, ec] = std::from_chars(first, text.data() + text.size(), v);
+        if (ec == std::errc::result_out_of_range) return fmt::format("{} is out of the 64-bit integer range", text);
+        if (ec != std::errc{} || end != text.data() + text.size() || first == end || *first == '+')
+          return fmt::format("{} is not a decimal integer", text);
+        text = std::to_string(v);
+        return {};
+      },
+      "INT", "decimal integer");
+}
+
 void gemm_options::add_to(CLI::App& app, bool sizes_required) {
-  auto* om = app.add_option("--m", m, "rows of A and C");
-  auto* on = app.add_option("--n", n, "columns of B and C");
-  auto* ok = app.add_option("--k", k, "columns of A, rows of B");
+  auto* om = app.add_option("--m", m, "rows of A and C")->transform(decimal_integer());
+  auto* on = app.add_option("--n", n, "columns of B and C")->transform(decimal_integer());
+  auto* ok = app.add_option("--k", k, "columns of A, rows of B")->transform(decimal_integer());
   if (sizes_required) {
     om->required();
     on->required();
     ok->required();
   }
-  app.add_option("--batch", batch, "strided batch count")->capture_default_str();
-  app.add_option("--lda", lda, "leading dimension of A (0: packed)");
-  app.add_option("--ldb", ldb, "leading dimension of B (0: packed)");
-  app.add_option("--ldc", ldc, "leading dimension of C (0: packed)");
+  app.add_option("--batch", batch, "strided batch count")->capture_default_str()->transform(decimal_integer());
+  app.add_option("--lda", lda, "leading dimension of A (0: packed)")->transform(decimal_integer());
+  app.add_option("--ldb", ldb, "leading dimension of B (0: packed)")->transform(decimal_integer());
+  app.add_option("--ldc", ldc, "leading dimension of C (0: packed)")->transform(decimal_integer());
   app.add_option("--dtype", dtype, "dtype of A, B and C: fp16 bf16 fp32 fp64 fp8 bf8 int8")->capture_default_str();
   app.add_option("--dtypes", dtypes, "dtypes of A,B,C when they differ, e.g. int8,int8,int32");
   app.add_option("--compute", compute, "multiply precision: tf32 lets fp32 data use tensor cores");
@@ -74,17 +100,19 @@ gemm_problem gemm_options::problem() const {
     if (colon == std::string::npos)
       throw std::invalid_argument(fmt::format("--multi-d '{}' is not OP:N, e.g. gelu:1", multi_d));
     auto op = parse_flag<elementwise>("--multi-d op", multi_d.substr(0, colon));
-    int nd = 0;
-    try {
-      nd = std::stoi(multi_d.substr(colon + 1));
-    } catch (...) {
+    auto nd = whole_int(multi_d.substr(colon + 1));
+    if (!nd)
       throw std::invalid_argument(fmt::format("--multi-d '{}': '{}' is not a number", multi_d, multi_d.substr(colon + 1)));
-    }
-    p.multi_d(op, nd);
+    p.multi_d(op, *nd);
   }
   if (preshuffle) p.preshuffled_b();
   if (auto e = p.validate()) throw std::invalid_argument(*e);
   return p;
+}
+
+void gemm_options::check_scalars() const {
+  for (auto [flag, v] : {std::pair{"--alpha", alpha}, {"--beta", beta}})
+    if (!std::isfinite(v)) throw std::invalid_argument(fmt::format("{} {} is not a finite number", flag, v));
 }
 
 device gemm_options::target() const {
@@ -93,11 +121,7 @@ device gemm_options::target() const {
   if (device == "auto") return all.size() > 1 ? all[1] : all[0];
   if (device == "host") return all[0];
   if (device.rfind("cuda:", 0) == 0) {
-    int ordinal = -1;
-    try {
-      ordinal = std::stoi(device.substr(5));
-    } catch (...) {
-    }
+    const int ordinal = whole_int(device.substr(5)).value_or(-1);
     for (const auto& d : all)
       if (d.kind() == backend::cuda && d.ordinal == ordinal) return d;
     std::string msg = fmt::format("--device {}: no such CUDA device in this build/machine ({} found)", device,

@@ -10,6 +10,11 @@
 
 namespace kdecl::cli {
 
+// A transform for integer options: accepts a decimal integer within int64 and
+// passes it on without leading zeros. (CLI11 itself reads "010" as octal 8 and
+// saturates 10^20 to 2^63-1 without a word.)
+CLI::Validator decimal_integer();
+
 struct gemm_options {
   std::int64_t m = 0, n = 0, k = 0, batch = 1;
   std::int64_t lda = 0, ldb = 0, ldc = 0;
@@ -25,6 +30,8 @@ struct gemm_options {
   void add_to(CLI::App& app, bool sizes_required);
   // Throws std::invalid_argument naming the flag and value.
   gemm_problem problem() const;
+  // Throws std::invalid_argument when alpha or beta is not finite.
+  void check_scalars() const;
   kdecl::device target() const;
 };
 

@@ -13,7 +13,7 @@
 namespace kdecl::cli {
 
 // argv[skip] stands for the program name (e.g. skip = 2 for "kdecl bench conv ...").
-inline int parse_and_run(CLI::App& app, int argc, char** argv, int skip, const std::function<int()>& action) {
+inline int parse_and_run(CLI::App& app, int argc, const char* const* argv, int skip, const std::function<int()>& action) {
   try {
     app.parse(argc - skip, argv + skip);
   } catch (const CLI::CallForHelp& e) {

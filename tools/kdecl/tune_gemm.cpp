@@ -161,7 +161,7 @@ int run_tune(const tune_options& o) {
   const auto problems = tuning::read_problem_csv(o.problems, *dt, tuning::parse_layout_code(o.layout));
   device dev = default_device();
   if (dev.kind() != backend::cuda)
-    throw std::runtime_error("tune needs a CUDA GPU with a kernel table; none was found");
+    throw std::invalid_argument("tune needs a CUDA GPU with a kernel table; none was found");  // as bench: exit 2
   std::string commit = o.commit;
   if (commit.empty()) {
     const char* env = std::getenv("KDECL_COMMIT");
