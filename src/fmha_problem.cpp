@@ -13,6 +13,35 @@ namespace {
 
 std::int64_t element_bytes(dtype d) { return bits_of(d) / 8 > 0 ? bits_of(d) / 8 : 1; }
 
+constexpr std::int64_t int64_max = std::numeric_limits<std::int64_t>::max();
+
+// Products of sizes for packed strides, saturated at 2^63 - 1 (validate() then
+// refuses the span) rather than overflowing; negative factors pass through
+// unsaturated (validate() refuses them by their sign first).
+std::int64_t mul_sat(std::int64_t a, std::int64_t b) {
+  std::int64_t r = 0;
+  return __builtin_mul_overflow(a, b, &r) ? int64_max : r;
+}
+std::int64_t mul_sat(std::int64_t a, std::int64_t b, std::int64_t c) { return mul_sat(mul_sat(a, b), c); }
+
+std::string decimal(__int128 v) {
+  if (v < 0) return "-" + decimal(-v);
+  std::string digits;
+  do {
+    digits.insert(digits.begin(), char('0' + int(v % 10)));
+    v /= 10;
+  } while (v > 0);
+  return digits;
+}
+
+// Elements a tensor spans: 1 + the largest offset, in 128 bits (never overflows
+// for int64 inputs), for extents of at least 1.
+__int128 span128(std::initializer_list<std::pair<std::int64_t, std::int64_t>> stride_extent, std::int64_t row) {
+  __int128 span = row;
+  for (auto [stride, extent] : stride_extent) span += __int128(stride) * __int128(std::max<std::int64_t>(extent, 1) - 1);
+  return span;
+}
+
 // Offsets must be non-decreasing from 0; returns the longest sequence or an error.
 std::optional<std::string> check_offsets(const char* name, const std::vector<std::int32_t>& cu, std::size_t want) {
   if (cu.size() != want)
@@ -71,10 +100,10 @@ fmha_problem& fmha_problem::varlen_offsets(std::vector<std::int32_t> cu_q, std::
 fmha_problem& fmha_problem::bhsd() {
   const std::int64_t tq = group_mode() ? total_q() : seqlen_q, tk = group_mode() ? total_kv() : seqlen_kv;
   const bool g = group_mode();
-  q_strides = {g ? 0 : heads_q * tq * hdim_q, hdim_q, tq * hdim_q};
-  k_strides = {g ? 0 : heads_kv * tk * hdim_q, hdim_q, tk * hdim_q};
-  v_strides = {g ? 0 : heads_kv * tk * hdim_v, hdim_v, tk * hdim_v};
-  o_strides = {g ? 0 : heads_q * tq * hdim_v, hdim_v, tq * hdim_v};
+  q_strides = {g ? 0 : mul_sat(heads_q, tq, hdim_q), hdim_q, mul_sat(tq, hdim_q)};
+  k_strides = {g ? 0 : mul_sat(heads_kv, tk, hdim_q), hdim_q, mul_sat(tk, hdim_q)};
+  v_strides = {g ? 0 : mul_sat(heads_kv, tk, hdim_v), hdim_v, mul_sat(tk, hdim_v)};
+  o_strides = {g ? 0 : mul_sat(heads_q, tq, hdim_v), hdim_v, mul_sat(tq, hdim_v)};
   return *this;
 }
 
@@ -105,8 +134,8 @@ fmha_problem fmha_problem::normalized() const {
   const bool g = group_mode();
   auto fill = [&](fmha_strides& s, std::int64_t seqlen, std::int64_t heads, std::int64_t dim) {
     if (s.head == 0) s.head = dim;
-    if (s.seq == 0) s.seq = heads * dim;
-    if (s.batch == 0 && !g) s.batch = seqlen * heads * dim;
+    if (s.seq == 0) s.seq = mul_sat(heads, dim);
+    if (s.batch == 0 && !g) s.batch = mul_sat(seqlen, heads, dim);
   };
   fill(p.q_strides, seqlen_q, heads_q, hdim_q);
   fill(p.k_strides, seqlen_kv, heads_kv, hdim_q);
@@ -116,13 +145,13 @@ fmha_problem fmha_problem::normalized() const {
     auto& b = p.bias_strides;
     if (b.seq == 0) b.seq = seqlen_kv;
     if (!bias_per_head) b.head = 0;
-    else if (b.head == 0) b.head = seqlen_q * b.seq;
+    else if (b.head == 0) b.head = mul_sat(seqlen_q, b.seq);
     if (!bias_per_batch) b.batch = 0;
-    else if (b.batch == 0) b.batch = (bias_per_head ? heads_q * b.head : seqlen_q * b.seq);
+    else if (b.batch == 0) b.batch = (bias_per_head ? mul_sat(heads_q, b.head) : mul_sat(seqlen_q, b.seq));
   }
   if (lse) {
     if (p.lse_head_stride == 0) p.lse_head_stride = g ? total_q() : seqlen_q;
-    if (p.lse_batch_stride == 0 && !g) p.lse_batch_stride = heads_q * p.lse_head_stride;
+    if (p.lse_batch_stride == 0 && !g) p.lse_batch_stride = mul_sat(heads_q, p.lse_head_stride);
   }
   return p;
 }
@@ -169,8 +198,37 @@ std::optional<std::string> fmha_problem::validate() const {
     return fmt::format("LSE strides (batch {}, head {}) must not be negative (0 means packed)", lse_batch_stride,
                        lse_head_stride);
 
+  // Sizes before anything multiplies them: rows in total must fit int32 (the
+  // offsets' type; varlen() clamps running sums at 2^31 - 1, so reaching it
+  // means they overflowed), and every tensor must span at most 2^63 - 1 elements.
+  constexpr std::int64_t int32_max = std::numeric_limits<std::int32_t>::max();
+  const __int128 rows_q = group_mode() ? __int128(total_q()) : __int128(batch) * seqlen_q;
+  const __int128 rows_kv = group_mode() ? __int128(total_kv()) : __int128(batch) * seqlen_kv;
+  if (rows_q >= int32_max || rows_kv >= int32_max)
+    return fmt::format("{} query and {} key rows in total reach 2^31 - 1 (offsets must fit int32)",
+                       decimal(rows_q), decimal(rows_kv));
   const fmha_problem p = normalized();
   const std::int64_t rows = group_mode() ? total_q() : seqlen_q;
+  const std::int64_t rows_k = group_mode() ? total_kv() : seqlen_kv;
+  const std::int64_t batches = group_mode() ? 1 : batch;
+  auto span_of = [&](const fmha_strides& st, std::int64_t r, std::int64_t heads, std::int64_t dim) {
+    return span128({{st.batch, batches}, {st.seq, r}, {st.head, heads}}, dim);
+  };
+  for (auto [what, span] : {std::pair{"Q", span_of(p.q_strides, rows, heads_q, hdim_q)},
+                            {"K", span_of(p.k_strides, rows_k, heads_kv, hdim_q)},
+                            {"V", span_of(p.v_strides, rows_k, heads_kv, hdim_v)},
+                            {"O", span_of(p.o_strides, rows, heads_q, hdim_v)},
+                            {"LSE", lse ? span128({{p.lse_head_stride, heads_q}, {p.lse_batch_stride, batches}}, rows)
+                                        : __int128(0)},
+                            {"the bias", bias == fmha_bias::elementwise
+                                             ? span128({{p.bias_strides.batch, bias_per_batch ? batch : 1},
+                                                        {p.bias_strides.head, bias_per_head ? heads_q : 1},
+                                                        {p.bias_strides.seq, seqlen_q}},
+                                                       seqlen_kv)
+                                             : __int128(0)}})
+    if (span > int64_max)
+      return fmt::format("{} spans {} elements: beyond 64-bit offsets (2^63 - 1 elements at most)", what,
+                         decimal(span));
   {
     std::vector<std::pair<std::int64_t, std::int64_t>> dims{{p.o_strides.seq, rows}, {p.o_strides.head, heads_q}};
     if (!group_mode()) dims.emplace_back(p.o_strides.batch, batch);
@@ -195,10 +253,6 @@ std::optional<std::string> fmha_problem::validate() const {
   if (!std::isfinite(scale)) return fmt::format("scale = {} is not finite", scale);
   if (!std::isfinite(soft_cap) || soft_cap < 0.0f)
     return fmt::format("soft_cap = {} must be positive and finite (0 turns it off)", soft_cap);
-  // varlen() clamps running sums at 2^31 - 1, so reaching it means the offsets overflowed.
-  if (p.total_q() >= std::numeric_limits<std::int32_t>::max() || p.total_kv() >= std::numeric_limits<std::int32_t>::max())
-    return fmt::format("{} query and {} key rows in total reach 2^31 - 1 (offsets must fit int32)", p.total_q(),
-                       p.total_kv());
   return std::nullopt;
 }
 

@@ -1,6 +1,7 @@
 #include "kdecl/conv/grouped_conv_problem.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <string_view>
 #include <vector>
 
@@ -20,9 +21,16 @@ namespace {
 
 constexpr std::int64_t int32_limit = (std::int64_t{1} << 31) - 1;
 
-std::int64_t floor_div(std::int64_t a, std::int64_t b) {
-  const std::int64_t q = a / b;
+constexpr std::int64_t int64_max = std::numeric_limits<std::int64_t>::max();
+
+__int128 floor_div(__int128 a, __int128 b) {
+  const __int128 q = a / b;
   return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
+}
+
+// A 128-bit value clamped into int64 (sizes beyond it are refused by validate()).
+std::int64_t clamp64(__int128 v) {
+  return v > int64_max ? int64_max : v < -int64_max ? -int64_max : std::int64_t(v);
 }
 
 constexpr std::string_view tensor_name(conv_tensor t) {
@@ -88,10 +96,11 @@ std::int64_t span_of(const std::vector<dim_ref>& dims) {
 conv_layout grouped_conv_problem::layout_or_default() const { return lay.value_or(channels_last(ndim())); }
 
 std::int64_t grouped_conv_problem::output_dim(int slot) const {
-  const std::int64_t extent = (filter_dims[slot] - 1) * dilation_dims[slot] + 1;
-  const std::int64_t padded = input_dims[slot] + pad_left_dims[slot] + pad_right_dims[slot];
+  // In 128 bits: any int64 sizes (also those validate() refuses) give a result, clamped, never an overflow.
+  const __int128 extent = (__int128(filter_dims[slot]) - 1) * dilation_dims[slot] + 1;
+  const __int128 padded = __int128(input_dims[slot]) + pad_left_dims[slot] + pad_right_dims[slot];
   if (stride_dims[slot] <= 0) return 0;
-  return floor_div(padded - extent, stride_dims[slot]) + 1;
+  return clamp64(floor_div(padded - extent, stride_dims[slot]) + 1);
 }
 
 std::int64_t grouped_conv_problem::elements(conv_tensor t) const {
@@ -158,7 +167,9 @@ grouped_conv_problem grouped_conv_problem::normalized() const {
     std::int64_t footprint = 1;
     for (auto& d : dims_inner_first(p, t)) {  // the channels come first: packed, their stride is 1
       if (*d.stride == 0) *d.stride = footprint;
-      footprint += (std::max<std::int64_t>(d.extent, 1) - 1) * std::max<std::int64_t>(*d.stride, 0);
+      // Saturated at 2^63 - 1 for sizes validate() refuses: never an overflow.
+      footprint = clamp64(__int128(footprint) +
+                          __int128(std::max<std::int64_t>(d.extent, 1) - 1) * std::max<std::int64_t>(*d.stride, 0));
     }
     // Spatial slots a lower rank leaves out: one step past everything (never used for indexing).
     auto& s = t == conv_tensor::input ? p.in_strides : t == conv_tensor::weight ? p.wei_strides : p.out_strides;
@@ -204,6 +215,18 @@ std::optional<std::string> grouped_conv_problem::validate() const {
     for (auto [side, pad] : {std::pair{"left", p.pad_left_dims[s]}, {"right", p.pad_right_dims[s]}})
       if (pad < 0) return fmt::format("{} padding of {} = {} must not be negative", side, slot_name(s), pad);
   }
+  // Every size within int32 before anything multiplies them (no convolution comes near:
+  // the tensors' spans are bounded below as well).
+  for (auto [what, v] : {std::pair{"N", n}, {"C", c}, {"K", k}, {"G", g}})
+    if (v > int32_limit) return fmt::format("{} = {} exceeds 2^31 - 1", what, v);
+  for (int s = 3 - rank; s < 3; ++s)
+    for (auto [what, v] : {std::pair{"input", p.input_dims[s]}, {"stride of", p.stride_dims[s]},
+                           {"dilation of", p.dilation_dims[s]}, {"left padding of", p.pad_left_dims[s]},
+                           {"right padding of", p.pad_right_dims[s]}})
+      if (v > int32_limit) return fmt::format("{} {} = {} exceeds 2^31 - 1", what, slot_name(s), v);
+  for (int s = 3 - rank; s < 3; ++s)
+    if (p.filter_dims[s] > int32_limit)
+      return fmt::format("filter {} = {} exceeds 2^31 - 1", filter_slot_name(s), p.filter_dims[s]);
   for (int s = 3 - rank; s < 3; ++s) {
     const std::int64_t extent = (p.filter_dims[s] - 1) * p.dilation_dims[s] + 1;
     for (auto [side, pad] : {std::pair{"left", p.pad_left_dims[s]}, {"right", p.pad_right_dims[s]}})
@@ -255,7 +278,18 @@ std::optional<std::string> grouped_conv_problem::validate() const {
                          "(channels-last)",
                          tensor_name(t), s.c);
   }
+  // Elements and spans in 128 bits: each tensor within 2^63 - 1 elements (so that
+  // elements(), span() and every offset a kernel or check computes fit int64).
   grouped_conv_problem q = p;
+  for (conv_tensor t : {conv_tensor::input, conv_tensor::weight, conv_tensor::output}) {
+    __int128 elements = 1, span = 1;
+    for (const auto& d : dims_inner_first(q, t)) {
+      elements *= std::max<std::int64_t>(d.extent, 1);
+      span += __int128(std::max<std::int64_t>(d.extent, 1) - 1) * *d.stride;
+      if (elements > int64_max || span > int64_max)
+        return fmt::format("the {} spans more than 2^63 - 1 elements: beyond 64-bit offsets", tensor_name(t));
+    }
+  }
   for (conv_tensor t : {conv_tensor::input, conv_tensor::weight, conv_tensor::output}) {
     std::int64_t footprint = 1;
     std::string inside;

@@ -162,5 +162,31 @@ TEST(FmhaVisibility, MasksFollowFlashAttentionConventions) {
   EXPECT_FALSE(win.visible(0, 1));
 }
 
+// Found by fuzz_conv_fmha_problem: sizes whose products overflow 64 bits were
+// multiplied (bhsd(), normalized(), the overlap check) before anything bounded them.
+TEST(FmhaProblem, SizesBeyond64BitSpansAreRefusedWithoutOverflow) {
+  fmha_problem p;
+  p.sizes(1, 1, 1).heads(std::int64_t{1} << 59, std::int64_t{1} << 59).head_dim(64).dtype(dtype::bf16);
+  p.bhsd();  // heads * seqlen * dim saturates rather than overflows
+  EXPECT_NE(error_of(p).find("spans"), std::string::npos) << error_of(p);
+  EXPECT_NE(error_of(p).find("beyond 64-bit offsets"), std::string::npos) << error_of(p);
+  fmha_problem rows;
+  rows.sizes(std::int64_t{1} << 40, std::int64_t{1} << 40, 1).heads(1, 1).head_dim(64);
+  EXPECT_EQ(error_of(rows), "1208925819614629174706176 query and 1099511627776 key rows in total reach 2^31 - 1 "
+                            "(offsets must fit int32)");
+}
+
+// Found by fuzz_conv_fmha_problem: a window side near 2^63 overflowed i + offset - side.
+TEST(FmhaVisibility, HugeWindowSidesReachEverySequenceWithoutOverflow) {
+  fmha_problem p;
+  p.sizes(1, 4, 6).heads(1, 1).head_dim(16).sliding_window(std::numeric_limits<std::int64_t>::max(),
+                                                           std::numeric_limits<std::int64_t>::max());
+  ASSERT_FALSE(p.validate()) << *p.validate();
+  EXPECT_EQ(p.attended_pairs(0), 4 * 6);  // the window covers everything
+  const auto vis = fmha_visibility::of(p, 4, 6);
+  EXPECT_TRUE(vis.visible(0, 5));
+  EXPECT_TRUE(vis.visible(3, 0));
+}
+
 }  // namespace
 }  // namespace kdecl

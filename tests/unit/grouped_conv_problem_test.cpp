@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "kdecl/conv/grouped_conv_problem.hpp"
 
 namespace kdecl {
@@ -220,6 +222,29 @@ TEST(GroupedConvProblem, Describe) {
   EXPECT_EQ(resnet_3x3().stride({2}).describe(),
             "fwd 2-D N=2 C=64 K=64 G=1 input 56x56 filter 3x3 stride 2x2 dilation 1x1 padding 1x1/1x1 "
             "(output 28x28) fp16 nhwgc");
+}
+
+// Found by fuzz_conv_fmha_problem: normalized(), output_dim() and validate()
+// multiplied sizes near 2^63 before anything bounded them.
+TEST(GroupedConvProblem, HugeSizesAreRefusedWithoutOverflow) {
+  const std::int64_t huge = std::int64_t{1} << 62;
+  EXPECT_EQ(error_of(resnet_3x3().input_size({huge, 8})), "input H = 4611686018427387904 exceeds 2^31 - 1");
+  EXPECT_EQ(error_of(resnet_3x3().dilation({huge})), "dilation of H = 4611686018427387904 exceeds 2^31 - 1");
+  EXPECT_EQ(error_of(resnet_3x3().batch(huge)), "N = 4611686018427387904 exceeds 2^31 - 1");
+  // Every size within int32, the tensor beyond 2^63 - 1 elements.
+  const std::int64_t big = (std::int64_t{1} << 31) - 1;
+  EXPECT_EQ(error_of(grouped_conv_problem{}.batch(big).channels(big, big).input_size({big, big, big})
+                         .filter_size({1}).dtype(dtype::fp16)),
+            "the input spans more than 2^63 - 1 elements: beyond 64-bit offsets");
+  // Strides that step past 2^63 - 1.
+  conv_tensor_strides s;
+  s.n = std::numeric_limits<std::int64_t>::max();
+  EXPECT_EQ(error_of(resnet_3x3().input_strides(s)), "the input spans more than 2^63 - 1 elements: beyond 64-bit offsets");
+  // output_dim() of any int64 sizes gives a value, never an overflow.
+  auto p = resnet_3x3().normalized();
+  p.input_dims.v[2] = std::numeric_limits<std::int64_t>::max();
+  p.pad_right_dims.v[2] = std::numeric_limits<std::int64_t>::max();
+  EXPECT_EQ(p.output_dim(2), std::numeric_limits<std::int64_t>::max());  // clamped
 }
 
 }  // namespace

@@ -165,7 +165,14 @@ struct fmha_visibility {
     switch (p.mask) {
       case fmha_mask::none: break;
       case fmha_mask::top_left: case fmha_mask::bottom_right: v.right = 0; break;
-      case fmha_mask::generic: v.left = p.window_left; v.right = p.window_right; break;
+      case fmha_mask::generic: {
+        // A side past 2^32 reaches beyond every sequence (rows fit int32): clamped, so that
+        // i + offset -/+ side never overflows.
+        constexpr std::int64_t beyond_any_sequence = std::int64_t{1} << 32;
+        v.left = p.window_left < beyond_any_sequence ? p.window_left : beyond_any_sequence;
+        v.right = p.window_right < beyond_any_sequence ? p.window_right : beyond_any_sequence;
+        break;
+      }
     }
     return v;
   }
