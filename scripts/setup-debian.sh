@@ -5,7 +5,8 @@ set -euo pipefail
 packages=(build-essential cmake ninja-build pkg-config
           libboost-dev libfmt-dev libgtest-dev googletest libcli11-dev nlohmann-json3-dev
           libsqlite3-dev libxgboost-dev
-          hipcc libamdhip64-dev python3 python3-matplotlib)
+          hipcc libamdhip64-dev python3 python3-matplotlib
+          clang libclang-rt-dev)  # libFuzzer, ASan, UBSan for tests/fuzz (clang-15 from hipcc has no runtime)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -35,7 +35,8 @@ std::vector<measured_problem> measured_problems(const std::vector<measurement>& 
   std::map<std::string, std::set<std::string>> models;
   for (const auto& s : sources) models[s.problem_key].insert(s.model);
   std::vector<measured_problem> out;
-  for (auto& [k, p] : by) {
+  for (auto& entry : by) {
+    auto& p = entry.second;  // not a structured binding: clang before 16 cannot capture one in a lambda
     if (p.kernels.size() < min_kernels) continue;
     // Name order, whatever order the rows came in.
     std::vector<std::size_t> idx(p.kernels.size());
