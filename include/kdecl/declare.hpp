@@ -6,14 +6,18 @@
 //
 // expands to
 //  1. a constexpr set value (the DSL names are in scope inside the macro),
-//  2. its compile-time validation and wildcard expansion (kdecl::dsl::expand),
-//     which fails compilation with a readable message on an invalid value, and
-//  3. a static registrar that, before main(), adds every expanded kernel whose
-//     arch belongs to the backend this translation unit is compiled for:
-//     host with a C++ compiler, CUDA under nvcc, HIP under hipcc. The CMake
-//     function kdecl_add_kernel_sets() compiles one source once per backend.
+//  2. its compile-time validation, on every target, which fails compilation with
+//     a readable message on an invalid value, and the wildcard expansion of the
+//     targets this translation unit builds (kdecl::dsl::expand_for), and
+//  3. a static registrar that, before main(), adds the kernel of every key of the
+//     backend this translation unit is compiled for: host with a C++ compiler,
+//     CUDA under nvcc, HIP under hipcc. The CMake function kdecl_add_kernel_sets()
+//     compiles one source once per backend.
+// Neither grows any single constant evaluation or expression with the set
+// (docs/dsl.md, "Set size and compiler limits").
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <memory>
 #include <type_traits>
@@ -63,26 +67,35 @@ struct instance_for {
   using type = typename instance_of_key<std::remove_cvref_t<decltype(Key)>>::template type<Key, B>;
 };
 
+// One entry per kernel: makes its instance.
+using instance_factory = std::shared_ptr<const kernel_instance> (*)();
+
 template <const auto& Set>
 class set_registrar {
-  static constexpr auto keys = dsl::expand<Set>();
+  static constexpr backend this_backend = compiling_backend();
+  // This backend's keys. Every target of the set is validated, whichever backend
+  // builds it: an invalid declaration fails every pass.
+  static constexpr auto keys = dsl::expand_for<Set, this_backend>();
 
   template <std::size_t I>
-  static void add_one(const char* set_name) {
-    constexpr auto key = keys[I];
-    if constexpr (backend_of(key.algo.arch) == compiling_backend()) {
-      using instance = typename instance_for<key, compiling_backend()>::type;
-      registry::global().add(std::make_shared<const instance>(), set_name);
-    }
+  static std::shared_ptr<const kernel_instance> make() {
+    using instance = typename instance_for<keys[I], this_backend>::type;
+    return std::make_shared<const instance>();
   }
   template <std::size_t... I>
-  static void add_all(const char* set_name, std::index_sequence<I...>) {
-    (add_one<I>(set_name), ...);
+  static constexpr std::array<instance_factory, sizeof...(I)> table(std::index_sequence<I...>) {
+    return {&make<I>...};
   }
+  // A table walked by a loop: a fold expression over the keys would nest one
+  // level per key, and clang caps nesting at 256.
+  static constexpr auto factories = table(std::make_index_sequence<keys.size()>{});
 
  public:
-  explicit set_registrar(const char* set_name) { add_all(set_name, std::make_index_sequence<keys.size()>{}); }
-  static constexpr std::size_t declared_kernels() { return keys.size(); }
+  explicit set_registrar(const char* set_name) {
+    for (instance_factory make_instance : factories) registry::global().add(make_instance(), set_name);
+  }
+  // The kernels this translation unit registers: the keys of its backend's targets.
+  static constexpr std::size_t registered_kernels() { return keys.size(); }
 };
 
 }  // namespace kdecl::detail

@@ -13,10 +13,13 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <type_traits>
+#include <utility>
 
 #include "kdecl/dsl/declaration_error.hpp"
 #include "kdecl/dsl/describe.hpp"
+#include "kdecl/dsl/expansion_pieces.hpp"
 #include "kdecl/dsl/operations.hpp"
 
 namespace kdecl::dsl {
@@ -93,38 +96,14 @@ constexpr auto kernel_set(target_list<NT> t, const std::array<Decl, N>& decls) {
 
 namespace detail {
 
-// What expanding a whole set gives before any key is stored.
-struct set_report {
-  diagnostic error{};
-  message text{};       // the error's message, prefixed with the declaration it came from
-  long raw_count = 0;   // valid keys, duplicates included
-  long considered = 0;  // candidates the declarations span
-};
-
-// Validates and counts (the cheap pass; see walk_mode): sizes the key array exactly.
+// The first error of a whole set in one pass (for_each_key(), at run time;
+// the compile-time expansion checks piece by piece).
 template <class Set>
-constexpr set_report report(const Set& set) {
-  set_report r{};
-  for (arch_id target : set.targets)
-    for (std::size_t i = 0; i < set.decls.size(); ++i) {
-      r.considered += candidate_count(set.decls[i], target);
-      const auto out = count_declaration(set.decls[i], target);
-      if (!out.error.ok()) {
-        r.error = out.error;
-        r.error.v[3] = static_cast<long>(i);
-        if (r.error.r == rule::wildcards_leave_no_valid_kernel) {
-          r.error.v[0] = static_cast<long>(i);
-          r.text = describe(r.error);
-          if (!out.cause.ok()) r.text << "; e.g. " << describe(out.cause).view();
-        } else {
-          r.text << "declaration " << static_cast<long>(i) << " for " << to_string(target) << ": "
-                 << describe(out.error).view();
-        }
-        return r;
-      }
-      r.raw_count += out.produced;
-    }
-  return r;
+constexpr pieces::piece_report report(const Set& set) {
+  for (std::size_t t = 0; t < set.targets.size(); ++t)
+    for (std::size_t d = 0; d < set.decls.size(); ++d)
+      if (pieces::piece_report r = pieces::report_piece(set, t, d); !r.error.ok()) return r;
+  return {};
 }
 
 // Calls f(key) for every valid key of the set, duplicates included, in set order.
@@ -134,121 +113,136 @@ constexpr void for_each_raw_key(const Set& set, F&& f) {
     for (const auto& d : set.decls) collect_declaration(d, target, f);
 }
 
-// kdecl builds GEMM and convolution kernels on targets whose tables say so (kernels_built),
-// FMHA kernels for the pipelines whose table entry says so (checked per expanded key).
+// kdecl builds GEMM and convolution kernels on targets whose tables say so
+// (kernels_built); FMHA kernels per pipeline (piece_without_kernel below).
 template <class Set>
 constexpr diagnostic first_target_without_kernels(const Set& set) {
-  if constexpr (Set::op == op_kind::fmha) {
-    diagnostic found{};
-    for_each_raw_key(set, [&](const fmha_key& k) {
-      if (found.ok()) found = fmha_expansion::kernel_missing(k);
-    });
-    return found;
-  } else {
-    for (arch_id target : set.targets)
-      if (!kernels_built(static_cast<const typename Set::key_type*>(nullptr), spec_of(target))) {
-        diagnostic d{};
-        d.r = rule::no_kernel_built_for_arch;
-        d.arch = target;
-        d.v[0] = static_cast<long>(Set::op);
-        return d;
-      }
-    return {};
-  }
+  for (arch_id target : set.targets)
+    if (!kernels_built(static_cast<const typename Set::key_type*>(nullptr), spec_of(target))) {
+      diagnostic d{};
+      d.r = rule::no_kernel_built_for_arch;
+      d.arch = target;
+      d.v[0] = static_cast<long>(Set::op);
+      return d;
+    }
+  return {};
 }
 
-template <std::size_t N, class Set>
-constexpr auto collect(const Set& set) {
-  std::array<typename Set::key_type, N> keys{};
-  std::size_t n = 0;
-  for_each_raw_key(set, [&](const auto& k) { keys[n++] = k; });
-  return keys;
-}
+// ---- the expansion, piece by piece (expansion_pieces.hpp) -------------------------
 
-// FNV-1a over a key's fields: equal keys hash equal, so sorting by hash brings
-// duplicates together cheaply (constexpr evaluation budgets are small).
-template <class Key>
-constexpr unsigned long long key_hash(const Key& k) {
-  unsigned long long h = 1469598103934665603ull;
-  for (int f : order_fields(k)) {
-    h ^= static_cast<unsigned long long>(static_cast<unsigned>(f));
-    h *= 1099511628211ull;
-  }
-  return h;
-}
-
-// Which raw keys to keep (the first occurrence of each), as a bit per raw key.
-template <std::size_t N>
-struct keep_mask {
-  std::array<unsigned long long, (N + 63) / 64> bits{};
-  std::size_t size = 0;  // keys kept
-  constexpr bool keeps(std::size_t i) const { return (bits[i / 64] >> (i % 64) & 1u) != 0; }
+// Which targets an expansion stores keys for: all of them, or those of one backend.
+struct target_filter {
+  bool all = true;
+  backend only = backend::host;
+  constexpr bool selects(arch_id a) const { return all || backend_of(a) == only; }
 };
 
-// Sorts indices by (hash, index), then drops a key equal to an earlier one of the
-// same hash. The raw keys live only during this evaluation.
-template <std::size_t N, class Set>
-constexpr keep_mask<N> first_occurrences(const Set& set) {
-  const auto raw = collect<N>(set);
-  std::array<unsigned long long, N> hash{};
-  std::array<std::size_t, N> idx{};
-  for (std::size_t i = 0; i < N; ++i) {
-    hash[i] = key_hash(raw[i]);
-    idx[i] = i;
-  }
-  std::sort(idx.begin(), idx.end(), [&](std::size_t x, std::size_t y) {
-    return hash[x] < hash[y] || (hash[x] == hash[y] && x < y);
+// The first error of the set in set order (targets, then declarations), then,
+// when kernels are required, the first target or pipeline kdecl builds no kernel for.
+// Every target is checked whatever the filter: each piece's check is one count.
+struct set_check {
+  diagnostic error{};
+  long v[3]{};  // the values the compile error shows
+  message text{};
+};
+
+template <const auto& Set, std::size_t P>
+constexpr const pieces::piece_report* report_at() {
+  return &pieces::report<Set, P / Set.decls.size(), P % Set.decls.size()>;
+}
+
+// FMHA kernels are built per pipeline: each key of a piece is checked (one evaluation per piece).
+template <class Set>
+constexpr diagnostic piece_without_kernel(const Set& set, std::size_t t, std::size_t d) {
+  diagnostic found{};
+  collect_declaration(set.decls[d], set.targets[t], [&](const fmha_key& k) {
+    if (found.ok()) found = fmha_expansion::kernel_missing(k);
   });
-  keep_mask<N> out{};
-  for (std::size_t i = 0; i < N; ++i) {
-    bool first = true;
-    for (std::size_t j = i; first && j-- > 0 && hash[idx[j]] == hash[idx[i]];)
-      first = !(raw[idx[j]] == raw[idx[i]]);
-    if (first) {
-      out.bits[idx[i] / 64] |= 1ull << (idx[i] % 64);
-      ++out.size;
+  return found;
+}
+template <const auto& Set, std::size_t P>
+inline constexpr diagnostic unbuilt_at = piece_without_kernel(Set, P / Set.decls.size(), P % Set.decls.size());
+
+template <const auto& Set, bool RequireKernels, std::size_t... P>
+constexpr set_check first_error(std::index_sequence<P...>) {
+  const std::array<const pieces::piece_report*, sizeof...(P)> reports{report_at<Set, P>()...};
+  for (const pieces::piece_report* r : reports)
+    if (!r->error.ok()) return {r->error, {r->error.v[0], r->error.v[1], r->error.v[2]}, r->text};
+  if constexpr (RequireKernels) {
+    if constexpr (std::remove_cvref_t<decltype(Set)>::op == op_kind::fmha) {
+      const std::array<diagnostic, sizeof...(P)> unbuilt{unbuilt_at<Set, P>...};
+      for (const diagnostic& d : unbuilt)
+        if (!d.ok()) return {d, {d.v[0], d.v[3], 0}, describe(d)};
+    } else {
+      const diagnostic d = first_target_without_kernels(Set);
+      if (!d.ok()) return {d, {d.v[0], d.v[3], 0}, describe(d)};
     }
   }
+  return {};
+}
+
+template <const auto& Set>
+inline constexpr std::size_t piece_count = Set.targets.size() * Set.decls.size();
+
+template <const auto& Set, bool RequireKernels>
+inline constexpr set_check checked = first_error<Set, RequireKernels>(std::make_index_sequence<piece_count<Set>>{});
+
+// Where the kept keys of one piece are (nothing for a target the filter leaves
+// out, or one listed before).
+template <class Key>
+struct piece_view {
+  const Key* keys = nullptr;
+  const std::uint64_t* kept = nullptr;  // a bit per key
+  std::size_t size = 0;
+  std::size_t kept_count = 0;
+};
+
+template <const auto& Set, target_filter Filter, std::size_t P>
+constexpr piece_view<pieces::key_type_of<Set>> view_at() {
+  constexpr std::size_t t = P / Set.decls.size(), d = P % Set.decls.size();
+  if constexpr (Filter.selects(Set.targets[t]) && pieces::first_listing(Set, t) == t)
+    return {pieces::keys<Set, t, d>.data(), pieces::kept<Set, t, d>.words.data(), pieces::keys<Set, t, d>.size(),
+            pieces::kept_count<Set, t, d>};
+  else
+    return {};
+}
+
+template <const auto& Set, target_filter Filter, std::size_t... P>
+constexpr auto make_views(std::index_sequence<P...>) {
+  return std::array<piece_view<pieces::key_type_of<Set>>, sizeof...(P)>{view_at<Set, Filter, P>()...};
+}
+template <const auto& Set, target_filter Filter>
+inline constexpr auto views = make_views<Set, Filter>(std::make_index_sequence<piece_count<Set>>{});
+
+template <const auto& Set, target_filter Filter>
+constexpr std::size_t kept_total() {
+  std::size_t n = 0;
+  for (const auto& v : views<Set, Filter>) n += v.kept_count;
+  return n;
+}
+
+// The kept keys of the selected pieces, in set order (one evaluation of a few steps per key).
+template <const auto& Set, target_filter Filter>
+constexpr auto gather() {
+  using key_type = pieces::key_type_of<Set>;
+  std::array<key_type, kept_total<Set, Filter>()> out{};
+  key_type* to = out.data();
+  for (const auto& v : views<Set, Filter>)
+    for (std::size_t i = 0; i < v.size; ++i)
+      if ((v.kept[i / 64] >> (i % 64) & 1u) != 0) *to++ = v.keys[i];
   return out;
 }
 
-template <std::size_t M, std::size_t N, class Set>
-constexpr auto collect_kept(const Set& set, const keep_mask<N>& keep) {
-  std::array<typename Set::key_type, M> keys{};
-  std::size_t raw = 0, n = 0;
-  for_each_raw_key(set, [&](const auto& k) {
-    if (keep.keeps(raw++)) keys[n++] = k;
-  });
-  return keys;
-}
-
-// Keys can repeat only across declarations, or when a target is listed twice.
-template <class Set>
-constexpr bool may_repeat(const Set& set) {
-  if (set.decls.size() > 1) return true;
-  for (std::size_t i = 0; i < set.targets.size(); ++i)
-    for (std::size_t j = 0; j < i; ++j)
-      if (set.targets[i] == set.targets[j]) return true;
-  return false;
-}
-
-template <const auto& Set, bool RequireKernels>
+// Fails compilation with the first error's rule, target, values and message,
+// or gathers the keys the filter selects.
+template <const auto& Set, target_filter Filter, bool RequireKernels>
 consteval auto expand_set() {
-  using key_type = typename std::remove_cvref_t<decltype(Set)>::key_type;
-  constexpr detail::set_report r = detail::report(Set);
-  constexpr diagnostic unbuilt = RequireKernels ? first_target_without_kernels(Set) : diagnostic{};
-  if constexpr (!r.error.ok()) {
-    static_assert(declaration_error<r.error.r, r.error.arch, r.error.v[0], r.error.v[1], r.error.v[2], r.text>::raised);
-    return std::array<key_type, 0>{};
-  } else if constexpr (!unbuilt.ok()) {
-    static_assert(declaration_error<unbuilt.r, unbuilt.arch, unbuilt.v[0], unbuilt.v[3], 0, describe(unbuilt)>::raised);
-    return std::array<key_type, 0>{};
-  } else if constexpr (!detail::may_repeat(Set)) {
-    return detail::collect<static_cast<std::size_t>(r.raw_count)>(Set);
+  constexpr set_check c = checked<Set, RequireKernels>;
+  if constexpr (!c.error.ok()) {
+    static_assert(declaration_error<c.error.r, c.error.arch, c.v[0], c.v[1], c.v[2], c.text>::raised);
+    return std::array<pieces::key_type_of<Set>, 0>{};
   } else {
-    constexpr std::size_t n = static_cast<std::size_t>(r.raw_count);
-    constexpr auto keep = detail::first_occurrences<n>(Set);
-    return detail::collect_kept<keep.size>(Set, keep);
+    return gather<Set, Filter>();
   }
 }
 
@@ -259,16 +253,26 @@ consteval auto expand_set() {
 // no kernel for (kernels_built: GEMM where kernels_available, convolution where a
 // pipeline offers it) is an error: rule::no_kernel_built_for_arch; so is an attention
 // pipeline whose kernel is not built (rule::no_kernel_built_for_fmha_pipeline).
+// Evaluated in pieces (expansion_pieces.hpp): the work of one constant evaluation
+// is bounded by one declaration on one target, however large the set.
 template <const auto& Set>
 consteval auto expand() {
-  return detail::expand_set<Set, true>();
+  return detail::expand_set<Set, detail::target_filter{}, true>();
+}
+
+// The keys of the targets backend B builds, in set order, after validating every
+// target as expand() does: what a translation unit compiled for B registers. The
+// other targets are validated (counted) but not expanded.
+template <const auto& Set, backend B>
+consteval auto expand_for() {
+  return detail::expand_set<Set, detail::target_filter{false, B}, true>();
 }
 
 // Every key the tables allow, whether or not kdecl builds a kernel for its target:
 // validation and exploration (tools, tests, table studies).
 template <const auto& Set>
 consteval auto expand_legal() {
-  return detail::expand_set<Set, false>();
+  return detail::expand_set<Set, detail::target_filter{}, false>();
 }
 
 // Visits every key expand_legal() would hold (duplicates included) without
@@ -276,7 +280,7 @@ consteval auto expand_legal() {
 // Returns the declaration error instead when the set is invalid.
 template <class Set, class F>
 constexpr diagnostic for_each_key(const Set& set, F&& f) {
-  const detail::set_report r = detail::report(set);
+  const pieces::piece_report r = detail::report(set);
   if (!r.error.ok()) return r.error;
   detail::for_each_raw_key(set, f);
   return {};

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <array>
+#include <utility>
 #include <boost/mp11.hpp>
 
 #include "kdecl/dsl/conv_rules.hpp"
@@ -75,6 +76,24 @@ constexpr long candidate_count(const fmha_key& d, arch_id t) { return fmha_expan
 constexpr bool kernels_built(const gemm_key*, const arch::arch_spec& s) { return s.kernels_available; }
 constexpr bool kernels_built(const grouped_conv_key*, const arch::arch_spec& s) { return s.conv_kernels_available(); }
 constexpr bool kernels_built(const fmha_key*, const arch::arch_spec&) { return false; }
+
+// ---- whether two declarations can yield a common key ------------------------------
+// False only when a field that expansion copies from the declaration differs
+// between the two (then de-duplication skips the pair); true otherwise.
+constexpr bool may_share_keys(const gemm_key& x, const gemm_key& y) {
+  const auto& a = x.sig;
+  const auto& b = y.sig;
+  auto both_set_and_differ = [](auto u, auto v, auto wildcard) { return u != wildcard && v != wildcard && u != v; };
+  if (!(a.lay == b.lay) || a.variant != b.variant || a.ew != b.ew || a.num_d != b.num_d ||
+      x.algo.index_bits != y.algo.index_bits)
+    return false;
+  for (auto [u, v] : {std::pair{a.a, b.a}, std::pair{a.b, b.b}, std::pair{a.c, b.c}, std::pair{a.acc, b.acc},
+                      std::pair{a.compute, b.compute}})
+    if (both_set_and_differ(u, v, dtype::any)) return false;
+  return !both_set_and_differ(x.algo.pipe, y.algo.pipe, pipeline::any);
+}
+constexpr bool may_share_keys(const grouped_conv_key&, const grouped_conv_key&) { return true; }
+constexpr bool may_share_keys(const fmha_key&, const fmha_key&) { return true; }
 
 // ---- total order over keys (field by field), for de-duplication -----------------
 template <class E>
