@@ -122,7 +122,12 @@ function(kdecl_add_kernel_sets target)
       set(cu "${wrapper_dir}/${stem}.cuda.cu")
       file(CONFIGURE OUTPUT "${cu}" CONTENT "// Generated: compiles ${src} for the CUDA backend.\n#define KDECL_BACKEND_PASS 1\n#include \"${abs}\"\n")
       target_sources(${target} PRIVATE "${cu}")
-      set_source_files_properties("${cu}" PROPERTIES COMPILE_OPTIONS "${ARG_CUDA_GENCODES}")
+      set(cuda_options ${ARG_CUDA_GENCODES})
+      if(NOT CMAKE_CUDA_STANDARD)
+        # The DSL is C++20 and nvcc defaults to C++17; CMake 3.25 has no cuda_std_20 flag for nvcc 13.
+        list(APPEND cuda_options -std=c++20)
+      endif()
+      set_source_files_properties("${cu}" PROPERTIES COMPILE_OPTIONS "${cuda_options}")
     endif()
 
     if("hip" IN_LIST passes)
