@@ -155,6 +155,10 @@ extern "C" void on_stop_signal(int sig) {
 }  // namespace
 
 double median_ms(bool cuda, const std::function<void(int)>& launch, int warmup, int iters) {
+  return launch_times_ms(cuda, launch, warmup, iters)[std::size_t(iters / 2)];
+}
+
+std::vector<float> launch_times_ms(bool cuda, const std::function<void(int)>& launch, int warmup, int iters) {
   for (int i = 0; i < warmup; ++i) launch(i);
   device_synchronize(cuda, "warm-up");
   stamp_pairs stamps(cuda, iters);
@@ -167,8 +171,8 @@ double median_ms(bool cuda, const std::function<void(int)>& launch, int warmup, 
   check_last_error(cuda, "timed runs");
   std::vector<float> ms(static_cast<std::size_t>(iters));
   for (int i = 0; i < iters; ++i) ms[std::size_t(i)] = stamps.ms(i);
-  std::nth_element(ms.begin(), ms.begin() + iters / 2, ms.end());
-  return ms[std::size_t(iters / 2)];
+  std::sort(ms.begin(), ms.end());
+  return ms;
 }
 
 void ramp_up(bool cuda, const std::function<void(int)>& launch, double ms) {

@@ -78,6 +78,8 @@ void check_last_error(bool cuda, const char* what);
 // whose kernels run synchronously). launch(i) gets a running call number, for
 // rotating operand sets.
 double median_ms(bool cuda, const std::function<void(int)>& launch, int warmup, int iters);
+// The same launches' times in milliseconds, ascending (median_ms is their middle one).
+std::vector<float> launch_times_ms(bool cuda, const std::function<void(int)>& launch, int warmup, int iters);
 
 // Keeps the GPU busy with `launch` for about `ms` milliseconds of GPU time (CUDA only),
 // so that the SM clock has left its idle level before anything is timed: a few warm-up

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -18,6 +19,7 @@
 #include "kdecl/tuning/problem_key.hpp"
 #include "kdecl/tuning/problem_list.hpp"
 #include "kdecl/tuning/tuning_db.hpp"
+#include "bench_timing.hpp"
 #include "kernel_filter.hpp"
 
 #if KDECL_WITH_CUDA
@@ -83,54 +85,23 @@ struct timing {
   int samples = 0;
 };
 
-// The benchmark method of docs/perf/ (and `kdecl bench`): warm-up launches,
-// then launches timed one by one with CUDA events queued back to back, median.
-// Warm-up is `warmup` launches and at least `warm_ms` of GPU time: five launches of a
-// 10-us kernel would leave the SM clock where the host-side setup before it let it fall
-// (the first H100 tuning run, 2026-11-23, measured one shape 2-5x slower in bf16 than
-// in fp16 that way).
-template <class Launch>
-timing time_launches(Launch&& launch, int warmup, double warm_ms, int max_iters, double target_ms) {
-  cudaEvent_t probe[2];
-  for (auto& e : probe) cuda_check(cudaEventCreate(&e), "event");
-  int call = 0;
-  float one = 0;
-  for (int i = 0; i < warmup - 1; ++i) launch(call++);
-  cudaEventRecord(probe[0]);
-  launch(call++);  // the last warm-up launch, timed to choose the numbers of launches
-  cudaEventRecord(probe[1]);
-  cuda_check(cudaEventSynchronize(probe[1]), "warm-up");
-  cuda_check(cudaGetLastError(), "warm-up");
-  cudaEventElapsedTime(&one, probe[0], probe[1]);
-  const int more = std::min(20000, int(std::ceil(warm_ms / std::max(one, 1e-3f))) - warmup);
-  if (more > 0) {
-    for (int i = 0; i < more; ++i) launch(call++);
-    cudaEventRecord(probe[0]);
-    launch(call++);
-    cudaEventRecord(probe[1]);
-    cuda_check(cudaEventSynchronize(probe[1]), "warm-up");
-    cuda_check(cudaGetLastError(), "warm-up");
-    cudaEventElapsedTime(&one, probe[0], probe[1]);
-  }
-  for (auto& e : probe) cudaEventDestroy(e);
-  const int iters = std::clamp(int(target_ms / std::max(one, 1e-3f)), std::min(5, max_iters), max_iters);
-  std::vector<cudaEvent_t> ev(2 * iters);
-  for (auto& e : ev) cuda_check(cudaEventCreate(&e), "event");
-  for (int i = 0; i < iters; ++i) {
-    cudaEventRecord(ev[2 * i]);
-    launch(call++);
-    cudaEventRecord(ev[2 * i + 1]);
-  }
-  cuda_check(cudaEventSynchronize(ev.back()), "timed runs");
-  cuda_check(cudaGetLastError(), "timed runs");
-  std::vector<float> ms(iters);
-  for (int i = 0; i < iters; ++i) cudaEventElapsedTime(&ms[i], ev[2 * i], ev[2 * i + 1]);
-  for (auto& e : ev) cudaEventDestroy(e);
-  std::sort(ms.begin(), ms.end());
+// The benchmark method of docs/perf/ (and `kdecl bench`, whose timing loop this is):
+// warm-up, then launches timed one by one with CUDA events queued back to back, median.
+// Warm-up is at least `warm_ms` of GPU time (ramp_up) and then `warmup` launches, the
+// last of them timed to choose the number of timed launches: five launches of a 10-us
+// kernel would leave the SM clock where the host-side setup before it let it fall (the
+// first H100 tuning run, 2026-11-23, measured one shape 2-5x slower in bf16 than in fp16
+// that way).
+timing time_launches(const std::function<void(int)>& launch, int warmup, double warm_ms, int max_iters,
+                     double target_ms) {
+  cli::ramp_up(true, launch, warm_ms);
+  const double one = cli::median_ms(true, launch, warmup - 1, 1);
+  const int iters = std::clamp(int(target_ms / std::max(one, 1e-3)), std::min(5, max_iters), max_iters);
+  const std::vector<float> ms = cli::launch_times_ms(true, launch, 0, iters);
   timing t;
   t.samples = iters;
-  t.median_ms = ms[iters / 2];
-  t.spread = (ms[(iters * 9) / 10 < iters ? (iters * 9) / 10 : iters - 1] - ms[iters / 10]) / t.median_ms;
+  t.median_ms = ms[std::size_t(iters / 2)];
+  t.spread = (ms[std::size_t(std::min((iters * 9) / 10, iters - 1))] - ms[std::size_t(iters / 10)]) / t.median_ms;
   return t;
 }
 
