@@ -16,7 +16,7 @@
 
 #include "kdecl/gemm/gemm_key.hpp"
 #include "kdecl/kernels/gemm/cuda/sm90/gemm_sm90_config.cuh"
-#include "kdecl/kernels/gemm/cuda/sm90/mbarrier.cuh"
+#include "kdecl/kernels/cuda/sm90/mbarrier.cuh"
 
 namespace kdecl::kernels::cuda::sm90 {
 

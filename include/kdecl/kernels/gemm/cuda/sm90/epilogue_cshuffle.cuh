@@ -15,7 +15,7 @@
 #include "kdecl/gemm/gemm_key.hpp"
 #include "kdecl/kernels/gemm/cuda/sm90/d_tiles.cuh"
 #include "kdecl/kernels/gemm/cuda/sm90/epilogue_math.cuh"
-#include "kdecl/kernels/gemm/cuda/sm90/mbarrier.cuh"
+#include "kdecl/kernels/cuda/sm90/mbarrier.cuh"
 
 namespace kdecl::kernels::cuda::sm90 {
 

@@ -21,11 +21,11 @@
 #include "kdecl/gemm/gemm_key.hpp"
 #include "kdecl/gemm/gemm_problem.hpp"
 #include "kdecl/kernels/gemm/cuda/sm90/d_tiles.cuh"
-#include "kdecl/kernels/gemm/cuda/sm90/device_info.cuh"
+#include "kdecl/kernels/cuda/sm90/device_info.cuh"
 #include "kdecl/kernels/gemm/cuda/sm90/gemm_sm90_config.cuh"
 #include "kdecl/kernels/gemm/cuda/sm90/gemm_sm90_kernel.cuh"
 #include "kdecl/kernels/gemm/cuda/sm90/gemm_sm90_params.cuh"
-#include "kdecl/kernels/gemm/cuda/sm90/tensor_map.cuh"
+#include "kdecl/kernels/cuda/sm90/tensor_map.cuh"
 #include "kdecl/kernels/gemm/cuda/sm90/tile_scheduler.cuh"
 
 namespace kdecl::kernels::cuda::sm90 {

@@ -30,12 +30,12 @@
 #include "kdecl/kernels/gemm/cuda/sm90/epilogue_direct.cuh"
 #include "kdecl/kernels/gemm/cuda/sm90/gemm_sm90_config.cuh"
 #include "kdecl/kernels/gemm/cuda/sm90/gemm_sm90_params.cuh"
-#include "kdecl/kernels/gemm/cuda/sm90/mbarrier.cuh"
+#include "kdecl/kernels/cuda/sm90/mbarrier.cuh"
 #include "kdecl/kernels/gemm/cuda/sm90/split_k.cuh"
-#include "kdecl/kernels/gemm/cuda/sm90/tma_load.cuh"
-#include "kdecl/kernels/gemm/cuda/sm90/warpgroup.cuh"
-#include "kdecl/kernels/gemm/cuda/sm90/wgmma_descriptor.cuh"
-#include "kdecl/kernels/gemm/cuda/sm90/wgmma_mma.cuh"
+#include "kdecl/kernels/cuda/sm90/tma_load.cuh"
+#include "kdecl/kernels/cuda/sm90/warpgroup.cuh"
+#include "kdecl/kernels/cuda/sm90/wgmma_descriptor.cuh"
+#include "kdecl/kernels/cuda/sm90/wgmma_mma.cuh"
 
 namespace kdecl::kernels::cuda::sm90 {
 

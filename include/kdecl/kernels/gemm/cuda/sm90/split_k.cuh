@@ -10,12 +10,12 @@
 #include <cstdint>
 
 #include "kdecl/gemm/gemm_key.hpp"
-#include "kdecl/kernels/gemm/cuda/sm90/cluster.cuh"
+#include "kdecl/kernels/cuda/sm90/cluster.cuh"
 #include "kdecl/kernels/gemm/cuda/sm90/epilogue_math.cuh"
 #include "kdecl/kernels/gemm/cuda/sm90/gemm_sm90_params.cuh"
-#include "kdecl/kernels/gemm/cuda/sm90/shared_address.cuh"
+#include "kdecl/kernels/cuda/sm90/shared_address.cuh"
 #include "kdecl/kernels/gemm/cuda/sm90/tile_scheduler.cuh"
-#include "kdecl/kernels/gemm/cuda/sm90/warpgroup.cuh"
+#include "kdecl/kernels/cuda/sm90/warpgroup.cuh"
 
 namespace kdecl::kernels::cuda::sm90 {
 

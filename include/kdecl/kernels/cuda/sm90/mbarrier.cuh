@@ -8,7 +8,7 @@
 
 #include <cstdint>
 
-#include "kdecl/kernels/gemm/cuda/sm90/shared_address.cuh"
+#include "kdecl/kernels/cuda/sm90/shared_address.cuh"
 
 namespace kdecl::kernels::cuda::sm90 {
 

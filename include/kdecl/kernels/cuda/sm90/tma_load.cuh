@@ -8,7 +8,7 @@
 
 #include <cuda.h>  // CUtensorMap (a type only; libcuda is not linked)
 
-#include "kdecl/kernels/gemm/cuda/sm90/shared_address.cuh"
+#include "kdecl/kernels/cuda/sm90/shared_address.cuh"
 
 namespace kdecl::kernels::cuda::sm90 {
 
