@@ -63,6 +63,51 @@ TEST(FmhaDispatcher, PicksTheUnpaddedHeadDimAndTheSmallerNameOnTies) {
   EXPECT_EQ(d.select(problem(80)).kernel->key().sig.hdim_q, 128);
 }
 
+fmha_key tma_key(int hdim) {
+  fmha_key k;
+  k.sig.qkv = k.sig.o = dtype::bf16;
+  k.sig.hdim_q = k.sig.hdim_v = hdim;
+  k.sig.lse = true;
+  k.algo.pipe = fmha_pipeline::tma_wgmma_ws;
+  k.algo.arch = arch_id::sm_90;
+  k.algo.tile = {128, 128, 0, 0, 0, 0};
+  k.algo.warps0 = {8, 1, 1};
+  k.algo.stages = 2;
+  k = dsl::fmha_rules::with_defaults(k);
+  EXPECT_TRUE(dsl::validate(k, arch_id::sm_90).ok()) << dsl::describe(dsl::validate(k, arch_id::sm_90)).view();
+  return k;
+}
+
+// On sm_90 the TMA + wgmma kernel ranks above the mma_sync one where it applies; where it
+// refuses (a stride TMA cannot address, say) the mma_sync kernel is chosen, and a problem
+// with a feature it lacks never reaches it.
+TEST(FmhaDispatcher, Sm90PrefersTmaWgmmaAndFallsBackToMmaSync) {
+  const device sm90{arch_id::sm_90, -1, "sm_90 (offline)"};
+  fmha_problem llama = problem();
+  llama.sizes(4, 4096, 4096).causal();
+  EXPECT_LT(fmha_estimate_us(tma_key(128), llama.normalized()),
+            fmha_estimate_us(nvidia_key(128, 128, 64, true, true, arch_id::sm_90), llama.normalized()));
+  {
+    registry reg;
+    reg.add(std::make_shared<fake_fmha>(nvidia_key(128, 128, 64, true, true, arch_id::sm_90)), "t");
+    reg.add(std::make_shared<fake_fmha>(tma_key(128)), "t");
+    fmha_dispatcher d(sm90, reg);
+    EXPECT_EQ(d.select(llama).kernel->key().algo.pipe, fmha_pipeline::tma_wgmma_ws);
+    EXPECT_EQ(d.select(problem(80)).kernel->key().algo.pipe, fmha_pipeline::tma_wgmma_ws);  // padded head dim
+    fmha_problem capped = problem();
+    capped.logits_soft_cap(30.0f);
+    EXPECT_FALSE(d.select(capped));  // neither fake kernel computes a soft-cap
+  }
+  registry reg;
+  reg.add(std::make_shared<fake_fmha>(nvidia_key(128, 128, 64, true, true, arch_id::sm_90)), "t");
+  reg.add(std::make_shared<fake_fmha>(tma_key(128), "Q: TMA needs strides that are positive multiples of 16 bytes"),
+          "t");
+  fmha_dispatcher d(sm90, reg);
+  auto sel = d.select(llama, nullptr, true);
+  ASSERT_TRUE(sel);
+  EXPECT_EQ(sel.kernel->key().algo.pipe, fmha_pipeline::mma_sync);
+}
+
 TEST(FmhaDispatcher, EveryRefusalHasAReason) {
   registry reg;
   reg.add(std::make_shared<fake_fmha>(nvidia_key(128, 64, 64, false)), "t");

@@ -61,7 +61,42 @@ TEST(FmhaDsl, Sm90OffersBothPipelinesUnderTheirOwnRules) {
   }
   EXPECT_TRUE(pipes.count(fmha_pipeline::mma_sync));
   EXPECT_TRUE(pipes.count(fmha_pipeline::tma_wgmma_ws));
-  EXPECT_FALSE(tables::find_pipeline(tables::spec_of(arch_id::sm_90), fmha_pipeline::tma_wgmma_ws)->kernel_built);
+  EXPECT_TRUE(tables::find_pipeline(tables::spec_of(arch_id::sm_90), fmha_pipeline::tma_wgmma_ws)->kernel_built);
+}
+
+// The tma_wgmma_ws rules are the kernel's (kernels/fmha/cuda/sm90/fmha_sm90_config.cuh): two consumer
+// warpgroups, head dims 64 or 128 declared (smaller ones run padded), no score modifiers yet.
+TEST(FmhaDsl, Sm90TmaWgmmaRulesAreTheKernels) {
+  auto key = [](int hdim) {
+    fmha_key k;
+    k.sig.qkv = k.sig.o = dtype::bf16;
+    k.sig.hdim_q = k.sig.hdim_v = hdim;
+    k.algo.pipe = fmha_pipeline::tma_wgmma_ws;
+    k.algo.tile = {128, 128, 0, 0, 0, 0};
+    k.algo.warps0 = {8, 1, 1};
+    k.algo.stages = 2;
+    return k;
+  };
+  for (int hdim : {64, 128}) EXPECT_TRUE(dsl::validate(key(hdim), arch_id::sm_90).ok()) << hdim;
+  for (int hdim : {96, 256})
+    EXPECT_EQ(dsl::validate(key(hdim), arch_id::sm_90).r, dsl::rule::fmha_pipeline_requires_hdim_64_or_128) << hdim;
+  fmha_key capped = key(128);
+  capped.sig.logits_soft_cap = true;
+  EXPECT_EQ(dsl::validate(capped, arch_id::sm_90).r, dsl::rule::fmha_pipeline_lacks_score_modifiers);
+  fmha_key sinks = key(64);
+  sinks.sig.sink = true;
+  EXPECT_EQ(dsl::validate(sinks, arch_id::sm_90).r, dsl::rule::fmha_pipeline_lacks_score_modifiers);
+  fmha_key alibi = key(128);
+  alibi.sig.bias = fmha_bias::alibi;
+  EXPECT_EQ(dsl::validate(alibi, arch_id::sm_90).r, dsl::rule::fmha_pipeline_lacks_score_modifiers);
+  fmha_key one_consumer = key(128);
+  one_consumer.algo.warps0 = {4, 1, 1};
+  one_consumer.algo.tile.m0 = 64;
+  EXPECT_EQ(dsl::validate(one_consumer, arch_id::sm_90).r, dsl::rule::fmha_warps_not_offered_for_pipeline);
+  fmha_key deep = key(128);
+  deep.algo.stages = 3;  // 32 KiB of Q + 3 x 64 KiB of K/V: over 227 KiB
+  EXPECT_EQ(dsl::validate(deep, arch_id::sm_90).r, dsl::rule::fmha_smem_exceeds_capacity);
+  EXPECT_FALSE(dsl::validate(key(128), arch_id::sm_80).ok());  // sm_90a only
 }
 
 TEST(FmhaDsl, HostKeysTakeAnyHeadDims) {

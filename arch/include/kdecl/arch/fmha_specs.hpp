@@ -6,8 +6,7 @@
 // cp.async K/V ring, ldmatrix, mma.sync m16n8k16) whose kernel is
 // include/kdecl/kernels/fmha/cuda/sm80/, and on sm_90 the tma_wgmma_ws pipeline
 // (FlashAttention-3 style: TMA + mbarrier ring, a producer warpgroup, consumer
-// warpgroups issuing wgmma) whose rules are here but whose kernel is not built yet
-// (dsl::expand<> refuses it with no_kernel_built_for_fmha_pipeline; expand_legal<> accepts it).
+// warpgroups issuing wgmma) whose kernel is include/kdecl/kernels/fmha/cuda/sm90/.
 // Host: the host_tiled pipeline (include/kdecl/kernels/fmha/host/).
 //
 // Each formula below is the one its kernel computes (file named), so a key the
@@ -48,9 +47,9 @@ enum class smem_formula : std::uint8_t {
   // mma_sync (kernels/fmha/cuda/sm80/fmha_sm80_config.cuh smem_bytes): rows padded by 16 bytes,
   //   m0*(max(k0max, n1)*e + 16) + stages*n0*((k0max*e + 16) + (n1*e + 16))
   q_kv_ring_padded,
-  // tma_wgmma_ws (FlashAttention-3 layout): Q (reused to stage O after the last Q K^T),
-  // the K/V ring, 1 KiB of alignment slack and two mbarriers per stage plus four:
-  //   m0*max(k0max, n1)*e + stages*n0*(k0max + n1)*e + 1024 + 8*(2*stages + 4)
+  // tma_wgmma_ws (kernels/fmha/cuda/sm90/fmha_sm90_config.cuh smem_bytes): Q, the K/V ring,
+  // four mbarriers per stage (K and V full and empty) plus two, 1 KiB of alignment slack:
+  //   m0*k0max*e + stages*n0*(k0max + n1)*e + 8*(4*stages + 2) + 1024
   tma_q_kv_ring_o,
 };
 
@@ -177,8 +176,8 @@ inline constexpr dtype_offer dtypes_nvidia[] = {
 inline constexpr shape3 mma_sync_warps[] = {{4, 1, 1}, {8, 1, 1}};          // along the query rows only
 inline constexpr int mma_sync_m0[] = {64, 128};
 inline constexpr int mma_sync_n0[] = {32, 64, 128};
-inline constexpr shape3 tma_wgmma_warps[] = {{4, 1, 1}, {8, 1, 1}, {12, 1, 1}};  // consumer warpgroups
-inline constexpr int tma_wgmma_m0[] = {64, 128, 192};
+inline constexpr shape3 tma_wgmma_warps[] = {{8, 1, 1}};  // two consumer warpgroups (the kernel's only shape)
+inline constexpr int tma_wgmma_m0[] = {128};
 inline constexpr int tma_wgmma_n0[] = {64, 80, 96, 112, 128, 144, 160, 176, 192, 224, 256};
 
 // Max opt-in shared memory per block (as nvidia.hpp).
@@ -192,7 +191,7 @@ constexpr pipeline_offer mma_sync(int smem) {
 constexpr pipeline_offer tma_wgmma_ws(int smem) {
   // Consumer threads run with 240 registers (setmaxnreg); 176 of them may hold accumulators.
   return {P::tma_wgmma_ws, rule_style::tma_wgmma, tma_wgmma_warps, 4, tma_wgmma_m0, tma_wgmma_n0, {}, {2, 4, 2},
-          smem_formula::tma_q_kv_ring_o, smem, 176, 256, false, 16};
+          smem_formula::tma_q_kv_ring_o, smem, 176, 256, true, 16};
 }
 inline constexpr pipeline_offer pipes_sm80[] = {mma_sync(smem_sm80)};
 inline constexpr pipeline_offer pipes_sm86[] = {mma_sync(smem_sm86)};
@@ -289,8 +288,8 @@ constexpr long smem_bytes(smem_formula f, const fmha_key& k) {
       return t.m0 * q_row + long(k.algo.stages) * t.n0 * ((t.k0max * e + 16) + (t.n1 * e + 16));
     }
     case smem_formula::tma_q_kv_ring_o:
-      return long(t.m0) * (t.k0max > t.n1 ? t.k0max : t.n1) * e + long(k.algo.stages) * t.n0 * (t.k0max + t.n1) * e +
-             1024 + 8 * (2 * k.algo.stages + 4);
+      return long(t.m0) * t.k0max * e + long(k.algo.stages) * t.n0 * (t.k0max + t.n1) * e +
+             8 * (4 * k.algo.stages + 2) + 1024;
   }
   return 0;
 }

@@ -1,0 +1,539 @@
+// The tma_wgmma_ws attention forward (FlashAttention-3 style) for sm_90a.
+//
+// One block per (128 query rows, query head, sequence), three warpgroups:
+//  * the producer warpgroup gives most of its registers away (setmaxnreg) and
+//    one of its threads issues TMA copies: Q once, then K and V tiles of
+//    block_n keys into a `stages`-deep ring, each stage guarded by a "full"
+//    mbarrier (transaction bytes) and an "empty" one (consumer arrivals), K and
+//    V separately so that Q K^T starts before V has landed;
+//  * two consumer warpgroups of 64 query rows each take the registers and, per
+//    key tile, compute S = Q K^T with wgmma (Q and K from shared memory, both
+//    K-major), turn S into log2-domain logits (scale folded into one multiply,
+//    masked entries -inf), update the running row maximum and sum (online
+//    softmax, exp2), convert P to 16 bits in registers (the accumulator layout
+//    of S is wgmma's register-A layout) and accumulate O += P V with wgmma
+//    reading V from shared memory N-major (the transpose bit).
+// TMA zero-fills rows past the tensor; keys past the sequence are masked, so
+// any Sq and Skv work. At the end O is divided by the row sum and written with
+// predicated stores; the LSE on request. Rows that see no key give O = 0 and
+// LSE = -inf.
+//
+// Run-time parameters: the mask kind and window, batch or group mode (rows of
+// one packed tensor from cu_seqlens), GQA (K/V head = query head / group), the
+// LSE, strides (any whose bytes TMA can address). docs/fmha.md.
+#pragma once
+
+#include <cstdint>
+#include <cstdlib>
+#include <limits>
+#include <optional>
+#include <string>
+
+#include <cuda.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include "kdecl/core/status.hpp"
+#include "kdecl/fmha/fmha_problem.hpp"
+#include "kdecl/kernels/cuda/sm90/device_info.cuh"
+#include "kdecl/kernels/cuda/sm90/mbarrier.cuh"
+#include "kdecl/kernels/cuda/sm90/named_barrier_arrive.cuh"
+#include "kdecl/kernels/cuda/sm90/tensor_map_4d.cuh"
+#include "kdecl/kernels/cuda/sm90/tma_load.cuh"
+#include "kdecl/kernels/cuda/sm90/tma_load_4d.cuh"
+#include "kdecl/kernels/cuda/sm90/warpgroup.cuh"
+#include "kdecl/kernels/cuda/sm90/wgmma_descriptor.cuh"
+#include "kdecl/kernels/cuda/sm90/wgmma_mma.cuh"
+#include "kdecl/kernels/cuda/sm90/wgmma_rs.cuh"
+#include "kdecl/kernels/fmha/cuda/sm90/fmha_sm90_config.cuh"
+
+namespace kdecl::kernels::cuda::sm90 {
+
+struct fmha_ws_params {
+  CUtensorMap map_q, map_k, map_v;  // (head dim, rows, head, batch), 128-byte swizzled boxes
+  void* o;
+  float* lse;                       // null: not written
+  const std::int32_t* cu_q;         // group mode offsets; null in batch mode
+  const std::int32_t* cu_kv;
+  std::int64_t o_batch, o_seq, o_head;
+  std::int64_t lse_batch, lse_head;
+  int seqlen_q, seqlen_kv;          // batch mode
+  int hdim_v;                       // the problem's (at most the traits' dv)
+  int group;                        // heads_q / heads_kv
+  int window_left, window_right;    // masked kernels; negative: unbounded
+  bool top_left;                    // diagonal through (0, 0) rather than the bottom-right corner
+  float scale_log2;
+};
+
+namespace fmha_ws_detail {
+
+constexpr float log2e = 1.4426950408889634f;
+constexpr float ln2 = 0.6931471805599453f;
+
+__device__ __forceinline__ float exp2_approx(float x) {  // ex2.approx: 2 ulp; exp2(-inf) = +0
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
+  return y;
+}
+
+template <bool Bf16>
+__device__ __forceinline__ std::uint32_t pack(float lo, float hi) {
+  if constexpr (Bf16) {
+    const __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
+    return *reinterpret_cast<const std::uint32_t*>(&v);
+  } else {
+    const __half2 v = __floats2half2_rn(lo, hi);
+    return *reinterpret_cast<const std::uint32_t*>(&v);
+  }
+}
+
+// Which key tiles a block visits, for one sequence.
+struct key_range {
+  int n_begin, n_blocks;
+};
+
+template <class Tr>
+__device__ __forceinline__ key_range keys_of_block(const fmha_ws_params& p, int m0, int rows, int skv, int offset) {
+  int j_lo = 0, j_hi = skv - 1;
+  if constexpr (Tr::masked) {
+    if (p.window_left >= 0) j_lo = max(0, m0 + offset - p.window_left);
+    if (p.window_right >= 0) j_hi = min(skv - 1, m0 + rows - 1 + offset + p.window_right);
+  }
+  const int n_begin = j_lo / Tr::block_n;
+  return {n_begin, j_hi >= j_lo ? j_hi / Tr::block_n + 1 - n_begin : 0};
+}
+
+}  // namespace fmha_ws_detail
+
+// The consumers' schedules (docs/fmha.md):
+//   plain     one tile after the other: S, softmax, P V;
+//   overlap   intra-warpgroup overlap: S(t) and P(t-1) V(t-1) are issued together and the softmax
+//             of tile t runs while P(t-1) V(t-1) is on the tensor cores;
+//   pingpong  overlap, plus the two consumer warpgroups take turns issuing their GEMMs (two
+//             named barriers), so one's softmax runs under the other's GEMMs.
+enum class fmha_ws_schedule : int { plain, overlap, pingpong };
+
+template <class Tr, fmha_ws_schedule Schedule>
+__global__ void __launch_bounds__(Tr::threads, 1) tma_wgmma_ws_fmha_kernel(const __grid_constant__ fmha_ws_params p) {
+#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  // Kernel-set TUs are compiled for several targets; this kernel exists only as
+  // sm_90a code (wgmma, TMA, setmaxnreg). run() never launches it elsewhere.
+  __trap();
+#else
+  using namespace fmha_ws_detail;
+  using T = typename Tr::element;
+  constexpr int BM = Tr::block_m, BN = Tr::block_n, S = Tr::stages;
+  constexpr float neg_inf = -std::numeric_limits<float>::infinity();
+  extern __shared__ unsigned char smem_raw[];
+  unsigned char* smem = smem_raw + ((1024 - (shared_address(smem_raw) & 1023)) & 1023);
+  unsigned char* s_q = smem;
+  unsigned char* s_k = s_q + Tr::q_bytes;
+  unsigned char* s_v = s_k + S * Tr::k_stage_bytes;
+  auto* bars = reinterpret_cast<std::uint64_t*>(smem + Tr::barrier_offset);
+  std::uint64_t* k_full = bars;
+  std::uint64_t* k_empty = bars + S;
+  std::uint64_t* v_full = bars + 2 * S;
+  std::uint64_t* v_empty = bars + 3 * S;
+  std::uint64_t* q_full = bars + 4 * S;
+
+  const int m_block = int(gridDim.x) - 1 - int(blockIdx.x);  // the longest causal blocks start first
+  const int h = int(blockIdx.y), b = int(blockIdx.z);
+  int sq = p.seqlen_q, skv = p.seqlen_kv;
+  int q_row0 = 0, kv_row0 = 0, batch = b;
+  if (p.cu_q != nullptr) {
+    q_row0 = p.cu_q[b];
+    kv_row0 = p.cu_kv[b];
+    sq = p.cu_q[b + 1] - q_row0;
+    skv = p.cu_kv[b + 1] - kv_row0;
+    batch = 0;
+  }
+  const int m0 = m_block * BM;
+  if (m0 >= sq) return;  // the whole block leaves together: no barrier is waited on
+  const int rows = min(BM, sq - m0);
+  const int hk = h / p.group;
+  const int offset = p.top_left ? 0 : skv - sq;  // query i's diagonal key is i + offset
+  const key_range kr = keys_of_block<Tr>(p, m0, rows, skv, offset);
+
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < S; ++s) {
+      mbarrier_init(&k_full[s], 1);
+      mbarrier_init(&v_full[s], 1);
+      mbarrier_init(&k_empty[s], Tr::consumer_warpgroups * 4);  // one arrival per consumer warp
+      mbarrier_init(&v_empty[s], Tr::consumer_warpgroups * 4);
+    }
+    mbarrier_init(q_full, 1);
+    mbarrier_init_fence();
+  }
+  __syncthreads();
+
+  const int warpgroup = int(threadIdx.x) / 128;
+  if (warpgroup == 0) {
+    // ---- producer ------------------------------------------------------------
+    warpgroup_release_registers<Tr::producer_regs>();
+    if (threadIdx.x != 0 || kr.n_blocks == 0) return;
+    tma_prefetch_descriptor(&p.map_q);
+    tma_prefetch_descriptor(&p.map_k);
+    tma_prefetch_descriptor(&p.map_v);
+    mbarrier_arrive_expect_tx(q_full, Tr::q_bytes);
+#pragma unroll
+    for (int c = 0; c < Tr::d_chunks; ++c)
+      tma_load_4d(s_q + c * Tr::q_chunk_bytes, &p.map_q, q_full, c * 64, q_row0 + m0, h, batch);
+    for (int t = 0; t < kr.n_blocks; ++t) {
+      const int s = t % S;
+      const std::uint32_t wrap_parity = ((t / S) & 1) ^ 1;  // the previous use's phase of this stage
+      const int j0 = kv_row0 + (kr.n_begin + t) * BN;
+      if (t >= S) mbarrier_wait(&k_empty[s], wrap_parity);
+      mbarrier_arrive_expect_tx(&k_full[s], Tr::k_stage_bytes);
+#pragma unroll
+      for (int c = 0; c < Tr::d_chunks; ++c)
+        tma_load_4d(s_k + s * Tr::k_stage_bytes + c * Tr::kv_chunk_bytes, &p.map_k, &k_full[s], c * 64, j0, hk, batch);
+      if (t >= S) mbarrier_wait(&v_empty[s], wrap_parity);
+      mbarrier_arrive_expect_tx(&v_full[s], Tr::v_stage_bytes);
+#pragma unroll
+      for (int c = 0; c < Tr::dv_chunks; ++c)
+        tma_load_4d(s_v + s * Tr::v_stage_bytes + c * Tr::kv_chunk_bytes, &p.map_v, &v_full[s], c * 64, j0, hk, batch);
+    }
+    return;
+  }
+
+  // ---- consumers ---------------------------------------------------------------
+  warpgroup_claim_registers<Tr::consumer_regs>();
+  const int consumer = warpgroup - 1;
+  const int tw = int(threadIdx.x) % 128, warp = tw / 32, lane = tw % 32;
+  const int t4 = lane % 4;
+  const int wg_row0 = consumer * 64;                  // this warpgroup's first row in the block
+  const int row_a = wg_row0 + warp * 16 + lane / 4;   // the thread's two rows: row_a and row_a + 8
+  using mma_s = wgmma_m64k16<Tr::type, BN, 0, 0>;
+  using mma_o = wgmma_m64k16_rs<Tr::type, Tr::dv, 1>;
+  constexpr int SR = BN / 2, OR = Tr::dv / 2;  // accumulator registers of S and O
+
+  float acc_o[OR];
+#pragma unroll
+  for (int i = 0; i < OR; ++i) acc_o[i] = 0.0f;
+  float row_max[2] = {neg_inf, neg_inf}, row_sum[2] = {0.0f, 0.0f};
+  float acc_s[SR];
+  std::uint32_t pa[BN / 16][4];  // P of the previous tile, wgmma's register-A fragments
+
+  const std::uint32_t q_base = shared_address(s_q) + wg_row0 * Tr::row_bytes;
+  const std::uint32_t k_base = shared_address(s_k), v_base = shared_address(s_v);
+
+  // Issues S = Q K^T on stage s (K-major Q and K: k-steps of 16 values = 32 bytes along a swizzled row).
+  auto issue_qk = [&](int s) {
+#pragma unroll
+    for (int kk = 0; kk < Tr::d / 16; ++kk) {
+      const std::uint32_t within = (kk % 4) * 32;
+      const std::uint64_t da =
+          make_wgmma_descriptor(q_base + (kk / 4) * Tr::q_chunk_bytes + within, 16, swizzle_atom_bytes);
+      const std::uint64_t db = make_wgmma_descriptor(
+          k_base + s * Tr::k_stage_bytes + (kk / 4) * Tr::kv_chunk_bytes + within, 16, swizzle_atom_bytes);
+      mma_s::run(acc_s, da, db, kk > 0 ? 1 : 0);
+    }
+    wgmma_commit_group();
+  };
+  // Issues O += P V on stage s: V N-major, 16 keys = 16 swizzled rows = 2 KiB per k-step, dv chunks a tile apart.
+  auto issue_pv = [&](int s) {
+#pragma unroll
+    for (int kb = 0; kb < BN / 16; ++kb) {
+      const std::uint64_t dv_desc = make_wgmma_descriptor(v_base + s * Tr::v_stage_bytes + kb * 16 * Tr::row_bytes,
+                                                          Tr::kv_chunk_bytes, swizzle_atom_bytes);
+      mma_o::run(acc_o, pa[kb], dv_desc, 1);
+    }
+    wgmma_commit_group();
+  };
+  // S of key tile t -> P = 2^(scale_log2 * s - new max) in acc_s (the scale folded into one FMA per
+  // element; maxima are taken on the raw scores, the scale being positive); returns the factors O and
+  // the sums scale by. Row maxima are kept in the log2 domain.
+  auto softmax = [&](int t, float (&rescale)[2]) {
+    const int j0 = (kr.n_begin + t) * BN;
+    // Masked out (and keys past the sequence) -inf. Tiles inside the band and the sequence skip the
+    // per-element test.
+    bool edge = j0 + BN > skv;
+    if constexpr (Tr::masked) {
+      const int i_min = m0 + wg_row0, i_max = m0 + wg_row0 + 63;
+      const bool inside_left = p.window_left < 0 || j0 >= i_max + offset - p.window_left;
+      const bool inside_right = p.window_right < 0 || j0 + BN - 1 <= i_min + offset + p.window_right;
+      edge = edge || !inside_left || !inside_right;
+    }
+    if (edge) {
+#pragma unroll
+      for (int i = 0; i < SR; ++i) {
+        const int qi = m0 + row_a + 8 * ((i / 2) % 2);
+        const int j = j0 + 8 * (i / 4) + 2 * t4 + i % 2;
+        bool visible = j < skv;
+        if constexpr (Tr::masked)
+          visible = visible && (p.window_left < 0 || j >= qi + offset - p.window_left) &&
+                    (p.window_right < 0 || j <= qi + offset + p.window_right);
+        if (!visible) acc_s[i] = neg_inf;
+      }
+    }
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      float block_max = neg_inf;
+#pragma unroll
+      for (int i = 0; i < SR; ++i)
+        if ((i / 2) % 2 == r) block_max = fmaxf(block_max, acc_s[i]);
+      block_max = fmaxf(block_max, __shfl_xor_sync(0xffffffffu, block_max, 1));
+      block_max = fmaxf(block_max, __shfl_xor_sync(0xffffffffu, block_max, 2));
+      const float m_new = fmaxf(row_max[r], block_max * p.scale_log2);
+      const float base = m_new == neg_inf ? 0.0f : m_new;  // nothing visible yet: everything stays 0
+      rescale[r] = exp2_approx(row_max[r] - base);
+      row_max[r] = m_new;
+      float sum = 0.0f;
+#pragma unroll
+      for (int i = 0; i < SR; ++i)
+        if ((i / 2) % 2 == r) {
+          acc_s[i] = exp2_approx(fmaf(acc_s[i], p.scale_log2, -base));
+          sum += acc_s[i];
+        }
+      row_sum[r] = row_sum[r] * rescale[r] + sum;
+    }
+  };
+  auto rescale_o = [&](const float (&rescale)[2]) {
+#pragma unroll
+    for (int i = 0; i < OR; ++i) acc_o[i] *= rescale[(i / 2) % 2];
+  };
+  // P to 16 bits: accumulator registers 8kb..8kb+7 are k-step kb's A fragment.
+  auto pack_p = [&] {
+#pragma unroll
+    for (int kb = 0; kb < BN / 16; ++kb)
+#pragma unroll
+      for (int r = 0; r < 4; ++r) pa[kb][r] = pack<Tr::bf16>(acc_s[8 * kb + 2 * r], acc_s[8 * kb + 2 * r + 1]);
+  };
+
+  // Ping-pong turns: warpgroup c waits on barrier 1 + c before issuing, then hands the turn on.
+  constexpr bool pingpong = Schedule == fmha_ws_schedule::pingpong;
+  constexpr int turn_threads = 256;
+  const int my_turn = 1 + consumer, other_turn = 2 - consumer;
+  int issues_left = kr.n_blocks + 1;  // QK(0), n - 1 x (QK(t) + PV(t-1)), PV(n-1)
+  auto take_turn = [&] {
+    if constexpr (pingpong) named_barrier_sync(my_turn, turn_threads);
+  };
+  auto pass_turn = [&] {
+    if constexpr (pingpong) {
+      // The second warpgroup's last hand-over would have no taker: skipped, so no barrier is left half full.
+      if (--issues_left > 0 || consumer == 0) named_barrier_arrive(other_turn, turn_threads);
+    }
+  };
+
+  if (kr.n_blocks > 0) {
+    mbarrier_wait(q_full, 0);
+    if constexpr (pingpong) {
+      if (consumer == 1) named_barrier_arrive(1, turn_threads);  // the first warpgroup goes first
+    }
+    if constexpr (Schedule == fmha_ws_schedule::plain) {
+      // One tile at a time: S, softmax, P V.
+      for (int t = 0; t < kr.n_blocks; ++t) {
+        const int s = t % S;
+        const std::uint32_t parity = (t / S) & 1;
+        mbarrier_wait(&k_full[s], parity);
+        wgmma_fence();
+        issue_qk(s);
+        wgmma_wait_group<0>();
+        fence_accumulators(acc_s);
+        if (lane == 0) mbarrier_arrive(&k_empty[s]);
+        float rescale[2];
+        softmax(t, rescale);
+        rescale_o(rescale);
+        pack_p();
+        mbarrier_wait(&v_full[s], parity);
+        wgmma_fence();
+        issue_pv(s);
+        wgmma_wait_group<0>();
+        fence_accumulators(acc_o);
+        if (lane == 0) mbarrier_arrive(&v_empty[s]);
+      }
+    } else {
+      // Intra-warpgroup overlap (FlashAttention-3): the softmax of tile t runs while the tensor
+      // cores compute P(t-1) V(t-1); S(t) was issued just before it.
+      mbarrier_wait(&k_full[0], 0);
+      take_turn();
+      wgmma_fence();
+      issue_qk(0);
+      pass_turn();
+      wgmma_wait_group<0>();
+      fence_accumulators(acc_s);
+      if (lane == 0) mbarrier_arrive(&k_empty[0]);
+      {
+        float rescale[2];
+        softmax(0, rescale);  // O is still zero: nothing to rescale
+      }
+      pack_p();
+      for (int t = 1; t < kr.n_blocks; ++t) {
+        const int s = t % S, prev = (t - 1) % S;
+        mbarrier_wait(&k_full[s], (t / S) & 1);
+        mbarrier_wait(&v_full[prev], ((t - 1) / S) & 1);
+        take_turn();
+        wgmma_fence();
+        issue_qk(s);
+        issue_pv(prev);
+        pass_turn();
+        wgmma_wait_group<1>();  // S(t) has landed; P(t-1) V(t-1) may still run
+        fence_accumulators(acc_s);
+        if (lane == 0) mbarrier_arrive(&k_empty[s]);
+        float rescale[2];
+        softmax(t, rescale);
+        wgmma_wait_group<0>();  // P(t-1) V(t-1) done: O and the P registers are free
+        fence_accumulators(acc_o);
+        if (lane == 0) mbarrier_arrive(&v_empty[prev]);
+        rescale_o(rescale);
+        pack_p();
+      }
+      const int last = (kr.n_blocks - 1) % S;
+      mbarrier_wait(&v_full[last], ((kr.n_blocks - 1) / S) & 1);
+      take_turn();
+      wgmma_fence();
+      issue_pv(last);
+      pass_turn();
+      wgmma_wait_group<0>();
+      fence_accumulators(acc_o);
+      if (lane == 0) mbarrier_arrive(&v_empty[last]);
+    }
+  }
+
+  // ---- epilogue: O / l, predicated 32-bit stores; the LSE --------------------------
+  T* o = static_cast<T*>(p.o) + std::int64_t(batch) * p.o_batch + std::int64_t(q_row0) * p.o_seq +
+         std::int64_t(h) * p.o_head;
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    float l = row_sum[r];
+    l += __shfl_xor_sync(0xffffffffu, l, 1);
+    l += __shfl_xor_sync(0xffffffffu, l, 2);
+    const float inv = l > 0.0f ? 1.0f / l : 0.0f;  // a row that saw nothing writes zeros
+    const int qi = m0 + row_a + 8 * r;
+    if (qi < sq) {
+      T* orow = o + std::int64_t(qi) * p.o_seq;
+#pragma unroll
+      for (int i = 2 * r; i < OR; i += 4) {  // registers i, i + 1 of row r
+        const int col = 8 * (i / 4) + 2 * t4;
+        if (col < p.hdim_v)
+          *reinterpret_cast<std::uint32_t*>(orow + col) = pack<Tr::bf16>(acc_o[i] * inv, acc_o[i + 1] * inv);
+      }
+      if (p.lse != nullptr && t4 == 0) {
+        const float lse = l > 0.0f ? (row_max[r] + log2f(l)) * ln2 : neg_inf;
+        p.lse[std::int64_t(batch) * p.lse_batch + std::int64_t(h) * p.lse_head + q_row0 + qi] = lse;
+      }
+    }
+  }
+#endif
+}
+
+// The fmha_kernel contract for one tma_wgmma_ws key (kernels/fmha/fmha_kernel.hpp).
+template <fmha_key K>
+struct fmha {
+  static_assert(key_unsupported_reason(K) == nullptr,
+                "kdecl: the tma_wgmma_ws attention kernel cannot build this key");
+  using traits = fmha_ws_traits_of<K>;
+  static_assert(ws_smem_formula_agrees<K>(),
+                "kdecl: fmha_specs.hpp's tma_q_kv_ring_o formula must match the kernel");
+
+  static std::size_t workspace_bytes(const fmha_problem&) { return 0; }
+
+  // The tensors as TMA sees them (head dim, rows, head, batch).
+  static tensor_view_4d view(const void* base, const fmha_problem& p, std::int64_t hdim, std::int64_t seq,
+                             std::int64_t heads, const fmha_strides& st, int box_rows) {
+    const bool group = p.group_mode();
+    return {base, p.qkv, {hdim, seq, heads, group ? 1 : p.batch}, {st.seq, st.head, st.batch}, 64, box_rows};
+  }
+  static tensor_view_4d q_view(const fmha_problem& p, const fmha_args& a) {
+    return view(a.q, p, p.hdim_q, p.group_mode() ? p.total_q() : p.seqlen_q, p.heads_q, p.q_strides, traits::block_m);
+  }
+  static tensor_view_4d k_view(const fmha_problem& p, const fmha_args& a) {
+    return view(a.k, p, p.hdim_q, p.group_mode() ? p.total_kv() : p.seqlen_kv, p.heads_kv, p.k_strides,
+                traits::block_n);
+  }
+  static tensor_view_4d v_view(const fmha_problem& p, const fmha_args& a) {
+    return view(a.v, p, p.hdim_v, p.group_mode() ? p.total_kv() : p.seqlen_kv, p.heads_kv, p.v_strides,
+                traits::block_n);
+  }
+
+  static std::optional<std::string> why_not(const fmha_problem& p, const fmha_args& a) {
+    if (p.hdim_q > traits::d || p.hdim_v > traits::dv) return "head dims exceed the kernel's";
+    if (p.hdim_q % 8 != 0 || p.hdim_v % 8 != 0) return "head dims must be multiples of 8 (16-byte rows for TMA)";
+    if (p.group_mode() && (!a.cu_seqlens_q || !a.cu_seqlens_kv))
+      return "group mode needs cu_seqlens_q and cu_seqlens_kv pointers";
+    if (p.total_q() > 0 && (!a.q || !a.o)) return "Q or O pointer is null";
+    if (p.total_kv() > 0 && (!a.k || !a.v)) return "K or V pointer is null";
+    if (p.lse && !a.lse && p.total_q() > 0) return "the problem asks for the LSE but its pointer is null";
+    if (p.total_q() >= std::numeric_limits<int>::max() || p.total_kv() >= std::numeric_limits<int>::max() ||
+        p.seqlen_q >= std::numeric_limits<int>::max() - traits::block_m)
+      return "TMA coordinates are 32-bit: sequence rows must stay below 2^31";
+    if (!(p.effective_scale() > 0.0f))
+      return "the softmax scale must be positive (the kernel takes row maxima before scaling); mma_sync takes "
+             "any";
+    if (p.total_q() > 0 && p.total_kv() == 0)
+      return "no sequence has a key (TMA maps no empty K/V tensor); the mma_sync kernel writes the zeros";
+    if (p.total_q() > 0 && p.total_kv() > 0) {
+      if (auto why = tma_view_unsupported(q_view(p, a))) return "Q: " + *why;
+      if (auto why = tma_view_unsupported(k_view(p, a))) return "K: " + *why;
+      if (auto why = tma_view_unsupported(v_view(p, a))) return "V: " + *why;
+    }
+    return std::nullopt;
+  }
+
+  // What the running device must provide; checked by run(), not why_not(), so that
+  // selection also works offline (for an arch that is not present).
+  static std::optional<std::string> device_reason() {
+    const device_info d = current_device_info();
+    if (d.ordinal < 0) return "no CUDA device";
+    if (d.cc_major != 9 || d.cc_minor != 0) return "the tma_wgmma_ws attention kernel is sm_90a code (compute capability 9.0)";
+    if (traits::smem_bytes > d.max_smem_optin)
+      return "needs " + std::to_string(traits::smem_bytes) + " bytes of shared memory, the device allows " +
+             std::to_string(d.max_smem_optin);
+    return std::nullopt;
+  }
+
+  static status run(const fmha_problem& p, const fmha_args& a, void* stream) {
+    if (auto why = why_not(p, a)) return status::error(*why);
+    if (auto why = device_reason()) return status::error(*why);
+    const std::int64_t q_blocks = (p.seqlen_q + traits::block_m - 1) / traits::block_m;
+    if (q_blocks == 0 || p.batch == 0 || p.total_q() == 0) return status::ok();
+    const cudaStream_t s = static_cast<cudaStream_t>(stream);
+    fmha_ws_params kp{};
+    if (auto why = encode_tensor_map_4d(kp.map_q, q_view(p, a))) return status::error("Q tensor map: " + *why);
+    if (auto why = encode_tensor_map_4d(kp.map_k, k_view(p, a))) return status::error("K tensor map: " + *why);
+    if (auto why = encode_tensor_map_4d(kp.map_v, v_view(p, a))) return status::error("V tensor map: " + *why);
+
+    // KDECL_FMHA_SM90_SCHEDULE=plain|overlap|pingpong picks the consumers' schedule (an A/B switch
+    // for measurements, read per call); the default is pingpong.
+    const char* env = std::getenv("KDECL_FMHA_SM90_SCHEDULE");
+    const std::string schedule = env != nullptr ? env : "";
+    auto kernel = schedule == "plain"     ? tma_wgmma_ws_fmha_kernel<traits, fmha_ws_schedule::plain>
+                  : schedule == "overlap" ? tma_wgmma_ws_fmha_kernel<traits, fmha_ws_schedule::overlap>
+                                          : tma_wgmma_ws_fmha_kernel<traits, fmha_ws_schedule::pingpong>;
+    const cudaError_t attr =
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, traits::smem_bytes);
+    if (attr != cudaSuccess) return status::error(std::string("cudaFuncSetAttribute: ") + cudaGetErrorString(attr));
+    auto window = [](std::int64_t w) { return w < 0 || w > (1 << 30) ? -1 : int(w); };  // beyond any sequence
+    kp.o = a.o;
+    kp.lse = p.lse ? a.lse : nullptr;
+    kp.cu_q = p.group_mode() ? a.cu_seqlens_q : nullptr;
+    kp.cu_kv = p.group_mode() ? a.cu_seqlens_kv : nullptr;
+    kp.o_batch = p.o_strides.batch; kp.o_seq = p.o_strides.seq; kp.o_head = p.o_strides.head;
+    kp.lse_batch = p.lse_batch_stride;
+    kp.lse_head = p.lse_head_stride;
+    kp.seqlen_q = int(p.seqlen_q);
+    kp.seqlen_kv = int(p.seqlen_kv);
+    kp.hdim_v = int(p.hdim_v);
+    kp.group = int(p.heads_q / p.heads_kv);
+    switch (p.mask) {
+      case fmha_mask::none: kp.window_left = kp.window_right = -1; kp.top_left = false; break;
+      case fmha_mask::top_left: kp.window_left = -1; kp.window_right = 0; kp.top_left = true; break;
+      case fmha_mask::bottom_right: kp.window_left = -1; kp.window_right = 0; kp.top_left = false; break;
+      case fmha_mask::generic:
+        kp.window_left = window(p.window_left);
+        kp.window_right = window(p.window_right);
+        kp.top_left = false;
+        break;
+    }
+    kp.scale_log2 = p.effective_scale() * fmha_ws_detail::log2e;
+
+    const dim3 grid(unsigned(q_blocks), unsigned(p.heads_q), unsigned(p.batch));
+    kernel<<<grid, traits::threads, traits::smem_bytes, s>>>(kp);
+    const cudaError_t e = cudaGetLastError();
+    if (e != cudaSuccess) return status::error(std::string("tma_wgmma_ws attention launch: ") + cudaGetErrorString(e));
+    return status::ok();
+  }
+};
+
+}  // namespace kdecl::kernels::cuda::sm90
