@@ -84,22 +84,26 @@ fmha_key tma_key(int hdim) {
 TEST(FmhaDispatcher, Sm90PrefersTmaWgmmaAndFallsBackToMmaSync) {
   const device sm90{arch_id::sm_90, -1, "sm_90 (offline)"};
   fmha_problem llama = problem();
-  llama.sizes(4, 4096, 4096).causal();
+  llama.sizes(4, 4096, 4096);  // the fake keys below are unmasked
   EXPECT_LT(fmha_estimate_us(tma_key(128), llama.normalized()),
-            fmha_estimate_us(nvidia_key(128, 128, 64, true, true, arch_id::sm_90), llama.normalized()));
+            fmha_estimate_us(nvidia_key(128, 64, 64, true, true, arch_id::sm_90), llama.normalized()));
   {
     registry reg;
-    reg.add(std::make_shared<fake_fmha>(nvidia_key(128, 128, 64, true, true, arch_id::sm_90)), "t");
+    reg.add(std::make_shared<fake_fmha>(nvidia_key(128, 64, 64, true, true, arch_id::sm_90)), "t");
     reg.add(std::make_shared<fake_fmha>(tma_key(128)), "t");
     fmha_dispatcher d(sm90, reg);
-    EXPECT_EQ(d.select(llama).kernel->key().algo.pipe, fmha_pipeline::tma_wgmma_ws);
-    EXPECT_EQ(d.select(problem(80)).kernel->key().algo.pipe, fmha_pipeline::tma_wgmma_ws);  // padded head dim
+    auto big = d.select(llama);
+    ASSERT_TRUE(big) << big.explain();
+    EXPECT_EQ(big.kernel->key().algo.pipe, fmha_pipeline::tma_wgmma_ws);
+    auto padded = d.select(problem(80));
+    ASSERT_TRUE(padded) << padded.explain();
+    EXPECT_EQ(padded.kernel->key().algo.pipe, fmha_pipeline::tma_wgmma_ws);  // padded head dim
     fmha_problem capped = problem();
     capped.logits_soft_cap(30.0f);
     EXPECT_FALSE(d.select(capped));  // neither fake kernel computes a soft-cap
   }
   registry reg;
-  reg.add(std::make_shared<fake_fmha>(nvidia_key(128, 128, 64, true, true, arch_id::sm_90)), "t");
+  reg.add(std::make_shared<fake_fmha>(nvidia_key(128, 64, 64, true, true, arch_id::sm_90)), "t");
   reg.add(std::make_shared<fake_fmha>(tma_key(128), "Q: TMA needs strides that are positive multiples of 16 bytes"),
           "t");
   fmha_dispatcher d(sm90, reg);

@@ -94,7 +94,7 @@ TEST(FmhaDsl, Sm90TmaWgmmaRulesAreTheKernels) {
   one_consumer.algo.tile.m0 = 64;
   EXPECT_EQ(dsl::validate(one_consumer, arch_id::sm_90).r, dsl::rule::fmha_warps_not_offered_for_pipeline);
   fmha_key deep = key(128);
-  deep.algo.stages = 3;  // 32 KiB of Q + 3 x 64 KiB of K/V: over 227 KiB
+  deep.algo.stages = 4;  // 32 KiB of Q + 4 x 64 KiB of K/V: over 227 KiB
   EXPECT_EQ(dsl::validate(deep, arch_id::sm_90).r, dsl::rule::fmha_smem_exceeds_capacity);
   EXPECT_FALSE(dsl::validate(key(128), arch_id::sm_80).ok());  // sm_90a only
 }
