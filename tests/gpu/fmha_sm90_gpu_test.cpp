@@ -60,15 +60,19 @@ std::vector<fmha_problem> problems_for(const fmha_key& k, std::int64_t hq, std::
     fmha_problem p;
     p.head_dims(hq, hv).dtype(k.sig.qkv).causal(k.sig.mask).return_lse();
     if (k.sig.mask == fmha_mask::generic) p.sliding_window(77, 3);
+    if (k.sig.bias == fmha_bias::alibi) p.alibi();
+    if (k.sig.bias == fmha_bias::elementwise) p.elementwise_bias();
+    if (k.sig.logits_soft_cap) p.logits_soft_cap(20.0f);
+    p.with_sinks(k.sig.sink);
     return p;
   };
   if (k.sig.mode == fmha_mode::group) {
     out.push_back(base().heads(8, 2).varlen({127, 0, 1, 33, 300}, {129, 7, 0, 40, 131}));
-    out.push_back(base().heads(16, 1).varlen({1000, 17, 64}, {1000, 300, 128}));
+    out.push_back(base().heads(4, 1).varlen({600, 17, 64}, {700, 300, 128}));
   } else {
     out.push_back(base().heads(8, 2).sizes(2, 127, 129));          // GQA 4, tails in both
     out.push_back(base().heads(3, 3).sizes(1, 1, 1));              // one query, one key
-    out.push_back(base().heads(8, 1).sizes(1, 1000, 1017));        // MQA
+    out.push_back(base().heads(4, 1).sizes(1, 520, 517));          // MQA
     out.push_back(base().heads(4, 4).sizes(2, 17, 300).bhsd());    // BHSD, Sq < Skv
     out.push_back(base().heads(2, 2).sizes(1, 333, 40));           // Sq > Skv: rows that see no key (bottom-right)
     fmha_problem padded = base().heads(4, 2).sizes(2, 150, 170);   // gaps between rows and heads
@@ -83,18 +87,23 @@ std::vector<fmha_problem> problems_for(const fmha_key& k, std::int64_t hq, std::
 TEST(FmhaSm90Gpu, EveryTmaWgmmaInstanceMatchesTheReference) {
   REQUIRE_SM90();
   const auto instances = tma_instances();
-  ASSERT_GE(instances.size(), 32u) << "the sm_90 tma_wgmma_ws set is registered";
+  ASSERT_GE(instances.size(), 60u) << "the sm_90 tma_wgmma_ws sets are registered";
   std::uint64_t seed = 11;
   for (const auto* inst : instances) {
     const auto& key = inst->key();
     SCOPED_TRACE(inst->name());
     for (auto [hq, hv] : {std::pair<std::int64_t, std::int64_t>{key.sig.hdim_q, key.sig.hdim_v},
-                          {key.sig.hdim_q - 24, key.sig.hdim_v - 8}})
-      for (const auto& p : problems_for(key, hq, hv)) {
+                          {key.sig.hdim_q - 24, key.sig.hdim_v - 8}}) {
+      const auto problems = problems_for(key, hq, hv);
+      // Padded head dims (TMA zero-fills the columns past them): the first two problems suffice.
+      const std::size_t count = hq == key.sig.hdim_q ? problems.size() : 2;
+      for (std::size_t i = 0; i < count; ++i) {
+        const auto& p = problems[i];
         const auto r = check(dispatcher, p, inst->name(), seed++);
-        EXPECT_TRUE(r.passed) << report(r) << " (Sq " << p.seqlen_q << ", Skv " << p.seqlen_kv << ", hdim " << hq
-                              << "/" << hv << ")";
+        EXPECT_TRUE(r.passed) << report(r) << " (problem " << i << ": Sq " << p.seqlen_q << ", Skv " << p.seqlen_kv
+                              << ", hdim " << hq << "/" << hv << ")";
       }
+    }
   }
 }
 
@@ -114,6 +123,12 @@ TEST(FmhaSm90Gpu, EveryScheduleMatchesTheReference) {
   fmha_problem varlen;
   varlen.heads(8, 1).head_dim(128).dtype(dtype::bf16).causal().return_lse().varlen({513, 0, 129, 1}, {513, 5, 300, 1});
   problems.push_back(varlen);
+  fmha_problem gemma;  // soft-cap, causal, GQA (Gemma 2)
+  gemma.sizes(1, 400, 400).heads(8, 4).head_dim(128).dtype(dtype::bf16).causal().logits_soft_cap(50.0f).return_lse();
+  problems.push_back(gemma);
+  fmha_problem oss;  // sinks and a sliding window (gpt-oss)
+  oss.sizes(1, 333, 333).heads(8, 1).head_dim(64).dtype(dtype::bf16).sliding_window(128, 0).with_sinks().return_lse();
+  problems.push_back(oss);
   fmha_problem one_tile;  // a single key tile: the overlapped schedules' prologue and epilogue only
   one_tile.sizes(1, 200, 100).heads(2, 2).head_dim(128).dtype(dtype::bf16).return_lse();
   problems.push_back(one_tile);
@@ -152,13 +167,20 @@ TEST(FmhaSm90Gpu, DispatcherPrefersTmaWgmmaAndFallsBack) {
   auto sel = dispatcher.select(llama);
   ASSERT_TRUE(sel) << sel.explain();
   EXPECT_EQ(sel.kernel->key().algo.pipe, fmha_pipeline::tma_wgmma_ws) << sel.kernel->name();
-  // Soft-cap and head dim 256: mma_sync takes them.
+  // Soft-cap (Gemma 2) runs on the sm_90 kernel too.
   fmha_problem capped = fmha_problem(llama).logits_soft_cap(30.0f);
   capped.sizes(1, 300, 300);
   auto c = dispatcher.select(capped);
   ASSERT_TRUE(c) << c.explain();
-  EXPECT_EQ(c.kernel->key().algo.pipe, fmha_pipeline::mma_sync);
+  EXPECT_EQ(c.kernel->key().algo.pipe, fmha_pipeline::tma_wgmma_ws);
   EXPECT_TRUE(check(dispatcher, capped, c.kernel->name(), 3).passed);
+  // No key in any sequence (TMA maps no empty tensor) and head dim 256: mma_sync takes them.
+  fmha_problem keyless = fmha_problem(llama).return_lse();
+  keyless.sizes(2, 70, 0);
+  auto k = dispatcher.select(keyless);
+  ASSERT_TRUE(k) << k.explain();
+  EXPECT_EQ(k.kernel->key().algo.pipe, fmha_pipeline::mma_sync);
+  EXPECT_TRUE(check(dispatcher, keyless, k.kernel->name(), 4).passed);
   fmha_problem wide = fmha_problem(llama).head_dim(256);
   wide.sizes(1, 100, 100);
   auto w = dispatcher.select(wide);

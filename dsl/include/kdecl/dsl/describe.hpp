@@ -365,10 +365,6 @@ constexpr message describe(const diagnostic& d) {
       m << "fmha O and S tiles are " << v[0] << " fp32 accumulators per thread, over " << v[1] << " for "
         << name<fmha_pipeline>(v[3]) << " on " << arch;
       break;
-    case rule::fmha_pipeline_lacks_score_modifiers:
-      m << "fmha pipeline " << name<fmha_pipeline>(v[3]) << " on " << arch
-        << " computes no bias, ALiBi, soft-cap or sinks; declare them with pipeline mma_sync";
-      break;
     case rule::no_kernel_built_for_fmha_pipeline:
       m << "no kdecl fmha kernel is built for pipeline " << name<fmha_pipeline>(v[3]) << " on " << arch
         << " yet (rules only); name another pipeline, or validate with expand_legal<>";

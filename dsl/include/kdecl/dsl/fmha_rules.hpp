@@ -121,13 +121,9 @@ constexpr diagnostic check_algorithm(const fmha_key& k) {
   if (po->rules == rule_style::tma_wgmma && t.m0 != w0.m * 16)
     return fail(rule::fmha_tile_m0_must_be_64_rows_per_consumer_warpgroup, k, tile_m | warps, t.m0, w0.m * 16);
   // The tma_wgmma_ws kernel (kernels/fmha/cuda/sm90/) holds head dims in whole 128-byte swizzled
-  // rows (64 or 128) and computes no score modifier yet; smaller head dims run on it padded.
-  if (po->rules == rule_style::tma_wgmma) {
-    if (!(s.hdim_q == s.hdim_v && (s.hdim_q == 64 || s.hdim_q == 128)))
-      return fail(rule::fmha_pipeline_requires_hdim_64_or_128, k, pipe | op_specific, 0, s.hdim_q, s.hdim_v);
-    if (s.bias != fmha_bias::none || s.logits_soft_cap || s.sink)
-      return fail(rule::fmha_pipeline_lacks_score_modifiers, k, pipe | op_specific);
-  }
+  // rows (64 or 128); smaller head dims run on it padded.
+  if (po->rules == rule_style::tma_wgmma && !(s.hdim_q == s.hdim_v && (s.hdim_q == 64 || s.hdim_q == 128)))
+    return fail(rule::fmha_pipeline_requires_hdim_64_or_128, k, pipe | op_specific, 0, s.hdim_q, s.hdim_v);
   const long dims[6][2] = {{t.m0, w0.m * x0.m}, {t.n0, w0.n * x0.n}, {t.k0, w0.k * x0.k},
                            {t.n1, w1.n * x1.n}, {t.k1, w1.k * x1.k}, {t.m0, w1.m * x1.m}};
   for (int i = 0; i < 6; ++i)

@@ -111,7 +111,6 @@ enum class rule : std::uint8_t {
   fmha_smem_exceeds_capacity,
   fmha_accumulators_exceed_register_cap,
   no_kernel_built_for_fmha_pipeline,      // expand<>: the tables accept the pipeline, kdecl builds no kernel for it
-  fmha_pipeline_lacks_score_modifiers,    // tma_wgmma_ws: no bias, ALiBi, soft-cap or sinks (yet)
 };
 
 // Bits naming the key fields a rule read; a failure whose fields are all

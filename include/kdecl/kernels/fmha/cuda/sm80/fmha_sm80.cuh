@@ -29,6 +29,7 @@
 #include "kdecl/core/status.hpp"
 #include "kdecl/fmha/fmha_problem.hpp"
 #include "kdecl/kernels/cuda/sm80/ptx.cuh"
+#include "kdecl/kernels/fmha/cuda/score_mod.cuh"
 #include "kdecl/kernels/fmha/cuda/sm80/fmha_sm80_config.cuh"
 
 namespace kdecl::kernels::cuda::sm80 {
@@ -83,12 +84,6 @@ __device__ __forceinline__ void mma(float (&d)[4], const std::uint32_t (&a)[4], 
   const std::uint32_t b[2] = {b0, b1};
   if constexpr (Bf16) mma_bf16(d, a, b);
   else mma_fp16(d, a, b);
-}
-
-template <class T>
-__device__ __forceinline__ float to_float(T v) {
-  if constexpr (std::is_same_v<T, __nv_bfloat16>) return __bfloat162float(v);
-  else return __half2float(v);
 }
 
 // Copies `rows_valid` rows of `chunks_valid` 16-byte chunks (Chunks per tile row)
@@ -198,6 +193,7 @@ __global__ void __launch_bounds__(Tr::threads) mma_sync_fmha_kernel(const fmha_p
   const T* bias = nullptr;
   if constexpr (Tr::bias == fmha_bias::elementwise)
     bias = static_cast<const T*>(p.bias) + b * p.bias_batch + h * p.bias_head;
+  const fmha_score_mod mod{p.scale, p.scale_log2, p.soft_cap, p.inv_soft_cap, slope, p.bias_seq};
 
   for (int t = 0; t < n_blocks; ++t) {
     cp_async_wait<S - 2>();
@@ -253,17 +249,7 @@ __global__ void __launch_bounds__(Tr::threads) mma_sync_fmha_kernel(const fmha_p
         for (int e = 0; e < 4; ++e) {
           const int i = m0 + warp_row + mt * 16 + g + (e >> 1) * 8;
           const int j = j0 + nt * 8 + t4 * 2 + (e & 1);
-          float x = acc_s[mt][nt][e];
-          if constexpr (!Tr::soft_cap && Tr::bias == fmha_bias::none) {
-            x *= p.scale_log2;
-          } else {
-            x *= p.scale;
-            if constexpr (Tr::soft_cap) x = p.soft_cap * tanhf(x * p.inv_soft_cap);
-            if constexpr (Tr::bias == fmha_bias::alibi) x -= slope * fabsf(float(j - (i + offset)));
-            if constexpr (Tr::bias == fmha_bias::elementwise)
-              if (i < sq && j < skv) x += to_float(bias[std::int64_t(i) * p.bias_seq + j]);
-            x *= log2e;
-          }
+          float x = fmha_logit_log2<Tr::soft_cap, Tr::bias>(acc_s[mt][nt][e], mod, bias, i, j, offset, sq, skv);
           if (edge) {
             bool visible = j < skv;
             if constexpr (Tr::masked)

@@ -46,6 +46,7 @@
 #include "kdecl/kernels/cuda/sm90/wgmma_descriptor.cuh"
 #include "kdecl/kernels/cuda/sm90/wgmma_mma.cuh"
 #include "kdecl/kernels/cuda/sm90/wgmma_rs.cuh"
+#include "kdecl/kernels/fmha/cuda/score_mod.cuh"
 #include "kdecl/kernels/fmha/cuda/sm90/fmha_sm90_config.cuh"
 
 namespace kdecl::kernels::cuda::sm90 {
@@ -54,16 +55,21 @@ struct fmha_ws_params {
   CUtensorMap map_q, map_k, map_v;  // (head dim, rows, head, batch), 128-byte swizzled boxes
   void* o;
   float* lse;                       // null: not written
+  const void* bias;                 // elementwise bias, Q's dtype
+  const float* alibi_slopes;
+  const float* sinks;
   const std::int32_t* cu_q;         // group mode offsets; null in batch mode
   const std::int32_t* cu_kv;
   std::int64_t o_batch, o_seq, o_head;
   std::int64_t lse_batch, lse_head;
+  std::int64_t bias_batch, bias_head, bias_seq;
+  int alibi_batch_stride;           // 0 (slopes per head) or heads_q
   int seqlen_q, seqlen_kv;          // batch mode
   int hdim_v;                       // the problem's (at most the traits' dv)
   int group;                        // heads_q / heads_kv
   int window_left, window_right;    // masked kernels; negative: unbounded
   bool top_left;                    // diagonal through (0, 0) rather than the bottom-right corner
-  float scale_log2;
+  float scale, scale_log2, soft_cap, inv_soft_cap;
 };
 
 namespace fmha_ws_detail {
@@ -211,7 +217,20 @@ __global__ void __launch_bounds__(Tr::threads, 1) tma_wgmma_ws_fmha_kernel(const
   float acc_o[OR];
 #pragma unroll
   for (int i = 0; i < OR; ++i) acc_o[i] = 0.0f;
-  float row_max[2] = {neg_inf, neg_inf}, row_sum[2] = {0.0f, 0.0f};
+  // Sinks: the sink's logit starts the running maximum, and one thread of each quad holds its 1 in the
+  // (per-thread partial) row sum.
+  const float sink = Tr::sink ? p.sinks[h] * fmha_log2e : neg_inf;
+  float row_max[2] = {sink, sink};
+  float row_sum[2] = {Tr::sink && t4 == 0 ? 1.0f : 0.0f, Tr::sink && t4 == 0 ? 1.0f : 0.0f};
+  float slope = 0.0f;
+  if constexpr (Tr::bias == fmha_bias::alibi) slope = p.alibi_slopes[b * p.alibi_batch_stride + h];
+  const T* bias = nullptr;
+  if constexpr (Tr::bias == fmha_bias::elementwise)
+    bias = static_cast<const T*>(p.bias) + std::int64_t(b) * p.bias_batch + std::int64_t(h) * p.bias_head;
+  const fmha_score_mod mod{p.scale, p.scale_log2, p.soft_cap, p.inv_soft_cap, slope, p.bias_seq};
+  // Without a soft-cap or bias the logit is scale_log2 * s: maxima are taken on the raw scores and the
+  // scale is folded into the exponent's FMA. Otherwise the logits are computed first.
+  constexpr bool raw_scores = !Tr::soft_cap && Tr::bias == fmha_bias::none;
   float acc_s[SR];
   std::uint32_t pa[BN / 16][4];  // P of the previous tile, wgmma's register-A fragments
 
@@ -255,6 +274,14 @@ __global__ void __launch_bounds__(Tr::threads, 1) tma_wgmma_ws_fmha_kernel(const
       const bool inside_right = p.window_right < 0 || j0 + BN - 1 <= i_min + offset + p.window_right;
       edge = edge || !inside_left || !inside_right;
     }
+    if constexpr (!raw_scores) {
+#pragma unroll
+      for (int i = 0; i < SR; ++i) {
+        const int qi = m0 + row_a + 8 * ((i / 2) % 2);
+        const int j = j0 + 8 * (i / 4) + 2 * t4 + i % 2;
+        acc_s[i] = fmha_logit_log2<Tr::soft_cap, Tr::bias>(acc_s[i], mod, bias, qi, j, offset, sq, skv);
+      }
+    }
     if (edge) {
 #pragma unroll
       for (int i = 0; i < SR; ++i) {
@@ -275,7 +302,7 @@ __global__ void __launch_bounds__(Tr::threads, 1) tma_wgmma_ws_fmha_kernel(const
         if ((i / 2) % 2 == r) block_max = fmaxf(block_max, acc_s[i]);
       block_max = fmaxf(block_max, __shfl_xor_sync(0xffffffffu, block_max, 1));
       block_max = fmaxf(block_max, __shfl_xor_sync(0xffffffffu, block_max, 2));
-      const float m_new = fmaxf(row_max[r], block_max * p.scale_log2);
+      const float m_new = fmaxf(row_max[r], raw_scores ? block_max * p.scale_log2 : block_max);
       const float base = m_new == neg_inf ? 0.0f : m_new;  // nothing visible yet: everything stays 0
       rescale[r] = exp2_approx(row_max[r] - base);
       row_max[r] = m_new;
@@ -283,7 +310,7 @@ __global__ void __launch_bounds__(Tr::threads, 1) tma_wgmma_ws_fmha_kernel(const
 #pragma unroll
       for (int i = 0; i < SR; ++i)
         if ((i / 2) % 2 == r) {
-          acc_s[i] = exp2_approx(fmaf(acc_s[i], p.scale_log2, -base));
+          acc_s[i] = exp2_approx(raw_scores ? fmaf(acc_s[i], p.scale_log2, -base) : acc_s[i] - base);
           sum += acc_s[i];
         }
       row_sum[r] = row_sum[r] * rescale[r] + sum;
@@ -458,6 +485,9 @@ struct fmha {
     if (p.total_q() >= std::numeric_limits<int>::max() || p.total_kv() >= std::numeric_limits<int>::max() ||
         p.seqlen_q >= std::numeric_limits<int>::max() - traits::block_m)
       return "TMA coordinates are 32-bit: sequence rows must stay below 2^31";
+    if (p.bias == fmha_bias::elementwise && !a.bias) return "elementwise bias pointer is null";
+    if (p.bias == fmha_bias::alibi && !a.alibi_slopes) return "ALiBi slopes pointer is null";
+    if (p.sinks && !a.sinks) return "sinks pointer is null";
     if (!(p.effective_scale() > 0.0f))
       return "the softmax scale must be positive (the kernel takes row maxima before scaling); mma_sync takes "
              "any";
@@ -526,7 +556,17 @@ struct fmha {
         kp.top_left = false;
         break;
     }
-    kp.scale_log2 = p.effective_scale() * fmha_ws_detail::log2e;
+    kp.scale = p.effective_scale();
+    kp.scale_log2 = kp.scale * fmha_ws_detail::log2e;
+    kp.soft_cap = p.soft_cap;
+    kp.inv_soft_cap = p.soft_cap > 0.0f ? 1.0f / p.soft_cap : 0.0f;
+    kp.bias = a.bias;
+    kp.alibi_slopes = a.alibi_slopes;
+    kp.sinks = a.sinks;
+    kp.bias_batch = p.bias_strides.batch;
+    kp.bias_head = p.bias_strides.head;
+    kp.bias_seq = p.bias_strides.seq;
+    kp.alibi_batch_stride = p.alibi_per_batch ? int(p.heads_q) : 0;
 
     const dim3 grid(unsigned(q_blocks), unsigned(p.heads_q), unsigned(p.batch));
     kernel<<<grid, traits::threads, traits::smem_bytes, s>>>(kp);

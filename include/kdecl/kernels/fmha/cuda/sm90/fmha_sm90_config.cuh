@@ -3,7 +3,8 @@
 // that reject keys the kernel cannot build.
 //
 // As for the mma_sync kernel, the traits hold only what changes the generated
-// code (dtype, padded head dims, tile, stages, whether masking is computed);
+// code (dtype, padded head dims, tile, stages, whether masking, the soft-cap, a
+// bias and sinks are computed);
 // the mask kind, batch or group mode and the LSE are run-time parameters, so
 // keys that differ only there share one compiled kernel.
 //
@@ -21,14 +22,16 @@
 
 namespace kdecl::kernels::cuda::sm90 {
 
-template <dtype Dt, int HdimQ, int HdimV, int BlockM, int BlockN, int Stages, bool Masked>
+template <dtype Dt, int HdimQ, int HdimV, int BlockM, int BlockN, int Stages, bool Masked, fmha_bias Bias,
+          bool SoftCap, bool Sink>
 struct fmha_ws_traits {
   using element = storage_t<Dt>;
   static constexpr dtype type = Dt;
   static constexpr bool bf16 = Dt == dtype::bf16;
   static constexpr int d = HdimQ, dv = HdimV;  // padded head dims (k0max, n1), multiples of 64
   static constexpr int block_m = BlockM, block_n = BlockN, stages = Stages;
-  static constexpr bool masked = Masked;
+  static constexpr bool masked = Masked, soft_cap = SoftCap, sink = Sink;
+  static constexpr fmha_bias bias = Bias;
   static constexpr int consumer_warpgroups = BlockM / 64;
   static constexpr int threads = (consumer_warpgroups + 1) * 128;  // one producer warpgroup
   // setmaxnreg budgets: 24 + 2 x 240 (x 128 threads) fits the 64 Ki registers of an SM.
@@ -67,8 +70,6 @@ constexpr const char* key_unsupported_reason(const fmha_key& k) {
   if ((s.qkv != dtype::fp16 && s.qkv != dtype::bf16) || s.o != s.qkv)
     return "the tma_wgmma_ws attention kernel computes fp16 or bf16 (O in Q's dtype)";
   if (s.dropout || s.v_layout != layout::row) return "no dropout, row-major V";
-  if (s.bias != fmha_bias::none || s.logits_soft_cap || s.sink)
-    return "the tma_wgmma_ws attention kernel has no bias, ALiBi, soft-cap or sinks yet (mma_sync has them)";
   if (a.tile.k0 != a.tile.k0max || a.tile.k1 != a.tile.n0) return "k0 = k0max and k1 = n0";
   if (a.tile.k0max % 64 != 0 || a.tile.n1 % 64 != 0)
     return "the tma_wgmma_ws attention kernel needs padded head dims that are multiples of 64 (128-byte rows)";
@@ -83,7 +84,8 @@ constexpr const char* key_unsupported_reason(const fmha_key& k) {
 
 template <fmha_key K>
 using fmha_ws_traits_of = fmha_ws_traits<K.sig.qkv, K.algo.tile.k0max, K.algo.tile.n1, K.algo.tile.m0,
-                                         K.algo.tile.n0, K.algo.stages, K.sig.mask != fmha_mask::none>;
+                                         K.algo.tile.n0, K.algo.stages, K.sig.mask != fmha_mask::none, K.sig.bias,
+                                         K.sig.logits_soft_cap, K.sig.sink>;
 
 // The arch table's formula and the kernel's layout are the same number.
 template <fmha_key K>
