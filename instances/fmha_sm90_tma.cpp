@@ -64,14 +64,5 @@ constexpr auto tma_featured_attention(kdecl::dtype dt) {
 
 DECL_KERNEL_SET(fmha_sm90_tma_fp16, targets(sm_90), tma_attention(fp16));
 DECL_KERNEL_SET(fmha_sm90_tma_bf16, targets(sm_90), tma_attention(bf16));
-// EXPERIMENT (GPU run 2): a 3-stage K/V ring beside the 2-stage one, timed by `kdecl bench fmha --top 2`.
-namespace {
-constexpr auto tma_attention_s3(kdecl::dtype d) {
-  auto out = tma_attention(d);
-  for (auto& x : out) x = x.stages(3);
-  return out;
-}
-}  // namespace
-DECL_KERNEL_SET(fmha_sm90_tma_s3_bf16, targets(sm_90), tma_attention_s3(bf16));
 DECL_KERNEL_SET(fmha_sm90_tma_features_fp16, targets(sm_90), tma_featured_attention(fp16));
 DECL_KERNEL_SET(fmha_sm90_tma_features_bf16, targets(sm_90), tma_featured_attention(bf16));
