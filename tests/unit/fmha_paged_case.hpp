@@ -1,0 +1,152 @@
+// A random paged-KV test case (host data) for the serving families' host and GPU
+// tests: pages shuffled over a pool with spare pages of garbage, unused block-table
+// entries pointing far outside the pool (so a read past the pages a sequence owns
+// is caught), and the same keys gathered into a contiguous varlen problem for
+// kdecl::reference::fmha.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <numeric>
+#include <random>
+#include <vector>
+
+#include "kdecl/fmha/fmha_problem.hpp"
+#include "kdecl/fmha/paged_kv.hpp"
+
+namespace kdecl::test {
+
+struct paged_config {
+  fmha_family family = fmha_family::fwd_pagedkv;
+  std::vector<std::int32_t> lengths;  // keys per sequence
+  std::int64_t seqlen_q = 1, heads_q = 32, heads_kv = 8, hdim = 128, page_size = 16;
+  page_table_kind table = page_table_kind::block_table;
+  fmha_mask mask = fmha_mask::none;
+  std::int64_t window_left = -1, window_right = -1;
+  float soft_cap = 0.0f;
+  bool sinks = false;
+  int splits = 0;
+  std::uint64_t seed = 1;
+};
+
+template <class T>
+struct paged_case {
+  fmha_paged_problem p;  // normalized
+  std::vector<T> q, k_cache, v_cache;
+  std::vector<std::int32_t> table;  // block table [batch, width] or flat page list
+  std::vector<float> sinks;
+
+  fmha_paged_args host_args() {
+    fmha_paged_args a;
+    a.q = q.data();
+    a.k_cache = k_cache.data();
+    a.v_cache = v_cache.data();
+    if (p.table == page_table_kind::block_table) a.block_table = table.data();
+    else a.page_list = table.data();
+    a.page_offsets = p.page_offsets.empty() ? nullptr : p.page_offsets.data();
+    a.seqlens_kv = p.seqlens_kv.data();
+    a.sinks = sinks.empty() ? nullptr : sinks.data();
+    return a;
+  }
+
+  // The same attention as a contiguous varlen (group mode) problem: Q [total_q, Hq, D],
+  // K and V [total_kv, Hkv, D] gathered from the pages.
+  struct contiguous {
+    fmha_problem p;
+    std::vector<T> q, k, v;
+  };
+  contiguous gathered() const {
+    contiguous c;
+    const std::int64_t d = p.hdim, hk = p.heads_kv;
+    std::vector<std::int32_t> lq(std::size_t(p.batch), std::int32_t(p.seqlen_q));
+    c.p.varlen(lq, p.seqlens_kv).heads(p.heads_q, p.heads_kv).head_dim(d).dtype(p.qkv);
+    c.p.mask = p.mask;
+    c.p.window_left = p.window_left;
+    c.p.window_right = p.window_right;
+    c.p.soft_cap = p.soft_cap;
+    c.p.scale = p.scale;
+    c.p.sinks = p.sinks;
+    c.p.lse = true;
+    c.q = q;  // [B, Sq, Hq, D] packed is [total_q, Hq, D]
+    for (std::int64_t b = 0; b < p.batch; ++b) {
+      const std::int32_t* t = p.table == page_table_kind::block_table ? table.data() + b * p.table_stride
+                                                                      : table.data() + p.page_offsets[std::size_t(b)];
+      for (std::int64_t j = 0; j < p.seqlens_kv[std::size_t(b)]; ++j)
+        for (std::int64_t h = 0; h < hk; ++h) {
+          const std::int64_t at = std::int64_t(t[j / p.page_size]) * p.k_strides.page + (j % p.page_size) * p.k_strides.row +
+                                  h * p.k_strides.head;
+          c.k.insert(c.k.end(), k_cache.begin() + at, k_cache.begin() + at + d);
+          c.v.insert(c.v.end(), v_cache.begin() + at, v_cache.begin() + at + d);
+        }
+    }
+    return c;
+  }
+};
+
+template <class T>
+paged_case<T> make_paged_case(const paged_config& cfg, dtype dt) {
+  std::mt19937_64 rng(cfg.seed);
+  std::uniform_real_distribution<float> uni(-1.0f, 1.0f);
+  paged_case<T> c;
+  fmha_paged_problem& p = c.p;
+  p.family = cfg.family;
+  p.batch = std::int64_t(cfg.lengths.size());
+  p.seqlen_q = cfg.seqlen_q;
+  p.heads_q = cfg.heads_q;
+  p.heads_kv = cfg.heads_kv;
+  p.hdim = cfg.hdim;
+  p.qkv = dt;
+  p.page_size = cfg.page_size;
+  p.table = cfg.table;
+  p.seqlens_kv = cfg.lengths;
+  p.mask = cfg.mask;
+  p.window_left = cfg.window_left;
+  p.window_right = cfg.window_right;
+  p.soft_cap = cfg.soft_cap;
+  p.sinks = cfg.sinks;
+  p.lse = true;
+  p.splits = cfg.splits;
+
+  std::vector<std::int64_t> need(std::size_t(p.batch));
+  std::int64_t total = 0, widest = 0;
+  for (std::int64_t b = 0; b < p.batch; ++b) {
+    need[std::size_t(b)] = (p.keys_after(b) + p.page_size - 1) / p.page_size;
+    total += need[std::size_t(b)];
+    widest = std::max(widest, need[std::size_t(b)]);
+  }
+  const std::int64_t spare = 3;
+  p.num_pages = total + spare;
+  std::vector<std::int32_t> pool(std::size_t(p.num_pages));
+  std::iota(pool.begin(), pool.end(), 0);
+  std::shuffle(pool.begin(), pool.end(), rng);  // pages out of order, spares anywhere
+  const std::int32_t outside = std::int32_t(p.num_pages + 1000000);
+  std::size_t next = 0;
+  if (p.table == page_table_kind::block_table) {
+    p.max_pages_per_seq = widest + 1;
+    p.table_stride = widest + 3;  // a padded row
+    c.table.assign(std::size_t(p.batch * p.table_stride), outside);
+    for (std::int64_t b = 0; b < p.batch; ++b)
+      for (std::int64_t i = 0; i < need[std::size_t(b)]; ++i) c.table[std::size_t(b * p.table_stride + i)] = pool[next++];
+  } else {
+    p.page_offsets.push_back(0);
+    for (std::int64_t b = 0; b < p.batch; ++b) {
+      for (std::int64_t i = 0; i < need[std::size_t(b)]; ++i) c.table.push_back(pool[next++]);
+      p.page_offsets.push_back(std::int32_t(c.table.size()));
+    }
+  }
+  p = p.normalized();
+  const std::int64_t cache_elems = p.num_pages * p.k_strides.page;
+  c.k_cache.resize(std::size_t(cache_elems));
+  c.v_cache.resize(std::size_t(cache_elems));
+  for (auto& x : c.k_cache) x = T(uni(rng));
+  for (auto& x : c.v_cache) x = T(uni(rng));
+  c.q.resize(std::size_t(p.batch * p.seqlen_q * p.heads_q * p.hdim));
+  for (auto& x : c.q) x = T(uni(rng));
+  if (p.sinks) {
+    c.sinks.resize(std::size_t(p.heads_q));
+    for (auto& x : c.sinks) x = 2.0f * uni(rng);
+  }
+  return c;
+}
+
+}  // namespace kdecl::test
