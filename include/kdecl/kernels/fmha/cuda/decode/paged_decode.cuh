@@ -387,9 +387,22 @@ inline decode_plan plan_paged_decode(const fmha_paged_problem& p, int sms, int p
     } else {
       const std::int64_t capacity = std::int64_t(sms) * std::max(1, per_sm);
       if (base > 0 && base * 5 < capacity * 4) {
+        // Wave efficiency of s splits: blocks / (waves * capacity). The fewest splits
+        // within 85% of the best efficiency (as FlashAttention's heuristic), each
+        // split at least two tiles long.
         const std::int64_t tiles = (p.max_seqlen_kv() + 63) / 64;
-        splits = std::min<std::int64_t>({(capacity + base - 1) / base, std::max<std::int64_t>(1, tiles / 2),
-                                         paged_max_splits});
+        const std::int64_t most = std::min<std::int64_t>(std::max<std::int64_t>(1, tiles / 2), paged_max_splits);
+        auto efficiency = [&](std::int64_t s) {
+          const std::int64_t n = base * s, waves = (n + capacity - 1) / capacity;
+          return double(n) / double(waves * capacity);
+        };
+        double best = 0.0;
+        for (std::int64_t s = 1; s <= most; ++s) best = std::max(best, efficiency(s));
+        for (std::int64_t s = 1; s <= most; ++s)
+          if (efficiency(s) >= 0.85 * best) {
+            splits = s;
+            break;
+          }
       }
     }
   }
