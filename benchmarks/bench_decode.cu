@@ -1,6 +1,6 @@
 // Paged decode attention against the memory bound and cuDNN, in one process on one GPU:
 //   kdecl_bench_decode [--batch 1,8,64] [--kv 4096,32768] [--hq 32] [--hkv 8] [--d 128]
-//                      [--page-size 16] [--splits auto|N] [--dtype bf16|fp16] [--reps 20]
+//                      [--page-size 16] [--splits auto|N] [--dtype bf16|fp16] [--reps 20] [--cudnn 0|1]
 // For every (batch, KV length): the kdecl split-KV decode over a paged cache whose
 // pages are shuffled (random block table), a cudaMemcpy (device to device) of the
 // same K+V bytes, and, when built with cuDNN, cuDNN's fused attention (SDPA) on a
@@ -102,7 +102,7 @@ struct timer {
 
 int main(int argc, char** argv) {
   std::vector<long> batches{1, 8, 64}, kvs{4096, 32768};
-  long hq = 32, hkv = 8, d = 128, page = 16, splits = 0, reps = 20;
+  long hq = 32, hkv = 8, d = 128, page = 16, splits = 0, reps = 20, with_cudnn = 1;
   dtype dt = dtype::bf16;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string k = argv[i];
@@ -115,6 +115,7 @@ int main(int argc, char** argv) {
     else if (k == "--page-size") page = std::atol(v);
     else if (k == "--splits") splits = std::string(v) == "auto" ? 0 : std::atol(v);
     else if (k == "--reps") reps = std::atol(v);
+    else if (k == "--cudnn") with_cudnn = std::atol(v);
     else if (k == "--dtype") dt = std::string(v) == "fp16" ? dtype::fp16 : dtype::bf16;
     else {
       std::fprintf(stderr, "unknown option %s\n", k.c_str());
@@ -201,7 +202,8 @@ int main(int argc, char** argv) {
       double cudnn_ms = 0;
       std::string cudnn_note;
 #ifdef KDECL_WITH_CUDNN
-      try {
+      if (!with_cudnn) cudnn_note = "not asked (--cudnn 0)";
+      else try {
         fmha_problem cp;
         cp.sizes(batch, 1, kv).heads(hq, hkv).head_dim(d).dtype(dt);
         cp = cp.normalized();
