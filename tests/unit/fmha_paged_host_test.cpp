@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "fmha_paged_case.hpp"
+#include "kdecl/kernels/fmha/cuda/decode/decode_plan.hpp"
 #include "kdecl/kernels/fmha/host/fmha_paged_host.hpp"
 #include "kdecl/numeric/host_storage.hpp"
 #include "kdecl/reference/fmha_reference.hpp"
@@ -320,6 +321,43 @@ TEST(FmhaPagedHost, AppendWritesRotatedKeysIntoTheirPages) {
     if (rope == rope_kind::none)
       for (std::size_t i = 0; i < c.q.size(); ++i) ASSERT_EQ(float(q_out[i]), float(c.q[i]));
   }
+}
+
+// The CUDA decode's plan (pure C++): one stage when the blocks fill a wave, otherwise
+// the fewest splits within 85% of the best wave efficiency, each at least two tiles.
+TEST(FmhaPagedPlan, SplitsFillTheDeviceWithFewWaves) {
+  namespace dec = kernels::cuda::decode;
+  fmha_paged_problem p;
+  p.family = fmha_family::fwd_splitkv;
+  p.heads_q = 32;
+  p.heads_kv = 8;
+  p.hdim = 128;
+  auto plan_for = [&](std::int64_t batch, std::int32_t len) {
+    p.batch = batch;
+    p.seqlens_kv.assign(std::size_t(batch), len);
+    return dec::plan_paged_decode(p, 132, 2);
+  };
+  const auto b1 = plan_for(1, 32768);  // 8 blocks on 264 slots
+  EXPECT_EQ(b1.splits, 29);
+  EXPECT_EQ(b1.blocks, 232);
+  EXPECT_EQ(b1.workspace_bytes, std::size_t(32) * 29 * 129 * 4);
+  EXPECT_EQ(plan_for(1, 4096).splits, 32);  // 64 tiles: 32 splits of 2 (22 of 3 fill less)
+  EXPECT_EQ(plan_for(1, 200).splits, 2);    // 4 tiles: at most 2 splits of 2 tiles
+  EXPECT_EQ(plan_for(8, 32768).splits, 4);  // 64 blocks: 4 splits make 256 of 264
+  EXPECT_EQ(plan_for(64, 32768).splits, 1);
+  EXPECT_EQ(plan_for(64, 32768).workspace_bytes, 0u);
+  EXPECT_EQ(plan_for(256, 4096).splits, 1);
+  p.splits = 7;
+  EXPECT_EQ(plan_for(64, 32768).splits, 7);  // explicit
+  p.splits = 0;
+  p.family = fmha_family::fwd_pagedkv;
+  EXPECT_EQ(plan_for(1, 32768).splits, 1);
+  // MQA with 64 query heads: 4 groups of 16 rows.
+  p.family = fmha_family::fwd_splitkv;
+  p.heads_q = 64;
+  p.heads_kv = 1;
+  EXPECT_EQ(plan_for(1, 1024).row_groups, 4);
+  EXPECT_EQ(dec::decode_padded_hdim(80), 128);
 }
 
 }  // namespace

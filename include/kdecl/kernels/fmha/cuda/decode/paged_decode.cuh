@@ -39,6 +39,7 @@
 #include "kdecl/fmha/paged_kv.hpp"
 #include "kdecl/kernels/cuda/device_types.cuh"
 #include "kdecl/kernels/cuda/sm80/ptx.cuh"
+#include "kdecl/kernels/fmha/cuda/decode/decode_plan.hpp"
 #include "kdecl/kernels/fmha/cuda/sm80/fmha_sm80.cuh"  // fmha_detail: exp2_approx, pack, mma
 
 namespace kdecl::kernels::cuda::decode {
@@ -355,63 +356,9 @@ __global__ void __launch_bounds__(128) paged_combine_kernel(const combine_params
 // ---------------------------------------------------------------------------
 // Host side: the plan (one stage or split, how many splits) and the launches.
 
-struct decode_plan {
-  int splits = 1;
-  int padded_hdim = 0;  // the kernel's head dim: 64, 128 or 256
-  int row_groups = 1;
-  int blocks = 0;       // blocks of the first stage
-  std::size_t workspace_bytes = 0;
-};
-
-inline int decode_padded_hdim(std::int64_t hdim) { return hdim <= 64 ? 64 : hdim <= 128 ? 128 : 256; }
-
 template <class T, int D>
 inline int decode_smem_bytes() {
   return decode_traits<T, D>::smem_bytes;
-}
-
-// Splits for a (normalized, valid) problem on a device with `sms` SMs that runs
-// `per_sm` decode blocks at once: one stage when the (sequence, KV head, row group)
-// blocks already fill the device (at least 80% of one wave), otherwise enough
-// splits to fill it, each at least two 64-key tiles long; fwd_pagedkv is always one
-// stage, a problem's explicit splits are kept.
-inline decode_plan plan_paged_decode(const fmha_paged_problem& p, int sms, int per_sm) {
-  decode_plan plan;
-  plan.padded_hdim = decode_padded_hdim(p.hdim);
-  plan.row_groups = int((p.group() * p.seqlen_q + 15) / 16);
-  const std::int64_t base = p.batch * p.heads_kv * plan.row_groups;
-  std::int64_t splits = 1;
-  if (p.family == fmha_family::fwd_splitkv) {
-    if (p.splits > 0) {
-      splits = p.splits;
-    } else {
-      const std::int64_t capacity = std::int64_t(sms) * std::max(1, per_sm);
-      if (base > 0 && base * 5 < capacity * 4) {
-        // Wave efficiency of s splits: blocks / (waves * capacity). The fewest splits
-        // within 85% of the best efficiency (as FlashAttention's heuristic), each
-        // split at least two tiles long.
-        const std::int64_t tiles = (p.max_seqlen_kv() + 63) / 64;
-        const std::int64_t most = std::min<std::int64_t>(std::max<std::int64_t>(1, tiles / 2), paged_max_splits);
-        auto efficiency = [&](std::int64_t s) {
-          const std::int64_t n = base * s, waves = (n + capacity - 1) / capacity;
-          return double(n) / double(waves * capacity);
-        };
-        double best = 0.0;
-        for (std::int64_t s = 1; s <= most; ++s) best = std::max(best, efficiency(s));
-        for (std::int64_t s = 1; s <= most; ++s)
-          if (efficiency(s) >= 0.85 * best) {
-            splits = s;
-            break;
-          }
-      }
-    }
-  }
-  plan.splits = int(splits);
-  plan.blocks = int(std::min<std::int64_t>(base * splits, std::numeric_limits<int>::max()));
-  if (splits > 1)
-    plan.workspace_bytes = std::size_t(p.batch * p.heads_q * p.seqlen_q) * std::size_t(splits) *
-                           std::size_t(p.hdim + 1) * sizeof(float);
-  return plan;
 }
 
 template <class T, int D>
