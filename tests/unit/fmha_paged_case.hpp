@@ -9,10 +9,12 @@
 #include <cstdint>
 #include <numeric>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "kdecl/fmha/fmha_problem.hpp"
 #include "kdecl/fmha/paged_kv.hpp"
+#include "kdecl/numeric/float8_e4m3.hpp"
 
 namespace kdecl::test {
 
@@ -26,6 +28,7 @@ struct paged_config {
   float soft_cap = 0.0f;
   bool sinks = false;
   int splits = 0;
+  bool fp8_cache = false, scale_per_head = false;  // an e4m3 cache with fp32 scales
   std::uint64_t seed = 1;
 };
 
@@ -33,14 +36,18 @@ template <class T>
 struct paged_case {
   fmha_paged_problem p;  // normalized
   std::vector<T> q, k_cache, v_cache;
+  std::vector<float8_e4m3> k8, v8;   // the cache when p.fp8_cache()
+  std::vector<float> k_scale, v_scale;
   std::vector<std::int32_t> table;  // block table [batch, width] or flat page list
   std::vector<float> sinks;
 
   fmha_paged_args host_args() {
     fmha_paged_args a;
     a.q = q.data();
-    a.k_cache = k_cache.data();
-    a.v_cache = v_cache.data();
+    a.k_cache = p.fp8_cache() ? static_cast<void*>(k8.data()) : static_cast<void*>(k_cache.data());
+    a.v_cache = p.fp8_cache() ? static_cast<void*>(v8.data()) : static_cast<void*>(v_cache.data());
+    a.k_scale = k_scale.empty() ? nullptr : k_scale.data();
+    a.v_scale = v_scale.empty() ? nullptr : v_scale.data();
     if (p.table == page_table_kind::block_table) a.block_table = table.data();
     else a.page_list = table.data();
     a.page_offsets = p.page_offsets.empty() ? nullptr : p.page_offsets.data();
@@ -55,6 +62,54 @@ struct paged_case {
     fmha_problem p;
     std::vector<T> q, k, v;
   };
+  // As gathered(), in fp32 with the cache dequantized (for an fp8 cache).
+  struct contiguous_fp32 {
+    fmha_problem p;
+    std::vector<float> q, k, v;
+  };
+  contiguous_fp32 gathered_fp32() const {
+    contiguous_fp32 c;
+    const auto g = gathered_with([&](std::int64_t at, std::int64_t h, bool is_k) {
+      const float s = (is_k ? k_scale : v_scale)[std::size_t(p.kv_scale_per_head ? h : 0)];
+      return p.fp8_cache() ? float(is_k ? k8[std::size_t(at)] : v8[std::size_t(at)]) * s
+                           : float(is_k ? k_cache[std::size_t(at)] : v_cache[std::size_t(at)]);
+    });
+    c.p = g.first;
+    c.p.dtype(dtype::fp32);
+    for (const auto& x : q) c.q.push_back(float(x));
+    c.k = g.second.first;
+    c.v = g.second.second;
+    return c;
+  }
+  template <class Read>
+  std::pair<fmha_problem, std::pair<std::vector<float>, std::vector<float>>> gathered_with(Read read) const {
+    fmha_problem cp;
+    std::vector<float> k, v;
+    const std::int64_t d = p.hdim, hk = p.heads_kv;
+    std::vector<std::int32_t> lq(std::size_t(p.batch), std::int32_t(p.seqlen_q));
+    cp.varlen(lq, p.seqlens_kv).heads(p.heads_q, p.heads_kv).head_dim(d).dtype(p.qkv);
+    cp.mask = p.mask;
+    cp.window_left = p.window_left;
+    cp.window_right = p.window_right;
+    cp.soft_cap = p.soft_cap;
+    cp.scale = p.scale;
+    cp.sinks = p.sinks;
+    cp.lse = true;
+    for (std::int64_t b = 0; b < p.batch; ++b) {
+      const std::int32_t* t = p.table == page_table_kind::block_table ? table.data() + b * p.table_stride
+                                                                      : table.data() + p.page_offsets[std::size_t(b)];
+      for (std::int64_t j = 0; j < p.seqlens_kv[std::size_t(b)]; ++j)
+        for (std::int64_t h = 0; h < hk; ++h) {
+          const std::int64_t at = std::int64_t(t[j / p.page_size]) * p.k_strides.page + (j % p.page_size) * p.k_strides.row +
+                                  h * p.k_strides.head;
+          for (std::int64_t x = 0; x < d; ++x) {
+            k.push_back(read(at + x, h, true));
+            v.push_back(read(at + x, h, false));
+          }
+        }
+    }
+    return {cp, {k, v}};
+  }
   contiguous gathered() const {
     contiguous c;
     const std::int64_t d = p.hdim, hk = p.heads_kv;
@@ -106,6 +161,10 @@ paged_case<T> make_paged_case(const paged_config& cfg, dtype dt) {
   p.sinks = cfg.sinks;
   p.lse = true;
   p.splits = cfg.splits;
+  if (cfg.fp8_cache) {
+    p.cache = dtype::fp8;
+    p.kv_scale_per_head = cfg.scale_per_head;
+  }
 
   std::vector<std::int64_t> need(std::size_t(p.batch));
   std::int64_t total = 0, widest = 0;
@@ -136,10 +195,23 @@ paged_case<T> make_paged_case(const paged_config& cfg, dtype dt) {
   }
   p = p.normalized();
   const std::int64_t cache_elems = p.num_pages * p.k_strides.page;
-  c.k_cache.resize(std::size_t(cache_elems));
-  c.v_cache.resize(std::size_t(cache_elems));
-  for (auto& x : c.k_cache) x = T(uni(rng));
-  for (auto& x : c.v_cache) x = T(uni(rng));
+  if (p.fp8_cache()) {
+    // e4m3 values over most of their range (|x| up to 448) with scales that bring them near 1.
+    c.k8.resize(std::size_t(cache_elems));
+    c.v8.resize(std::size_t(cache_elems));
+    for (auto& x : c.k8) x = float8_e4m3(200.0f * uni(rng));
+    for (auto& x : c.v8) x = float8_e4m3(200.0f * uni(rng));
+    const std::size_t scales = p.kv_scale_per_head ? std::size_t(p.heads_kv) : 1;
+    for (std::size_t i = 0; i < scales; ++i) {
+      c.k_scale.push_back(0.004f + 0.002f * float(i));
+      c.v_scale.push_back(0.005f - 0.0003f * float(i));
+    }
+  } else {
+    c.k_cache.resize(std::size_t(cache_elems));
+    c.v_cache.resize(std::size_t(cache_elems));
+    for (auto& x : c.k_cache) x = T(uni(rng));
+    for (auto& x : c.v_cache) x = T(uni(rng));
+  }
   c.q.resize(std::size_t(p.batch * p.seqlen_q * p.heads_q * p.hdim));
   for (auto& x : c.q) x = T(uni(rng));
   if (p.sinks) {

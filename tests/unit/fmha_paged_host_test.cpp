@@ -323,6 +323,94 @@ TEST(FmhaPagedHost, AppendWritesRotatedKeysIntoTheirPages) {
   }
 }
 
+TEST(FmhaPagedHost, Fp8CacheMatchesDequantizedReference) {
+  for (bool per_head : {false, true}) {
+    test::paged_config cfg;
+    cfg.lengths = {1, 300, 0, 77};
+    cfg.heads_q = 8;
+    cfg.heads_kv = 4;
+    cfg.hdim = 64;
+    cfg.seqlen_q = 2;
+    cfg.mask = fmha_mask::bottom_right;
+    cfg.fp8_cache = true;
+    cfg.scale_per_head = per_head;
+    cfg.sinks = per_head;
+    auto c = test::make_paged_case<bf16>(cfg, dtype::bf16);
+    ASSERT_FALSE(c.p.validate().has_value()) << *c.p.validate();
+    std::vector<bf16> o(c.q.size());
+    std::vector<float> lse(std::size_t(c.p.batch * c.p.heads_q * c.p.seqlen_q));
+    auto a = c.host_args();
+    a.o = o.data();
+    a.lse = lse.data();
+    kernels::host::paged_decode<bf16>(c.p, a);
+    auto g = c.gathered_fp32();
+    fmha_args ga;
+    ga.q = g.q.data();
+    ga.k = g.k.data();
+    ga.v = g.v.data();
+    ga.sinks = c.sinks.empty() ? nullptr : c.sinks.data();
+    ga.cu_seqlens_q = g.p.cu_seqlens_q.data();
+    ga.cu_seqlens_kv = g.p.cu_seqlens_kv.data();
+    const auto ref = reference::fmha(g.p, ga);
+    const std::int64_t hq = c.p.heads_q, d = c.p.hdim, sq = c.p.seqlen_q;
+    for (std::int64_t b = 0; b < c.p.batch; ++b)
+      for (std::int64_t s = 0; s < sq; ++s)
+        for (std::int64_t h = 0; h < hq; ++h) {
+          const std::int64_t row = (b * sq + s) * hq + h;
+          for (std::int64_t x = 0; x < d; ++x)
+            ASSERT_NEAR(float(o[std::size_t(row * d + x)]), ref.o[std::size_t(row * d + x)], 1.0 / 128)
+                << "b " << b << " s " << s << " h " << h;
+        }
+  }
+  // Validation of the fp8 cache.
+  auto p = valid_problem();
+  p.cache = dtype::fp8;
+  p.hdim = 72;
+  expect_error(p, "hdim = 72: an fp8 cache needs head dims that are multiples of 16");
+  p.hdim = 128;
+  p.k_strides.row = 1032;
+  expect_error(p, "must be multiples of 16 elements for an fp8 cache");
+  p = valid_problem();
+  p.cache = dtype::fp16;
+  expect_error(p, "cache dtype fp16: the cache holds Q's dtype or fp8");
+}
+
+TEST(FmhaPagedHost, AppendQuantizesIntoAnFp8Cache) {
+  test::paged_config cfg;
+  cfg.family = fmha_family::fwd_appendkv;
+  cfg.lengths = {3, 17};
+  cfg.seqlen_q = 2;
+  cfg.heads_q = 2;
+  cfg.heads_kv = 2;
+  cfg.hdim = 32;
+  cfg.page_size = 8;
+  cfg.fp8_cache = true;
+  cfg.scale_per_head = true;
+  auto c = test::make_paged_case<bf16>(cfg, dtype::bf16);
+  std::vector<bf16> kn(std::size_t(2 * 2 * 2 * 32)), vn(kn.size());
+  for (std::size_t i = 0; i < kn.size(); ++i) {
+    kn[i] = bf16(float(int(i % 17) - 8) / 8.0f);
+    vn[i] = bf16(float(int(i % 5) - 2) / 2.0f);
+  }
+  auto a = c.host_args();
+  a.k_new = kn.data();
+  a.v_new = vn.data();
+  kernels::host::paged_append<bf16>(c.p, a);
+  for (std::int64_t b = 0; b < 2; ++b)
+    for (std::int64_t i = 0; i < 2; ++i)
+      for (std::int64_t hk = 0; hk < 2; ++hk) {
+        const std::int64_t at = kernels::host::paged_offset(c.p, kernels::host::paged_table_of(c.p, a, b), c.p.k_strides,
+                                                            hk, c.p.seqlens_kv[std::size_t(b)] + i);
+        for (std::int64_t x = 0; x < 32; ++x) {
+          const std::size_t src = std::size_t(((b * 2 + i) * 2 + hk) * 32 + x);
+          const double k = float(c.k8[std::size_t(at + x)]) * c.k_scale[std::size_t(hk)];
+          const double v = float(c.v8[std::size_t(at + x)]) * c.v_scale[std::size_t(hk)];
+          EXPECT_NEAR(k, float(kn[src]), std::abs(float(kn[src])) / 16 + 1e-6);
+          EXPECT_NEAR(v, float(vn[src]), std::abs(float(vn[src])) / 16 + 1e-6);
+        }
+      }
+}
+
 // The CUDA decode's plan (pure C++): one stage when the blocks fill a wave, otherwise
 // the fewest splits within 85% of the best wave efficiency, each at least two tiles.
 TEST(FmhaPagedPlan, SplitsFillTheDeviceWithFewWaves) {

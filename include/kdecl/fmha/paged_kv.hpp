@@ -66,7 +66,11 @@ struct paged_query_strides {
 struct fmha_paged_problem {
   fmha_family family = fmha_family::fwd_pagedkv;  // fwd_pagedkv, fwd_splitkv or fwd_appendkv
   std::int64_t batch = 1, seqlen_q = 1, heads_q = 0, heads_kv = 0, hdim = 0;
-  dtype qkv = dtype::bf16;  // Q, the cache, O (fp16 or bf16)
+  dtype qkv = dtype::bf16;  // Q, O and (unless `cache` says otherwise) the cache: fp16 or bf16
+  // The cache's dtype: qkv (the default), or fp8 (OCP e4m3) with fp32 dequantization scales
+  // k_scale / v_scale, one per tensor or one per KV head (kv_scale_per_head): K = k_scale * K8.
+  dtype cache = dtype::any;  // any: qkv
+  bool kv_scale_per_head = false;
 
   std::int64_t page_size = 16, num_pages = 0;  // pages in the pool
   page_table_kind table = page_table_kind::block_table;
@@ -90,6 +94,8 @@ struct fmha_paged_problem {
   // ---- derived ----
   float effective_scale() const { return scale > 0.0f ? scale : 1.0f / std::sqrt(float(hdim)); }
   std::int64_t group() const { return heads_kv > 0 ? heads_q / heads_kv : 0; }
+  dtype cache_dtype() const { return cache == dtype::any ? qkv : cache; }
+  bool fp8_cache() const { return cache_dtype() == dtype::fp8; }
   std::int64_t seqlen_kv_of(std::int64_t b) const { return seqlens_kv[std::size_t(b)]; }
   // Keys after the call (appendkv adds seqlen_q).
   std::int64_t keys_after(std::int64_t b) const {
@@ -134,8 +140,8 @@ struct fmha_paged_problem {
 
   // Bytes a decode must move at least: every visible key and value once, Q and O.
   double bytes() const {
-    const double e = 2.0;
-    return e * double(total_kv()) * double(heads_kv) * double(hdim) * 2.0 +
+    const double e = 2.0, ec = fp8_cache() ? 1.0 : 2.0;
+    return ec * double(total_kv()) * double(heads_kv) * double(hdim) * 2.0 +
            e * double(batch) * double(seqlen_q) * double(heads_q) * double(hdim) * 2.0;
   }
 
@@ -148,6 +154,8 @@ struct fmha_paged_problem {
              " is not a paged family (fwd_pagedkv, fwd_splitkv or fwd_appendkv)";
     if (qkv != dtype::fp16 && qkv != dtype::bf16)
       return "dtype " + std::string(kdecl::to_string(qkv)) + ": the paged cache holds fp16 or bf16";
+    if (cache != dtype::any && cache != qkv && cache != dtype::fp8)
+      return "cache dtype " + std::string(kdecl::to_string(cache)) + ": the cache holds Q's dtype or fp8 (e4m3)";
     if (batch < 0) return "batch = " + n(batch) + " must not be negative";
     if (seqlen_q < 1 || seqlen_q > paged_max_query_tokens)
       return "seqlen_q = " + n(seqlen_q) + ": decode takes 1 to " + n(paged_max_query_tokens) +
@@ -192,10 +200,16 @@ struct fmha_paged_problem {
                n(have) + (table == page_table_kind::block_table ? " per sequence" : "");
       if (need > 0 && num_pages < 1) return "num_pages = " + n(num_pages) + " but sequence " + n(b) + " has keys";
     }
+    if (fp8_cache() && hdim % 16 != 0)
+      return "hdim = " + n(hdim) + ": an fp8 cache needs head dims that are multiples of 16 (16-byte rows)";
+    const std::int64_t row_elems = fp8_cache() ? 16 : 8;
     for (auto* s : {&k_strides, &v_strides}) {
       const char* name = s == &k_strides ? "K" : "V";
       if (s->page < 0 || s->row < 0 || s->head < 0)
         return std::string(name) + " cache strides must not be negative";
+      if (fp8_cache() && ((s->page % row_elems) || (s->row % row_elems) || (s->head % row_elems)))
+        return std::string(name) + " cache strides (" + n(s->page) + ", " + n(s->row) + ", " + n(s->head) +
+               ") must be multiples of 16 elements for an fp8 cache (16-byte rows)";
       if ((s->page % 8) || (s->row % 8) || (s->head % 8))
         return std::string(name) + " cache strides (" + n(s->page) + ", " + n(s->row) + ", " + n(s->head) +
                ") must be multiples of 8 elements (16-byte rows)";
@@ -254,6 +268,8 @@ struct fmha_paged_args {
   const std::int32_t* page_offsets = nullptr;   // page_list: batch + 1 (device copy)
   const std::int32_t* seqlens_kv = nullptr;     // batch
   const float* sinks = nullptr;                 // heads_q, when the problem has sinks
+  const float* k_scale = nullptr;               // fp8 cache: 1 or heads_kv (kv_scale_per_head) fp32 scales
+  const float* v_scale = nullptr;
   // fwd_appendkv
   const void* k_new = nullptr;                  // [batch, seqlen_q, heads_kv, hdim] packed
   const void* v_new = nullptr;

@@ -31,6 +31,26 @@ inline std::int64_t paged_offset(const fmha_paged_problem& p, const std::int32_t
   return std::int64_t(table[t / p.page_size]) * s.page + (t % p.page_size) * s.row + hk * s.head;
 }
 
+// Reads (and writes) cached values: the cache's own dtype T, or fp8 e4m3 dequantized
+// with the KV head's scale (value = scale * e4m3; writes divide by it and round,
+// saturating to the finite range).
+template <class T>
+struct paged_cache_access {
+  void* base;
+  bool fp8;
+  double scale;
+  paged_cache_access(const fmha_paged_problem& p, void* cache, const float* scales, std::int64_t hk)
+      : base(cache), fp8(p.fp8_cache()), scale(fp8 ? double(scales[p.kv_scale_per_head ? hk : 0]) : 1.0) {}
+  double get(std::int64_t at) const {
+    return fp8 ? double(float(static_cast<const float8_e4m3*>(base)[at])) * scale
+               : double(float(static_cast<const T*>(base)[at]));
+  }
+  void set(std::int64_t at, double v) const {
+    if (fp8) static_cast<float8_e4m3*>(base)[at] = float8_e4m3(float(v / scale));
+    else static_cast<T*>(base)[at] = T(float(v));
+  }
+};
+
 // Attention of query token s of head h of sequence b over the keys in `range` that
 // its mask lets it see: writes the normalized output (hdim values) and returns the
 // natural log-sum-exp of its logits (-inf when it sees none, and then zeros).
@@ -41,8 +61,7 @@ double paged_attention_partial(const fmha_paged_problem& p, const fmha_paged_arg
   const double scale = p.effective_scale(), cap = p.soft_cap;
   const T* q = static_cast<const T*>(a.q) + b * p.q_strides.batch + s * p.q_strides.seq +
                h * p.q_strides.head;
-  const T* kc = static_cast<const T*>(a.k_cache);
-  const T* vc = static_cast<const T*>(a.v_cache);
+  const paged_cache_access<T> kc(p, a.k_cache, a.k_scale, hk), vc(p, a.v_cache, a.v_scale, hk);
   const std::int32_t* table = paged_table_of(p, a, b);
   // Visibility as fmha_visibility: key j is visible to query i when lo(i) <= j <= hi(i).
   const std::int64_t offset = p.mask == fmha_mask::top_left ? 0 : skv - p.seqlen_q;
@@ -57,9 +76,9 @@ double paged_attention_partial(const fmha_paged_problem& p, const fmha_paged_arg
   logits.resize(std::size_t(hi - lo));
   double m = -std::numeric_limits<double>::infinity();
   for (std::int64_t j = lo; j < hi; ++j) {
-    const T* k = kc + paged_offset(p, table, p.k_strides, hk, j);
+    const std::int64_t k = paged_offset(p, table, p.k_strides, hk, j);
     double dot = 0.0;
-    for (std::int64_t c = 0; c < d; ++c) dot += double(float(q[c])) * double(float(k[c]));
+    for (std::int64_t c = 0; c < d; ++c) dot += double(float(q[c])) * kc.get(k + c);
     double x = dot * scale;
     if (cap > 0.0) x = cap * std::tanh(x / cap);
     logits[std::size_t(j - lo)] = x;
@@ -69,8 +88,8 @@ double paged_attention_partial(const fmha_paged_problem& p, const fmha_paged_arg
   for (std::int64_t j = lo; j < hi; ++j) {
     const double e = std::exp(logits[std::size_t(j - lo)] - m);
     sum += e;
-    const T* v = vc + paged_offset(p, table, p.v_strides, hk, j);
-    for (std::int64_t c = 0; c < d; ++c) out[c] += e * double(float(v[c]));
+    const std::int64_t v = paged_offset(p, table, p.v_strides, hk, j);
+    for (std::int64_t c = 0; c < d; ++c) out[c] += e * vc.get(v + c);
   }
   for (std::int64_t c = 0; c < d; ++c) out[c] /= sum;
   return m + std::log(sum);
@@ -208,11 +227,12 @@ void paged_append(const fmha_paged_problem& p, const fmha_paged_args& a) {
       const T* vn = static_cast<const T*>(a.v_new) + src;
       for (std::int64_t c = 0; c < d; ++c) x[std::size_t(c)] = double(float(kn[c]));
       paged_rope(p, a, pos, x.data());
-      T* kd = static_cast<T*>(a.k_cache) + paged_offset(p, table, p.k_strides, hk, pos);
-      T* vd = static_cast<T*>(a.v_cache) + paged_offset(p, table, p.v_strides, hk, pos);
+      const paged_cache_access<T> kc(p, a.k_cache, a.k_scale, hk), vc(p, a.v_cache, a.v_scale, hk);
+      const std::int64_t kd = paged_offset(p, table, p.k_strides, hk, pos);
+      const std::int64_t vd = paged_offset(p, table, p.v_strides, hk, pos);
       for (std::int64_t c = 0; c < d; ++c) {
-        kd[c] = T(float(x[std::size_t(c)]));
-        vd[c] = vn[c];
+        kc.set(kd + c, x[std::size_t(c)]);
+        vc.set(vd + c, double(float(vn[c])));
       }
     }
   });
