@@ -1,6 +1,7 @@
 // Paged decode attention against the memory bound and cuDNN, in one process on one GPU:
 //   kdecl_bench_decode [--batch 1,8,64] [--kv 4096,32768] [--hq 32] [--hkv 8] [--d 128]
 //                      [--page-size 16] [--splits auto|N] [--dtype bf16|fp16] [--reps 20] [--cudnn 0|1]
+//                      [--cache fp8]
 // For every (batch, KV length): the kdecl split-KV decode over a paged cache whose
 // pages are shuffled (random block table), a cudaMemcpy (device to device) of the
 // same K+V bytes, and, when built with cuDNN, cuDNN's fused attention (SDPA) on a
@@ -51,14 +52,18 @@ std::vector<long> parse_list(const char* s) {
   return v;
 }
 
-__global__ void fill_random(std::uint16_t* x, std::size_t n, std::uint32_t seed, bool bf16) {
+// Random values in [-1, 1): 16-bit (bf16 or fp16) or, with fp8, e4m3 bytes.
+__global__ void fill_random(void* out, std::size_t n, std::uint32_t seed, bool bf16, bool fp8 = false) {
+  auto* x = static_cast<std::uint16_t*>(out);
   for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x) {
     std::uint32_t h = std::uint32_t(i) * 2654435761u ^ seed;
     h ^= h >> 16;
     h *= 0x85ebca6bu;
     h ^= h >> 13;
     const float f = float(h & 0xFFFF) / 32768.0f - 1.0f;
-    if (bf16) {
+    if (fp8) {
+      static_cast<__nv_fp8_e4m3*>(out)[i] = __nv_fp8_e4m3(f);
+    } else if (bf16) {
       const __nv_bfloat16 b = __float2bfloat16(f);
       x[i] = *reinterpret_cast<const std::uint16_t*>(&b);
     } else {
@@ -104,6 +109,7 @@ int main(int argc, char** argv) {
   std::vector<long> batches{1, 8, 64}, kvs{4096, 32768};
   long hq = 32, hkv = 8, d = 128, page = 16, splits = 0, reps = 20, with_cudnn = 1;
   dtype dt = dtype::bf16;
+  bool fp8 = false;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string k = argv[i];
     const char* v = argv[i + 1];
@@ -116,6 +122,7 @@ int main(int argc, char** argv) {
     else if (k == "--splits") splits = std::string(v) == "auto" ? 0 : std::atol(v);
     else if (k == "--reps") reps = std::atol(v);
     else if (k == "--cudnn") with_cudnn = std::atol(v);
+    else if (k == "--cache") fp8 = std::string(v) == "fp8";
     else if (k == "--dtype") dt = std::string(v) == "fp16" ? dtype::fp16 : dtype::bf16;
     else {
       std::fprintf(stderr, "unknown option %s\n", k.c_str());
@@ -124,8 +131,9 @@ int main(int argc, char** argv) {
   }
   cudaDeviceProp prop{};
   CK(cudaGetDeviceProperties(&prop, 0));
-  std::printf("device: %s, %d SMs; Hq %ld, Hkv %ld, D %ld, page %ld, %s, splits %s\n", prop.name,
+  std::printf("device: %s, %d SMs; Hq %ld, Hkv %ld, D %ld, page %ld, %s%s, splits %s\n", prop.name,
               prop.multiProcessorCount, hq, hkv, d, page, dt == dtype::bf16 ? "bf16" : "fp16",
+              fp8 ? " with an fp8 (e4m3) cache" : "",
               splits ? std::to_string(splits).c_str() : "auto");
   std::printf("%6s %7s %7s %10s %9s %10s %9s %7s %10s %9s %8s\n", "batch", "kv", "splits", "kdecl_us", "kdecl_GBs",
               "copy_us", "copy_GBs", "%copy", "cudnn_us", "cudnn_GBs", "vs_cudnn");
@@ -146,12 +154,13 @@ int main(int argc, char** argv) {
       p.max_pages_per_seq = pages_per_seq;
       p.seqlens_kv.assign(std::size_t(batch), std::int32_t(kv));
       p.splits = int(splits);
+      if (fp8) p.cache = dtype::fp8;
       if (auto e = p.validate()) {
         std::printf("invalid: %s\n", e->c_str());
         continue;
       }
       const std::size_t cache_elems = std::size_t(p.num_pages) * page * hkv * d;
-      const std::size_t cache_bytes = cache_elems * 2;
+      const std::size_t cache_bytes = cache_elems * (fp8 ? 1 : 2);
       std::size_t free_b = 0, total_b = 0;
       CK(cudaMemGetInfo(&free_b, &total_b));
       if (4 * cache_bytes + (std::size_t(1) << 30) > free_b) {
@@ -172,9 +181,13 @@ int main(int argc, char** argv) {
       CK(cudaMalloc(&lens, std::size_t(batch) * 4));
       CK(cudaMemcpy(tbl, table.data(), table.size() * 4, cudaMemcpyHostToDevice));
       CK(cudaMemcpy(lens, p.seqlens_kv.data(), std::size_t(batch) * 4, cudaMemcpyHostToDevice));
-      fill_random<<<1024, 256>>>(static_cast<std::uint16_t*>(k), cache_elems, 1, dt == dtype::bf16);
-      fill_random<<<1024, 256>>>(static_cast<std::uint16_t*>(v), cache_elems, 2, dt == dtype::bf16);
-      fill_random<<<1024, 256>>>(static_cast<std::uint16_t*>(q), q_elems, 3, dt == dtype::bf16);
+      fill_random<<<1024, 256>>>(k, cache_elems, 1, dt == dtype::bf16, fp8);
+      fill_random<<<1024, 256>>>(v, cache_elems, 2, dt == dtype::bf16, fp8);
+      fill_random<<<1024, 256>>>(q, q_elems, 3, dt == dtype::bf16);
+      float* scales = nullptr;  // k_scale, v_scale (per tensor)
+      const float one[2] = {1.0f, 1.0f};
+      CK(cudaMalloc(&scales, sizeof one));
+      CK(cudaMemcpy(scales, one, sizeof one, cudaMemcpyHostToDevice));
       CK(cudaDeviceSynchronize());
 
       fmha_paged_args a;
@@ -184,6 +197,8 @@ int main(int argc, char** argv) {
       a.v_cache = v;
       a.block_table = static_cast<const std::int32_t*>(tbl);
       a.seqlens_kv = static_cast<const std::int32_t*>(lens);
+      a.k_scale = scales;
+      a.v_scale = scales + 1;
       const auto plan = decoder.plan(p);
       bool failed = false;
       const double ours = tm.median_ms(int(reps), [&] {
@@ -202,7 +217,7 @@ int main(int argc, char** argv) {
       double cudnn_ms = 0;
       std::string cudnn_note;
 #ifdef KDECL_WITH_CUDNN
-      if (!with_cudnn) cudnn_note = "not asked (--cudnn 0)";
+      if (!with_cudnn || fp8) cudnn_note = fp8 ? "not timed for an fp8 cache" : "not asked (--cudnn 0)";
       else try {
         fmha_problem cp;
         cp.sizes(batch, 1, kv).heads(hq, hkv).head_dim(d).dtype(dt);
@@ -236,6 +251,7 @@ int main(int argc, char** argv) {
       cudaFree(o);
       cudaFree(tbl);
       cudaFree(lens);
+      cudaFree(scales);
     }
   return 0;
 }

@@ -66,11 +66,13 @@ struct dbuf {
 template <class T>
 struct device_case {
   test::paged_case<T>& c;
-  dbuf q, k, v, table, offsets, seqlens, sinks, o, lse;
+  dbuf q, k, v, table, offsets, seqlens, sinks, o, lse, k_scale, v_scale;
   explicit device_case(test::paged_case<T>& hc)
-      : c(hc), q(hc.q), k(hc.k_cache), v(hc.v_cache), table(hc.table), offsets(hc.p.page_offsets),
+      : c(hc), q(hc.q), k(hc.p.fp8_cache() ? dbuf(hc.k8) : dbuf(hc.k_cache)),
+        v(hc.p.fp8_cache() ? dbuf(hc.v8) : dbuf(hc.v_cache)), table(hc.table), offsets(hc.p.page_offsets),
         seqlens(hc.p.seqlens_kv), sinks(hc.sinks), o(hc.q.size() * sizeof(T)),
-        lse(std::size_t(hc.p.batch * hc.p.heads_q * hc.p.seqlen_q) * sizeof(float)) {}
+        lse(std::size_t(hc.p.batch * hc.p.heads_q * hc.p.seqlen_q) * sizeof(float)), k_scale(hc.k_scale),
+        v_scale(hc.v_scale) {}
   fmha_paged_args args() {
     fmha_paged_args a;
     a.q = q.ptr;
@@ -83,6 +85,8 @@ struct device_case {
     a.page_offsets = c.p.page_offsets.empty() ? nullptr : offsets.as<std::int32_t>();
     a.seqlens_kv = seqlens.as<std::int32_t>();
     a.sinks = c.sinks.empty() ? nullptr : sinks.as<float>();
+    a.k_scale = c.k_scale.empty() ? nullptr : k_scale.as<float>();
+    a.v_scale = c.v_scale.empty() ? nullptr : v_scale.as<float>();
     return a;
   }
 };
@@ -245,6 +249,84 @@ TEST(FmhaDecodeGpu, GqaMqaSpeculativeMasksSoftCapSinks) {
                                      (fam == fmha_family::fwd_pagedkv ? ", one stage" : ", split")).c_str());
     }
   }
+}
+
+TEST(FmhaDecodeGpu, Fp8CachePerTensorAndPerHeadScales) {
+  REQUIRE_GPU();
+  test::paged_config cfg;  // Hq 32, Hkv 8, D 128, page 16
+  cfg.family = fmha_family::fwd_splitkv;
+  cfg.lengths = {4096, 1, 0, 777};
+  cfg.fp8_cache = true;
+  check<bf16>(cfg, dtype::bf16, "fp8 cache, per-tensor scales, split auto");
+  cfg.scale_per_head = true;
+  cfg.sinks = true;
+  check<bf16>(cfg, dtype::bf16, "fp8 cache, per-head scales, sinks");
+  cfg.family = fmha_family::fwd_pagedkv;
+  cfg.mask = fmha_mask::generic;
+  cfg.window_left = 500;
+  cfg.window_right = 0;
+  cfg.seqlen_q = 3;
+  check<bf16>(cfg, dtype::bf16, "fp8 cache, one stage, window, Sq 3");
+  cfg.family = fmha_family::fwd_splitkv;
+  cfg.mask = fmha_mask::none;
+  cfg.seqlen_q = 1;
+  cfg.table = page_table_kind::page_list;
+  cfg.page_size = 1;
+  for (std::int64_t d : {64, 256, 80}) {
+    cfg.hdim = d;
+    check<fp16>(cfg, dtype::fp16, ("fp8 cache, fp16, page list of 1, head dim " + std::to_string(d)).c_str());
+  }
+}
+
+TEST(FmhaAppendKvGpu, QuantizesIntoAnFp8Cache) {
+  REQUIRE_GPU();
+  test::paged_config cfg;
+  cfg.family = fmha_family::fwd_appendkv;
+  cfg.lengths = {5, 0, 40};
+  cfg.seqlen_q = 3;
+  cfg.heads_q = 8;
+  cfg.heads_kv = 2;
+  cfg.hdim = 64;
+  cfg.fp8_cache = true;
+  cfg.scale_per_head = true;
+  auto c = test::make_paged_case<bf16>(cfg, dtype::bf16);
+  c.p.rope = rope_kind::half;
+  c.p.rope_max_position = 64;
+  std::vector<float> cosv(std::size_t(64 * 32)), sinv(cosv.size());
+  for (std::size_t i = 0; i < cosv.size(); ++i) {
+    cosv[i] = float(std::cos(0.01 * double(i)));
+    sinv[i] = float(std::sin(0.01 * double(i)));
+  }
+  std::mt19937_64 rng(2);
+  std::uniform_real_distribution<float> u(-1, 1);
+  std::vector<bf16> kn(std::size_t(3 * 3 * 2 * 64)), vn(kn.size());
+  for (auto& x : kn) x = bf16(u(rng));
+  for (auto& x : vn) x = bf16(u(rng));
+  device_case<bf16> d(c);
+  dbuf dkn(kn), dvn(vn), dcos(cosv), dsin(sinv);
+  auto a = d.args();
+  a.k_new = dkn.ptr;
+  a.v_new = dvn.ptr;
+  a.rope_cos = dcos.as<float>();
+  a.rope_sin = dsin.as<float>();
+  const status st = dec::run_paged_append(c.p, a, nullptr);
+  ASSERT_TRUE(st.is_ok()) << st.message();
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  const auto k8 = d.k.get<float8_e4m3>(), v8 = d.v.get<float8_e4m3>();
+  auto ha = c.host_args();
+  ha.k_new = kn.data();
+  ha.v_new = vn.data();
+  ha.rope_cos = cosv.data();
+  ha.rope_sin = sinv.data();
+  kernels::host::paged_append<bf16>(c.p, ha);
+  std::size_t bad = 0;
+  for (std::size_t i = 0; i < k8.size(); ++i) {
+    const float gk = float(k8[i]), hk = float(c.k8[i]), gv = float(v8[i]), hv = float(c.v8[i]);
+    // The same e4m3 value, or its neighbour where fp32 and double round x / scale apart.
+    if (!(std::abs(gk - hk) <= std::abs(hk) / 8 + 1e-3f)) ++bad;
+    if (!(std::abs(gv - hv) <= std::abs(hv) / 8 + 1e-3f)) ++bad;
+  }
+  EXPECT_EQ(bad, 0u);
 }
 
 TEST(FmhaDecodeGpu, ErrorsNameTheRule) {

@@ -3,7 +3,8 @@
 // queries. One block per (sequence, new token); its threads walk (head, pair of
 // dims) for the query heads and (KV head, pair) for K and V; rotation in fp32 from
 // the fp32 cos / sin tables (interleaved: pairs (2i, 2i + 1); half: (i, i + rd / 2));
-// dims past rotary_dim are copied. Placed ahead of the decode on the same stream.
+// dims past rotary_dim are copied. An fp8 cache stores value / scale, rounded to e4m3
+// (saturating). Placed ahead of the decode on the same stream.
 #pragma once
 
 #include <cstdint>
@@ -32,14 +33,18 @@ struct append_params {
   const std::int32_t* seqlens_kv;
   const float* cos;
   const float* sin;
+  const float* k_scale;  // fp8 cache: values are stored divided by their scale
+  const float* v_scale;
+  int scale_stride;
   std::int64_t table_stride, q_batch, q_seq, q_head;
   std::int64_t k_page, k_row, k_head, v_page, v_row, v_head;
   int seqlen_new, heads_q, heads_kv, hdim, rotary_dim, page_shift;
   int rope;  // rope_kind
 };
 
-template <class T>
-__device__ __forceinline__ void rotate_row(const T* src, T* dst, const append_params& p, int pos, int lane0, int step) {
+template <class T, class Out>
+__device__ __forceinline__ void rotate_row(const T* src, Out* dst, const append_params& p, int pos, int lane0, int step,
+                                           float inv_scale) {
   const int half = p.rotary_dim / 2;
   // Pairs first (each thread one pair), then the dims past the rotary part.
   for (int i = lane0; i < half; i += step) {
@@ -47,13 +52,13 @@ __device__ __forceinline__ void rotate_row(const T* src, T* dst, const append_pa
     const int i1 = p.rope == int(rope_kind::interleaved) ? 2 * i + 1 : i + half;
     const float x0 = to_float(src[i0]), x1 = to_float(src[i1]);
     const float c = p.cos[std::int64_t(pos) * half + i], s = p.sin[std::int64_t(pos) * half + i];
-    dst[i0] = from_float<T>(x0 * c - x1 * s);
-    dst[i1] = from_float<T>(x0 * s + x1 * c);
+    dst[i0] = from_float<Out>((x0 * c - x1 * s) * inv_scale);
+    dst[i1] = from_float<Out>((x0 * s + x1 * c) * inv_scale);
   }
-  for (int d = p.rotary_dim + lane0; d < p.hdim; d += step) dst[d] = src[d];
+  for (int d = p.rotary_dim + lane0; d < p.hdim; d += step) dst[d] = from_float<Out>(to_float(src[d]) * inv_scale);
 }
 
-template <class T>
+template <class T, class Cache>
 __global__ void __launch_bounds__(128) paged_append_kernel(const append_params p) {
   const int b = blockIdx.x / p.seqlen_new, i = blockIdx.x % p.seqlen_new;
   const int pos = p.seqlens_kv[b] + i;
@@ -67,7 +72,7 @@ __global__ void __launch_bounds__(128) paged_append_kernel(const append_params p
       const T* src = static_cast<const T*>(p.q) + b * p.q_batch + i * p.q_seq + h * p.q_head;
       T* dst = static_cast<T*>(p.q_out) + b * p.q_batch + i * p.q_seq + h * p.q_head;
       if (rope) {
-        rotate_row(src, dst, p, pos, lane, 32);
+        rotate_row(src, dst, p, pos, lane, 32, 1.0f);
       } else {
         for (int d = lane; d < p.hdim; d += 32) dst[d] = src[d];
       }
@@ -76,12 +81,14 @@ __global__ void __launch_bounds__(128) paged_append_kernel(const append_params p
     const std::int64_t src_at = ((std::int64_t(b) * p.seqlen_new + i) * p.heads_kv + h) * p.hdim;
     const T* ks = static_cast<const T*>(p.k_new) + src_at;
     const T* vs = static_cast<const T*>(p.v_new) + src_at;
-    T* kd = static_cast<T*>(p.k_cache) + page * p.k_page + slot * p.k_row + h * p.k_head;
-    T* vd = static_cast<T*>(p.v_cache) + page * p.v_page + slot * p.v_row + h * p.v_head;
-    if (rope) rotate_row(ks, kd, p, pos, lane, 32);
+    Cache* kd = static_cast<Cache*>(p.k_cache) + page * p.k_page + slot * p.k_row + h * p.k_head;
+    Cache* vd = static_cast<Cache*>(p.v_cache) + page * p.v_page + slot * p.v_row + h * p.v_head;
+    const float inv_k = p.k_scale ? 1.0f / p.k_scale[h * p.scale_stride] : 1.0f;
+    const float inv_v = p.v_scale ? 1.0f / p.v_scale[h * p.scale_stride] : 1.0f;
+    if (rope) rotate_row(ks, kd, p, pos, lane, 32, inv_k);
     else
-      for (int d = lane; d < p.hdim; d += 32) kd[d] = ks[d];
-    for (int d = lane; d < p.hdim; d += 32) vd[d] = vs[d];
+      for (int d = lane; d < p.hdim; d += 32) kd[d] = from_float<Cache>(to_float(ks[d]) * inv_k);
+    for (int d = lane; d < p.hdim; d += 32) vd[d] = from_float<Cache>(to_float(vs[d]) * inv_v);
   }
 }
 
@@ -97,6 +104,7 @@ inline status run_paged_append(const fmha_paged_problem& problem, const fmha_pag
   if (p.rope != rope_kind::none && (!a.rope_cos || !a.rope_sin)) return status::error("rotary embedding needs cos and sin tables");
   if (p.table == page_table_kind::block_table ? !a.block_table : (!a.page_list || !a.page_offsets))
     return status::error("the page table pointers are null");
+  if (p.fp8_cache() && (!a.k_scale || !a.v_scale)) return status::error("an fp8 cache needs k_scale and v_scale pointers");
   if (p.batch == 0) return status::ok();
   if (p.batch * p.seqlen_q > std::int64_t(1) << 31) return status::error("too many new tokens for the grid");
   append_params kp{};
@@ -112,6 +120,9 @@ inline status run_paged_append(const fmha_paged_problem& problem, const fmha_pag
   kp.seqlens_kv = a.seqlens_kv;
   kp.cos = a.rope_cos;
   kp.sin = a.rope_sin;
+  kp.k_scale = p.fp8_cache() ? a.k_scale : nullptr;
+  kp.v_scale = p.fp8_cache() ? a.v_scale : nullptr;
+  kp.scale_stride = p.kv_scale_per_head ? 1 : 0;
   kp.table_stride = p.table_stride;
   kp.q_batch = p.q_strides.batch; kp.q_seq = p.q_strides.seq; kp.q_head = p.q_strides.head;
   kp.k_page = p.k_strides.page; kp.k_row = p.k_strides.row; kp.k_head = p.k_strides.head;
@@ -126,8 +137,13 @@ inline status run_paged_append(const fmha_paged_problem& problem, const fmha_pag
   kp.page_shift = shift;
   kp.rope = int(p.rope);
   const unsigned blocks = unsigned(p.batch * p.seqlen_q);
-  if (p.qkv == dtype::bf16) paged_append_kernel<__nv_bfloat16><<<blocks, 128, 0, stream>>>(kp);
-  else paged_append_kernel<__half><<<blocks, 128, 0, stream>>>(kp);
+  if (p.qkv == dtype::bf16) {
+    if (p.fp8_cache()) paged_append_kernel<__nv_bfloat16, __nv_fp8_e4m3><<<blocks, 128, 0, stream>>>(kp);
+    else paged_append_kernel<__nv_bfloat16, __nv_bfloat16><<<blocks, 128, 0, stream>>>(kp);
+  } else {
+    if (p.fp8_cache()) paged_append_kernel<__half, __nv_fp8_e4m3><<<blocks, 128, 0, stream>>>(kp);
+    else paged_append_kernel<__half, __half><<<blocks, 128, 0, stream>>>(kp);
+  }
   const cudaError_t e = cudaGetLastError();
   if (e != cudaSuccess) return status::error(std::string("paged append launch: ") + cudaGetErrorString(e));
   return status::ok();

@@ -55,6 +55,9 @@ struct decode_params {
   const std::int32_t* page_offsets;
   const std::int32_t* seqlens_kv;
   const float* sinks;
+  const float* k_scale;  // fp8 cache: 1 or heads_kv scales (scale_stride 0 or 1)
+  const float* v_scale;
+  int scale_stride;
   float* part_o;    // split mode: workspace partial outputs; null: one stage
   float* part_lse;
   std::int64_t table_stride;
@@ -66,27 +69,57 @@ struct decode_params {
   float scale, scale_log2, soft_cap, inv_soft_cap;
 };
 
-template <class T, int D>
+// T: Q and O (fp16 or bf16); Cache: the cache's element (T, or __nv_fp8_e4m3: its tiles
+// land in shared memory as fp8 and each warp widens its 16 keys to T before the mma).
+template <class T, class Cache, int D>
 struct decode_traits {
+  static constexpr bool fp8 = sizeof(Cache) == 1;
   static constexpr int warps = 4, threads = warps * 32;
   static constexpr int block_keys = warps * 16;  // keys per tile
   static constexpr int rows = 16;                // query rows per block (one mma M tile)
-  static constexpr int pitch = D * 2 + 16;       // odd multiple of 16 bytes: conflict-free ldmatrix
-  static constexpr int stages = D <= 64 ? 4 : D <= 128 ? 3 : 2;
+  static constexpr int pitch = D * 2 + 16;       // 16-bit rows: odd multiple of 16 bytes, conflict-free ldmatrix
+  static constexpr int cache_pitch = D * int(sizeof(Cache)) + 16;  // rows of the cp.async ring
+  static constexpr int chunks = D * int(sizeof(Cache)) / 16;       // 16-byte chunks per cached row
+  static constexpr int stages = fp8 ? (D <= 128 ? 4 : 2) : (D <= 64 ? 4 : D <= 128 ? 3 : 2);
   static constexpr int q_bytes = rows * pitch;
-  static constexpr int tile_bytes = block_keys * pitch;  // one of K or V
-  static constexpr int ring_bytes = q_bytes + stages * 2 * tile_bytes;
+  static constexpr int tile_bytes = block_keys * cache_pitch;  // one of K or V
+  static constexpr int widened_bytes = fp8 ? warps * 2 * 16 * pitch : 0;  // each warp's K and V, widened
+  static constexpr int ring_bytes = q_bytes + stages * 2 * tile_bytes + widened_bytes;
   static constexpr int merge_bytes = warps * rows * D * 4 + warps * rows * 2 * 4;
   static constexpr int smem_bytes = ring_bytes > merge_bytes ? ring_bytes : merge_bytes;
-  static_assert(D % 16 == 0 && (pitch / 16) % 2 == 1, "head dims are multiples of 16, pitches odd in 16-byte units");
+  static_assert(D % 16 == 0 && (pitch / 16) % 2 == 1 && (cache_pitch / 16) % 2 == 1,
+                "head dims are multiples of 16, pitches odd in 16-byte units");
 };
 
-template <class T, int D>
-__global__ void __launch_bounds__(decode_traits<T, D>::threads) paged_decode_kernel(const decode_params p) {
+// 16 e4m3 values (one 16-byte chunk) -> 16 values of T (two 16-byte chunks). Exact:
+// every e4m3 value is an fp16 and a bf16 value.
+template <class T>
+__device__ __forceinline__ void widen_e4m3(uint4 in, uint4& lo, uint4& hi) {
+  const std::uint32_t w[4] = {in.x, in.y, in.z, in.w};
+  std::uint32_t out[8];
+#pragma unroll
+  for (int i = 0; i < 8; ++i) {
+    const __nv_fp8x2_storage_t pair = __nv_fp8x2_storage_t(w[i / 2] >> (16 * (i % 2)));
+    const __half2_raw h = __nv_cvt_fp8x2_to_halfraw2(pair, __NV_E4M3);
+    if constexpr (std::is_same_v<T, __half>) {
+      out[i] = std::uint32_t(h.x) | (std::uint32_t(h.y) << 16);
+    } else {
+      const float2 f = __half22float2(*reinterpret_cast<const __half2*>(&h));
+      const __nv_bfloat162 b = __float22bfloat162_rn(f);
+      out[i] = *reinterpret_cast<const std::uint32_t*>(&b);
+    }
+  }
+  lo = make_uint4(out[0], out[1], out[2], out[3]);
+  hi = make_uint4(out[4], out[5], out[6], out[7]);
+}
+
+template <class T, class Cache, int D>
+__global__ void __launch_bounds__(decode_traits<T, Cache, D>::threads) paged_decode_kernel(const decode_params p) {
   using namespace sm80;
   using namespace sm80::fmha_detail;
-  using Tr = decode_traits<T, D>;
-  constexpr int BK = Tr::block_keys, S = Tr::stages, C = D / 8;
+  using Tr = decode_traits<T, Cache, D>;
+  constexpr int BK = Tr::block_keys, S = Tr::stages, C = D / 8, CC = Tr::chunks;
+  constexpr int per_chunk = 16 / int(sizeof(Cache));  // cached elements per 16-byte chunk
   constexpr bool bf16 = std::is_same_v<T, __nv_bfloat16>;
   constexpr float neg_inf = -std::numeric_limits<float>::infinity();
   extern __shared__ __align__(128) unsigned char smem[];
@@ -107,9 +140,10 @@ __global__ void __launch_bounds__(decode_traits<T, D>::threads) paged_decode_ker
   const int n_tiles = (end - begin + BK - 1) / BK;
 
   const std::int32_t* table = p.page_list ? p.page_list + p.page_offsets[b] : p.block_table + b * p.table_stride;
-  const T* kc = static_cast<const T*>(p.k_cache) + hk * p.k_head;
-  const T* vc = static_cast<const T*>(p.v_cache) + hk * p.v_head;
+  const Cache* kc = static_cast<const Cache*>(p.k_cache) + hk * p.k_head;
+  const Cache* vc = static_cast<const Cache*>(p.v_cache) + hk * p.v_head;
   const int page_mask = (1 << p.page_shift) - 1, chunks_valid = p.hdim / 8;
+  const int cache_chunks_valid = p.hdim / per_chunk;
 
   const std::uint32_t s_q = smem_address(smem);
   const std::uint32_t s_k = s_q + Tr::q_bytes;
@@ -129,16 +163,16 @@ __global__ void __launch_bounds__(decode_traits<T, D>::threads) paged_decode_ker
   auto load_kv = [&](int t, int stage) {
     const int j0 = begin + t * BK;
 #pragma unroll 2
-    for (int c = tid; c < BK * C; c += Tr::threads) {
-      const int r = c / C, cc = c % C, j = j0 + r;
-      const bool valid = j < end && cc < chunks_valid;
+    for (int c = tid; c < BK * CC; c += Tr::threads) {
+      const int r = c / CC, cc = c % CC, j = j0 + r;
+      const bool valid = j < end && cc < cache_chunks_valid;
       std::int64_t kofs = 0, vofs = 0;
       if (valid) {
         const std::int64_t page = table[j >> p.page_shift], slot = j & page_mask;
-        kofs = page * p.k_page + slot * p.k_row + cc * 8;
-        vofs = page * p.v_page + slot * p.v_row + cc * 8;
+        kofs = page * p.k_page + slot * p.k_row + cc * per_chunk;
+        vofs = page * p.v_page + slot * p.v_row + cc * per_chunk;
       }
-      const std::uint32_t at = std::uint32_t(stage * Tr::tile_bytes + r * Tr::pitch + cc * 16);
+      const std::uint32_t at = std::uint32_t(stage * Tr::tile_bytes + r * Tr::cache_pitch + cc * 16);
       cp_async<16>(s_k + at, kc + kofs, valid ? 16 : 0);
       cp_async<16>(s_v + at, vc + vofs, valid ? 16 : 0);
     }
@@ -158,6 +192,14 @@ __global__ void __launch_bounds__(decode_traits<T, D>::threads) paged_decode_ker
     vis_hi[r] = p.window_right >= 0 ? min(end, diag + p.window_right + 1) : end;
   }
 
+  // An fp8 cache's K scale joins the softmax scale; its V scale multiplies O at the end.
+  float scale = p.scale, scale_log2 = p.scale_log2, v_scale = 1.0f;
+  if constexpr (Tr::fp8) {
+    const float ks = p.k_scale[hk * p.scale_stride];
+    scale *= ks;
+    scale_log2 *= ks;
+    v_scale = p.v_scale[hk * p.scale_stride];
+  }
   float acc_o[D / 8][4];
 #pragma unroll
   for (int dt = 0; dt < D / 8; ++dt)
@@ -178,15 +220,37 @@ __global__ void __launch_bounds__(decode_traits<T, D>::threads) paged_decode_ker
     if (t + S - 1 < n_tiles) load_kv(t + S - 1, (t + S - 1) % S);
     cp_async_commit();
     const int stage = t % S;
-    const std::uint32_t k_tile = s_k + stage * Tr::tile_bytes, v_tile = s_v + stage * Tr::tile_bytes;
     const int jw = begin + t * BK + warp * 16;  // this warp's first key
     if (jw >= end) continue;                    // warp-uniform: nothing of this slice is in the split
+    // This warp's 16 keys of K and V as 16-bit rows (pitch Tr::pitch).
+    std::uint32_t k_tile = s_k + stage * Tr::tile_bytes + warp * 16 * Tr::pitch;
+    std::uint32_t v_tile = s_v + stage * Tr::tile_bytes + warp * 16 * Tr::pitch;
+    if constexpr (Tr::fp8) {
+      const std::uint32_t wide = s_v + S * Tr::tile_bytes + warp * 2 * 16 * Tr::pitch;
+      unsigned char* base = smem;
+      const std::uint32_t s0 = smem_address(smem);
+      __syncwarp();  // the previous tile's ldmatrix reads of `wide` are done
+#pragma unroll
+      for (int i = lane; i < 2 * 16 * CC; i += 32) {
+        const int kv = i / (16 * CC), r = (i / CC) % 16, cc = i % CC;
+        const std::uint32_t src = (kv ? s_v : s_k) + stage * Tr::tile_bytes + (warp * 16 + r) * Tr::cache_pitch + cc * 16;
+        const uint4 in = *reinterpret_cast<const uint4*>(base + (src - s0));
+        uint4 lo, hi;
+        widen_e4m3<T>(in, lo, hi);
+        unsigned char* dst = base + (wide - s0) + (kv * 16 + r) * Tr::pitch + cc * 32;
+        *reinterpret_cast<uint4*>(dst) = lo;
+        *reinterpret_cast<uint4*>(dst + 16) = hi;
+      }
+      __syncwarp();
+      k_tile = wide;
+      v_tile = wide + 16 * Tr::pitch;
+    }
 
     float acc_s[2][4] = {{0.0f, 0.0f, 0.0f, 0.0f}, {0.0f, 0.0f, 0.0f, 0.0f}};
 #pragma unroll
     for (int kk = 0; kk < D / 16; ++kk) {
       std::uint32_t kf[4];
-      ldmatrix_x4(kf, k_tile + std::uint32_t((warp * 16 + (lane & 7) + (lane >> 4) * 8) * Tr::pitch +
+      ldmatrix_x4(kf, k_tile + std::uint32_t(((lane & 7) + (lane >> 4) * 8) * Tr::pitch +
                                              (kk * 16 + ((lane >> 3) & 1) * 8) * 2));
       mma<bf16>(acc_s[0], qa[kk], kf[0], kf[1]);
       mma<bf16>(acc_s[1], qa[kk], kf[2], kf[3]);
@@ -197,8 +261,8 @@ __global__ void __launch_bounds__(decode_traits<T, D>::threads) paged_decode_ker
       for (int e = 0; e < 4; ++e) {
         const int r = e >> 1, j = jw + nt * 8 + t4 * 2 + (e & 1);
         float x = acc_s[nt][e];
-        if (p.soft_cap > 0.0f) x = p.soft_cap * tanhf(x * p.scale * p.inv_soft_cap) * log2e;
-        else x *= p.scale_log2;
+        if (p.soft_cap > 0.0f) x = p.soft_cap * tanhf(x * scale * p.inv_soft_cap) * log2e;
+        else x *= scale_log2;
         acc_s[nt][e] = j >= vis_lo[r] && j < vis_hi[r] ? x : neg_inf;
       }
 #pragma unroll
@@ -234,7 +298,7 @@ __global__ void __launch_bounds__(decode_traits<T, D>::threads) paged_decode_ker
 #pragma unroll
     for (int dp = 0; dp < D / 16; ++dp) {
       std::uint32_t vf[4];
-      ldmatrix_x4_trans(vf, v_tile + std::uint32_t((warp * 16 + (lane & 7) + ((lane >> 3) & 1) * 8) * Tr::pitch +
+      ldmatrix_x4_trans(vf, v_tile + std::uint32_t(((lane & 7) + ((lane >> 3) & 1) * 8) * Tr::pitch +
                                                    (dp * 16 + (lane >> 4) * 8) * 2));
       mma<bf16>(acc_o[2 * dp], pa, vf[0], vf[1]);
       mma<bf16>(acc_o[2 * dp + 1], pa, vf[2], vf[3]);
@@ -275,7 +339,7 @@ __global__ void __launch_bounds__(decode_traits<T, D>::threads) paged_decode_ker
 #pragma unroll
     for (int w = 0; w < Tr::warps; ++w) {
       const float f = exp2_approx(red_m[w * Tr::rows + row] - base);
-      acc += f * red[(w * Tr::rows + row) * D + col];
+      acc += f * red[(w * Tr::rows + row) * D + col] * v_scale;
       l += f * red_l[w * Tr::rows + row];
     }
     const int head = hk * p.group + rgl / sq, token = rgl % sq;
@@ -356,16 +420,26 @@ __global__ void __launch_bounds__(128) paged_combine_kernel(const combine_params
 // ---------------------------------------------------------------------------
 // Host side: the plan (one stage or split, how many splits) and the launches.
 
-template <class T, int D>
-inline int decode_smem_bytes() {
-  return decode_traits<T, D>::smem_bytes;
+// Calls fn.template operator()<T, Cache, D>() for the problem's kernel (a template lambda).
+template <class Fn>
+inline auto visit_decode_kernel(const fmha_paged_problem& p, Fn&& fn) {
+  const int d = decode_padded_hdim(p.hdim);
+  auto by_dim = [&]<class T, class Cache>() {
+    if (d == 64) return fn.template operator()<T, Cache, 64>();
+    if (d == 128) return fn.template operator()<T, Cache, 128>();
+    return fn.template operator()<T, Cache, 256>();
+  };
+  if (p.qkv == dtype::bf16)
+    return p.fp8_cache() ? by_dim.template operator()<__nv_bfloat16, __nv_fp8_e4m3>()
+                         : by_dim.template operator()<__nv_bfloat16, __nv_bfloat16>();
+  return p.fp8_cache() ? by_dim.template operator()<__half, __nv_fp8_e4m3>() : by_dim.template operator()<__half, __half>();
 }
 
-template <class T, int D>
+template <class T, class Cache, int D>
 inline status launch_paged_decode(const fmha_paged_problem& p, const fmha_paged_args& a, const decode_plan& plan,
                                   cudaStream_t stream) {
-  using Tr = decode_traits<T, D>;
-  auto kernel = paged_decode_kernel<T, D>;
+  using Tr = decode_traits<T, Cache, D>;
+  auto kernel = paged_decode_kernel<T, Cache, D>;
   if (Tr::smem_bytes > 48 * 1024) {
     const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Tr::smem_bytes);
     if (e != cudaSuccess) return status::error(std::string("paged decode: cudaFuncSetAttribute: ") + cudaGetErrorString(e));
@@ -382,6 +456,9 @@ inline status launch_paged_decode(const fmha_paged_problem& p, const fmha_paged_
   kp.page_offsets = a.page_offsets;
   kp.seqlens_kv = a.seqlens_kv;
   kp.sinks = p.sinks ? a.sinks : nullptr;
+  kp.k_scale = a.k_scale;
+  kp.v_scale = a.v_scale;
+  kp.scale_stride = p.kv_scale_per_head ? 1 : 0;
   kp.table_stride = p.table_stride;
   kp.q_batch = p.q_strides.batch; kp.q_seq = p.q_strides.seq; kp.q_head = p.q_strides.head;
   kp.o_batch = p.o_strides.batch; kp.o_seq = p.o_strides.seq; kp.o_head = p.o_strides.head;
@@ -450,6 +527,7 @@ inline std::optional<std::string> paged_decode_args_reason(const fmha_paged_prob
     return "a page list needs page_list and page_offsets pointers";
   if (p.lse && !a.lse) return "the problem asks for the LSE but its pointer is null";
   if (p.sinks && !a.sinks) return "sinks pointer is null";
+  if (p.fp8_cache() && (!a.k_scale || !a.v_scale)) return "an fp8 cache needs k_scale and v_scale pointers";
   auto misaligned = [](const void* ptr) { return (reinterpret_cast<std::uintptr_t>(ptr) % 16) != 0; };
   if (misaligned(a.q) || misaligned(a.k_cache) || misaligned(a.v_cache))
     return "Q and the caches must be 16-byte aligned (16-byte loads)";
@@ -459,16 +537,6 @@ inline std::optional<std::string> paged_decode_args_reason(const fmha_paged_prob
   return std::nullopt;
 }
 
-template <class T>
-inline status run_paged_decode_typed(const fmha_paged_problem& p, const fmha_paged_args& a, const decode_plan& plan,
-                                     cudaStream_t stream) {
-  switch (plan.padded_hdim) {
-    case 64: return launch_paged_decode<T, 64>(p, a, plan, stream);
-    case 128: return launch_paged_decode<T, 128>(p, a, plan, stream);
-    default: return launch_paged_decode<T, 256>(p, a, plan, stream);
-  }
-}
-
 // Runs a (valid) problem with a plan from plan_paged_decode (normalizes it first).
 inline status run_paged_decode(const fmha_paged_problem& problem, const fmha_paged_args& a, const decode_plan& plan,
                                cudaStream_t stream) {
@@ -476,28 +544,19 @@ inline status run_paged_decode(const fmha_paged_problem& problem, const fmha_pag
   const fmha_paged_problem p = problem.normalized();
   if (auto why = paged_decode_args_reason(p, a, plan)) return status::error(*why);
   if (p.batch == 0) return status::ok();
-  return p.qkv == dtype::bf16 ? run_paged_decode_typed<__nv_bfloat16>(p, a, plan, stream)
-                              : run_paged_decode_typed<__half>(p, a, plan, stream);
+  return visit_decode_kernel(p, [&]<class T, class Cache, int D>() { return launch_paged_decode<T, Cache, D>(p, a, plan, stream); });
 }
 
 // Decode blocks one SM runs at once for a problem's kernel on the current device.
 inline int paged_decode_blocks_per_sm(const fmha_paged_problem& p) {
-  int per_sm = 1;
-  auto query = [&](auto kernel, int smem) {
-    cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
-    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, 128, smem);
-  };
-  const int d = decode_padded_hdim(p.hdim);
-  if (p.qkv == dtype::bf16) {
-    if (d == 64) query(paged_decode_kernel<__nv_bfloat16, 64>, decode_traits<__nv_bfloat16, 64>::smem_bytes);
-    else if (d == 128) query(paged_decode_kernel<__nv_bfloat16, 128>, decode_traits<__nv_bfloat16, 128>::smem_bytes);
-    else query(paged_decode_kernel<__nv_bfloat16, 256>, decode_traits<__nv_bfloat16, 256>::smem_bytes);
-  } else {
-    if (d == 64) query(paged_decode_kernel<__half, 64>, decode_traits<__half, 64>::smem_bytes);
-    else if (d == 128) query(paged_decode_kernel<__half, 128>, decode_traits<__half, 128>::smem_bytes);
-    else query(paged_decode_kernel<__half, 256>, decode_traits<__half, 256>::smem_bytes);
-  }
-  return std::max(1, per_sm);
+  return visit_decode_kernel(p, [&]<class T, class Cache, int D>() {
+    using Tr = decode_traits<T, Cache, D>;
+    int per_sm = 1;
+    auto kernel = paged_decode_kernel<T, Cache, D>;
+    cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Tr::smem_bytes);
+    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, Tr::threads, Tr::smem_bytes);
+    return std::max(1, per_sm);
+  });
 }
 
 // The serving decoder: plans each call from the problem and the current device,
