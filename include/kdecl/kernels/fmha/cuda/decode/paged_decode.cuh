@@ -305,6 +305,11 @@ __global__ void __launch_bounds__(decode_traits<T, Cache, D>::threads) paged_dec
     }
   }
 
+  // sm_90: the combine kernel (launched with programmatic stream serialization) may
+  // start now; it waits in griddepcontrol.wait until this grid's writes are visible.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  if (p.part_o != nullptr) asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+#endif
   // Merge the warps' (max, sum, O) through shared memory (the ring is free now).
   cp_async_wait<0>();
   __syncthreads();
@@ -379,6 +384,9 @@ __global__ void __launch_bounds__(128) paged_combine_kernel(const combine_params
   constexpr int warps = 4;
   constexpr float neg_inf = -std::numeric_limits<float>::infinity();
   __shared__ float weights[warps][paged_max_splits];
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;\n" ::: "memory");  // the split kernel's partial results are visible
+#endif
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const std::int64_t row = std::int64_t(blockIdx.x) * warps + warp;  // [batch, heads_q, seqlen_q]
   if (row >= std::int64_t(p.batch) * p.heads_q * p.seqlen_q) return;
@@ -508,8 +516,23 @@ inline status launch_paged_decode(const fmha_paged_problem& p, const fmha_paged_
     cp.hdim = int(p.hdim);
     cp.splits = plan.splits;
     const std::int64_t rows = p.batch * p.heads_q * p.seqlen_q;
-    paged_combine_kernel<T><<<unsigned((rows + 3) / 4), 128, 0, stream>>>(cp);
-    e = cudaGetLastError();
+    // On sm_90 the combine is launched as a programmatic dependent of the split kernel, so
+    // that its launch overlaps the split kernel's tail (griddepcontrol in both kernels).
+    int dev = 0, major = 0;
+    cudaGetDevice(&dev);
+    cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
+    cudaLaunchConfig_t cfg{};
+    cfg.gridDim = dim3(unsigned((rows + 3) / 4));
+    cfg.blockDim = dim3(128);
+    cfg.dynamicSmemBytes = 0;
+    cfg.stream = stream;
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[0].val.programmaticStreamSerializationAllowed = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = major >= 9 ? 1 : 0;
+    e = cudaLaunchKernelEx(&cfg, paged_combine_kernel<T>, cp);
+    if (e == cudaSuccess) e = cudaGetLastError();
     if (e != cudaSuccess) return status::error(std::string("paged decode combine launch: ") + cudaGetErrorString(e));
   }
   return status::ok();
