@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "kdecl/kernels/fmha/cuda/decode/paged_decode.cuh"
+#include "kdecl/kernels/fmha/cuda/decode/paged_prefill.cuh"
 #ifdef KDECL_WITH_CUDNN
 #include "cudnn_sdpa.hpp"
 #include "kdecl/runtime/device.hpp"
@@ -110,6 +111,7 @@ int main(int argc, char** argv) {
   long hq = 32, hkv = 8, d = 128, page = 16, splits = 0, reps = 20, with_cudnn = 1;
   dtype dt = dtype::bf16;
   bool fp8 = false;
+  long prefill = 0;  // > 0: batch_prefill with this many query tokens per sequence (the last keys)
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string k = argv[i];
     const char* v = argv[i + 1];
@@ -123,6 +125,7 @@ int main(int argc, char** argv) {
     else if (k == "--reps") reps = std::atol(v);
     else if (k == "--cudnn") with_cudnn = std::atol(v);
     else if (k == "--cache") fp8 = std::string(v) == "fp8";
+    else if (k == "--prefill") prefill = std::atol(v);
     else if (k == "--dtype") dt = std::string(v) == "fp16" ? dtype::fp16 : dtype::bf16;
     else {
       std::fprintf(stderr, "unknown option %s\n", k.c_str());
@@ -135,8 +138,13 @@ int main(int argc, char** argv) {
               prop.multiProcessorCount, hq, hkv, d, page, dt == dtype::bf16 ? "bf16" : "fp16",
               fp8 ? " with an fp8 (e4m3) cache" : "",
               splits ? std::to_string(splits).c_str() : "auto");
-  std::printf("%6s %7s %7s %10s %9s %10s %9s %7s %10s %9s %8s\n", "batch", "kv", "splits", "kdecl_us", "kdecl_GBs",
-              "copy_us", "copy_GBs", "%copy", "cudnn_us", "cudnn_GBs", "vs_cudnn");
+  if (prefill > 0)
+    std::printf("batch_prefill, %ld query tokens per sequence: paged (shuffled pages) vs the same forward kernel "
+                "reading the pool as contiguous varlen K/V\n%6s %7s %7s %11s %13s %9s %9s\n", prefill, "batch", "kv", "q",
+                "paged_us", "contiguous_us", "ratio", "TFLOP/s");
+  else
+    std::printf("%6s %7s %7s %10s %9s %10s %9s %7s %10s %9s %8s\n", "batch", "kv", "splits", "kdecl_us", "kdecl_GBs",
+                "copy_us", "copy_GBs", "%copy", "cudnn_us", "cudnn_GBs", "vs_cudnn");
   timer tm;
   dec::paged_decoder decoder;
   for (long batch : batches)
@@ -155,6 +163,11 @@ int main(int argc, char** argv) {
       p.seqlens_kv.assign(std::size_t(batch), std::int32_t(kv));
       p.splits = int(splits);
       if (fp8) p.cache = dtype::fp8;
+      if (prefill > 0) {
+        p.family = fmha_family::batch_prefill;
+        p.mask = fmha_mask::bottom_right;
+        for (long b = 0; b <= batch; ++b) p.cu_seqlens_q.push_back(std::int32_t(b * std::min(prefill, kv)));
+      }
       if (auto e = p.validate()) {
         std::printf("invalid: %s\n", e->c_str());
         continue;
@@ -174,7 +187,7 @@ int main(int argc, char** argv) {
       CK(cudaMalloc(&k, cache_bytes));
       CK(cudaMalloc(&v, cache_bytes));
       CK(cudaMalloc(&copy_dst, 2 * cache_bytes));
-      const std::size_t q_elems = std::size_t(batch) * hq * d;
+      const std::size_t q_elems = std::size_t(p.total_q()) * hq * d;
       CK(cudaMalloc(&q, q_elems * 2));
       CK(cudaMalloc(&o, q_elems * 2));
       CK(cudaMalloc(&tbl, table.size() * 4));
@@ -199,6 +212,40 @@ int main(int argc, char** argv) {
       a.seqlens_kv = static_cast<const std::int32_t*>(lens);
       a.k_scale = scales;
       a.v_scale = scales + 1;
+      if (prefill > 0) {
+        std::vector<std::int32_t> cu_kv;
+        for (long b = 0; b <= batch; ++b) cu_kv.push_back(std::int32_t(b * kv));
+        void *dcu_q, *dcu_kv;
+        CK(cudaMalloc(&dcu_q, cu_kv.size() * 4));
+        CK(cudaMalloc(&dcu_kv, cu_kv.size() * 4));
+        CK(cudaMemcpy(dcu_q, p.cu_seqlens_q.data(), cu_kv.size() * 4, cudaMemcpyHostToDevice));
+        CK(cudaMemcpy(dcu_kv, cu_kv.data(), cu_kv.size() * 4, cudaMemcpyHostToDevice));
+        a.cu_seqlens_q = static_cast<const std::int32_t*>(dcu_q);
+        auto once = [&](const std::int32_t* contiguous) {
+          const status st = dec::run_paged_prefill(p, a, nullptr, contiguous);
+          if (!st.is_ok()) std::printf("prefill failed: %s\n", st.message().c_str());
+        };
+        const double paged = tm.median_ms(int(reps), [&] { once(nullptr); });
+        const double contiguous = tm.median_ms(int(reps), [&] { once(static_cast<const std::int32_t*>(dcu_kv)); });
+        const long qn = std::min(prefill, kv);
+        // Causal pairs per sequence: qn queries over kv keys, bottom-right.
+        const double pairs = double(qn) * double(kv - qn) + double(qn) * double(qn + 1) / 2.0;
+        const double flops = 4.0 * double(batch) * double(hq) * double(d) * pairs;
+        std::printf("%6ld %7ld %7ld %11.1f %13.1f %8.2fx %9.1f\n", batch, kv, qn, paged * 1e3, contiguous * 1e3,
+                    contiguous / paged, flops / (paged * 1e9));
+        std::fflush(stdout);
+        cudaFree(dcu_q);
+        cudaFree(dcu_kv);
+        cudaFree(k);
+        cudaFree(v);
+        cudaFree(copy_dst);
+        cudaFree(q);
+        cudaFree(o);
+        cudaFree(tbl);
+        cudaFree(lens);
+        cudaFree(scales);
+        continue;
+      }
       const auto plan = decoder.plan(p);
       bool failed = false;
       const double ours = tm.median_ms(int(reps), [&] {

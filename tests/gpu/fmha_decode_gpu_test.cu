@@ -19,6 +19,7 @@
 #include "../unit/fmha_paged_case.hpp"
 #include "kdecl/kernels/fmha/cuda/decode/paged_append.cuh"
 #include "kdecl/kernels/fmha/cuda/decode/paged_decode.cuh"
+#include "kdecl/kernels/fmha/cuda/decode/paged_prefill.cuh"
 #include "kdecl/kernels/fmha/host/fmha_paged_host.hpp"
 #include "kdecl/numeric/host_storage.hpp"
 
@@ -66,13 +67,13 @@ struct dbuf {
 template <class T>
 struct device_case {
   test::paged_case<T>& c;
-  dbuf q, k, v, table, offsets, seqlens, sinks, o, lse, k_scale, v_scale;
+  dbuf q, k, v, table, offsets, seqlens, sinks, o, lse, k_scale, v_scale, cu_q;
   explicit device_case(test::paged_case<T>& hc)
       : c(hc), q(hc.q), k(hc.p.fp8_cache() ? dbuf(hc.k8) : dbuf(hc.k_cache)),
         v(hc.p.fp8_cache() ? dbuf(hc.v8) : dbuf(hc.v_cache)), table(hc.table), offsets(hc.p.page_offsets),
         seqlens(hc.p.seqlens_kv), sinks(hc.sinks), o(hc.q.size() * sizeof(T)),
-        lse(std::size_t(hc.p.batch * hc.p.heads_q * hc.p.seqlen_q) * sizeof(float)), k_scale(hc.k_scale),
-        v_scale(hc.v_scale) {}
+        lse(std::size_t(hc.p.total_q() * hc.p.heads_q) * sizeof(float)), k_scale(hc.k_scale),
+        v_scale(hc.v_scale), cu_q(hc.p.cu_seqlens_q) {}
   fmha_paged_args args() {
     fmha_paged_args a;
     a.q = q.ptr;
@@ -87,6 +88,7 @@ struct device_case {
     a.sinks = c.sinks.empty() ? nullptr : sinks.as<float>();
     a.k_scale = c.k_scale.empty() ? nullptr : k_scale.as<float>();
     a.v_scale = c.v_scale.empty() ? nullptr : v_scale.as<float>();
+    a.cu_seqlens_q = c.p.cu_seqlens_q.empty() ? nullptr : cu_q.as<std::int32_t>();
     return a;
   }
 };
@@ -104,9 +106,8 @@ errors run_and_compare(test::paged_case<T>& c, double tol, int* splits_used = nu
   d.o.poison();
   d.lse.poison();
   dec::paged_decoder decoder;
-  const auto plan = decoder.plan(c.p);
-  if (splits_used) *splits_used = plan.splits;
-  const status st = decoder.run(c.p, d.args());
+  if (splits_used) *splits_used = c.p.prefill() ? 0 : decoder.plan(c.p).splits;
+  const status st = c.p.prefill() ? dec::run_paged_prefill(c.p, d.args(), nullptr) : decoder.run(c.p, d.args());
   EXPECT_TRUE(st.is_ok()) << st.message();
   EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   const auto o = d.o.template get<T>();
@@ -327,6 +328,35 @@ TEST(FmhaAppendKvGpu, QuantizesIntoAnFp8Cache) {
     if (!(std::abs(gv - hv) <= std::abs(hv) / 8 + 1e-3f)) ++bad;
   }
   EXPECT_EQ(bad, 0u);
+}
+
+TEST(FmhaPrefillGpu, ChunkedPrefillOverPages) {
+  REQUIRE_GPU();
+  test::paged_config cfg;  // Hq 32, Hkv 8, D 128, page 16
+  cfg.family = fmha_family::batch_prefill;
+  cfg.lengths = {1, 700, 0, 513, 1000, 64};  // keys: a cached prefix, then the queries
+  cfg.q_lengths = {1, 200, 0, 513, 64, 64};
+  cfg.mask = fmha_mask::bottom_right;
+  check<bf16>(cfg, dtype::bf16, "prefill, causal, block table");
+  cfg.mask = fmha_mask::none;
+  cfg.table = page_table_kind::page_list;
+  cfg.page_size = 1;
+  check<bf16>(cfg, dtype::bf16, "prefill, no mask, page list of 1");
+  cfg.mask = fmha_mask::generic;
+  cfg.window_left = 100;
+  cfg.window_right = 0;
+  cfg.page_size = 64;
+  cfg.heads_q = 16;
+  cfg.heads_kv = 2;
+  for (std::int64_t d : {64, 256, 96}) {
+    cfg.hdim = d;
+    check<fp16>(cfg, dtype::fp16, ("prefill, window, fp16, head dim " + std::to_string(d)).c_str());
+  }
+  cfg.soft_cap = 10.0f;
+  auto c = test::make_paged_case<fp16>(cfg, dtype::fp16);
+  device_case<fp16> dc(c);
+  const status st = dec::run_paged_prefill(c.p, dc.args(), nullptr);
+  EXPECT_NE(st.message().find("soft-cap and sinks are not built"), std::string::npos) << st.message();
 }
 
 TEST(FmhaDecodeGpu, ErrorsNameTheRule) {

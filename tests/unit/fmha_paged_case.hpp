@@ -21,6 +21,7 @@ namespace kdecl::test {
 struct paged_config {
   fmha_family family = fmha_family::fwd_pagedkv;
   std::vector<std::int32_t> lengths;  // keys per sequence
+  std::vector<std::int32_t> q_lengths;  // batch_prefill: query tokens per sequence
   std::int64_t seqlen_q = 1, heads_q = 32, heads_kv = 8, hdim = 128, page_size = 16;
   page_table_kind table = page_table_kind::block_table;
   fmha_mask mask = fmha_mask::none;
@@ -52,6 +53,7 @@ struct paged_case {
     else a.page_list = table.data();
     a.page_offsets = p.page_offsets.empty() ? nullptr : p.page_offsets.data();
     a.seqlens_kv = p.seqlens_kv.data();
+    a.cu_seqlens_q = p.cu_seqlens_q.empty() ? nullptr : p.cu_seqlens_q.data();
     a.sinks = sinks.empty() ? nullptr : sinks.data();
     return a;
   }
@@ -86,7 +88,8 @@ struct paged_case {
     fmha_problem cp;
     std::vector<float> k, v;
     const std::int64_t d = p.hdim, hk = p.heads_kv;
-    std::vector<std::int32_t> lq(std::size_t(p.batch), std::int32_t(p.seqlen_q));
+    std::vector<std::int32_t> lq;
+    for (std::int64_t b = 0; b < p.batch; ++b) lq.push_back(std::int32_t(p.q_len(b)));
     cp.varlen(lq, p.seqlens_kv).heads(p.heads_q, p.heads_kv).head_dim(d).dtype(p.qkv);
     cp.mask = p.mask;
     cp.window_left = p.window_left;
@@ -113,7 +116,8 @@ struct paged_case {
   contiguous gathered() const {
     contiguous c;
     const std::int64_t d = p.hdim, hk = p.heads_kv;
-    std::vector<std::int32_t> lq(std::size_t(p.batch), std::int32_t(p.seqlen_q));
+    std::vector<std::int32_t> lq;
+    for (std::int64_t b = 0; b < p.batch; ++b) lq.push_back(std::int32_t(p.q_len(b)));
     c.p.varlen(lq, p.seqlens_kv).heads(p.heads_q, p.heads_kv).head_dim(d).dtype(p.qkv);
     c.p.mask = p.mask;
     c.p.window_left = p.window_left;
@@ -161,6 +165,10 @@ paged_case<T> make_paged_case(const paged_config& cfg, dtype dt) {
   p.sinks = cfg.sinks;
   p.lse = true;
   p.splits = cfg.splits;
+  if (p.prefill()) {
+    p.cu_seqlens_q.push_back(0);
+    for (auto l : cfg.q_lengths) p.cu_seqlens_q.push_back(p.cu_seqlens_q.back() + l);
+  }
   if (cfg.fp8_cache) {
     p.cache = dtype::fp8;
     p.kv_scale_per_head = cfg.scale_per_head;
@@ -212,7 +220,7 @@ paged_case<T> make_paged_case(const paged_config& cfg, dtype dt) {
     for (auto& x : c.k_cache) x = T(uni(rng));
     for (auto& x : c.v_cache) x = T(uni(rng));
   }
-  c.q.resize(std::size_t(p.batch * p.seqlen_q * p.heads_q * p.hdim));
+  c.q.resize(std::size_t(p.total_q() * p.heads_q * p.hdim));
   for (auto& x : c.q) x = T(uni(rng));
   if (p.sinks) {
     c.sinks.resize(std::size_t(p.heads_q));

@@ -144,7 +144,7 @@ void expect_matches_reference(const test::paged_config& cfg, dtype dt) {
   ASSERT_FALSE(c.p.validate().has_value()) << *c.p.validate();
   ASSERT_FALSE(c.p.validate_pages(c.table.data()).has_value());
   std::vector<T> o(c.q.size(), T(std::numeric_limits<float>::quiet_NaN()));
-  std::vector<float> lse(std::size_t(c.p.batch * c.p.heads_q * c.p.seqlen_q), std::numeric_limits<float>::quiet_NaN());
+  std::vector<float> lse(std::size_t(c.p.total_q() * c.p.heads_q), std::numeric_limits<float>::quiet_NaN());
   auto a = c.host_args();
   a.o = o.data();
   a.lse = lse.data();
@@ -162,15 +162,15 @@ void expect_matches_reference(const test::paged_config& cfg, dtype dt) {
   const std::int64_t hq = c.p.heads_q, d = c.p.hdim, sq = c.p.seqlen_q;
   const double tol = dt == dtype::bf16 ? 1.0 / 128 : 1.0 / 1024;
   for (std::int64_t b = 0; b < c.p.batch; ++b)
-    for (std::int64_t s = 0; s < sq; ++s)
+    for (std::int64_t s = 0; s < c.p.q_len(b); ++s)
       for (std::int64_t h = 0; h < hq; ++h) {
-        const std::int64_t row = (b * sq + s) * hq + h;
+        const std::int64_t row = c.p.q_at(c.p.o_strides, b, s, h) / d;  // packed: (query row) * hq + h
         for (std::int64_t x = 0; x < d; ++x) {
           const double got = double(float(o[std::size_t(row * d + x)])), want = ref.o[std::size_t(row * d + x)];
           ASSERT_TRUE(std::abs(got - want) <= tol) << "b " << b << " s " << s << " h " << h << " d " << x << ": " << got
                                                    << " vs " << want;
         }
-        const double got_lse = lse[std::size_t((b * hq + h) * sq + s)], want_lse = ref.lse[std::size_t(row)];
+        const double got_lse = lse[std::size_t(c.p.lse_at(b, h, s))], want_lse = ref.lse[std::size_t(row)];
         if (std::isinf(want_lse)) EXPECT_EQ(got_lse, want_lse);
         else EXPECT_NEAR(got_lse, want_lse, 1e-4 * std::max(1.0, std::abs(want_lse)));
       }
@@ -233,6 +233,32 @@ void expect_split_equals_one_stage(const test::paged_config& cfg, int splits) {
     if (std::isinf(lse1[i])) EXPECT_EQ(lse1[i], lse2[i]);
     else EXPECT_NEAR(lse1[i], lse2[i], 1e-4f * std::max(1.0f, std::abs(lse1[i])));
   }
+}
+
+TEST(FmhaPagedHost, BatchPrefillChunkedOverPages) {
+  test::paged_config cfg;
+  cfg.family = fmha_family::batch_prefill;
+  cfg.lengths = {100, 1, 0, 300, 77};   // keys: a cached prefix, then the new queries
+  cfg.q_lengths = {30, 1, 0, 300, 5};   // query tokens (the last keys of each sequence)
+  cfg.heads_q = 8;
+  cfg.heads_kv = 2;
+  cfg.hdim = 64;
+  cfg.mask = fmha_mask::bottom_right;
+  expect_matches_reference<bf16>(cfg, dtype::bf16);
+  cfg.table = page_table_kind::page_list;
+  cfg.page_size = 4;
+  cfg.mask = fmha_mask::generic;
+  cfg.window_left = 50;
+  cfg.window_right = 0;
+  cfg.sinks = true;
+  cfg.soft_cap = 5.0f;
+  expect_matches_reference<fp16>(cfg, dtype::fp16);
+  auto p = valid_problem();
+  p.family = fmha_family::batch_prefill;
+  p.cu_seqlens_q = {0, 5};
+  expect_error(p, "cu_seqlens_q holds 2 offsets; batch_prefill needs batch + 1 = 3");
+  p.cu_seqlens_q = {0, 5, 4};
+  expect_error(p, "cu_seqlens_q[2] = 4 is below cu_seqlens_q[1] = 5");
 }
 
 TEST(FmhaPagedHost, SplitKvPartialsCombineToTheOneStageResult) {

@@ -64,7 +64,7 @@ struct paged_query_strides {
 };
 
 struct fmha_paged_problem {
-  fmha_family family = fmha_family::fwd_pagedkv;  // fwd_pagedkv, fwd_splitkv or fwd_appendkv
+  fmha_family family = fmha_family::fwd_pagedkv;  // fwd_pagedkv, fwd_splitkv, fwd_appendkv or batch_prefill
   std::int64_t batch = 1, seqlen_q = 1, heads_q = 0, heads_kv = 0, hdim = 0;
   dtype qkv = dtype::bf16;  // Q, O and (unless `cache` says otherwise) the cache: fp16 or bf16
   // The cache's dtype: qkv (the default), or fp8 (OCP e4m3) with fp32 dequantization scales
@@ -77,6 +77,10 @@ struct fmha_paged_problem {
   std::int64_t max_pages_per_seq = 0, table_stride = 0;  // block_table: its width and row stride (0: width)
   std::vector<std::int32_t> page_offsets;                 // page_list: batch + 1 offsets (host copy)
   std::vector<std::int32_t> seqlens_kv;                   // per sequence (host copy of the device array)
+  // batch_prefill: batch + 1 offsets of the sequences' query rows (host copy); Q and O are
+  // [total_q, heads_q, hdim] (q_strides.batch unused), the LSE [heads_q, total_q]; a
+  // sequence's queries are its last keys (chunked prefill: a cached prefix comes before them).
+  std::vector<std::int32_t> cu_seqlens_q;
 
   paged_cache_strides k_strides{}, v_strides{};
   paged_query_strides q_strides{}, o_strides{};
@@ -92,6 +96,18 @@ struct fmha_paged_problem {
   std::int64_t rope_max_position = 0;  // rows of the cos / sin tables
 
   // ---- derived ----
+  bool prefill() const { return family == fmha_family::batch_prefill; }
+  std::int64_t q_len(std::int64_t b) const {
+    return prefill() ? cu_seqlens_q[std::size_t(b + 1)] - cu_seqlens_q[std::size_t(b)] : seqlen_q;
+  }
+  std::int64_t total_q() const { return prefill() ? cu_seqlens_q.back() : batch * seqlen_q; }
+  // Element offset of query (or output) token s of sequence b, head h, with strides st.
+  std::int64_t q_at(const paged_query_strides& st, std::int64_t b, std::int64_t s, std::int64_t h) const {
+    return prefill() ? (cu_seqlens_q[std::size_t(b)] + s) * st.seq + h * st.head : b * st.batch + s * st.seq + h * st.head;
+  }
+  std::int64_t lse_at(std::int64_t b, std::int64_t h, std::int64_t s) const {
+    return prefill() ? h * total_q() + cu_seqlens_q[std::size_t(b)] + s : (b * heads_q + h) * seqlen_q + s;
+  }
   float effective_scale() const { return scale > 0.0f ? scale : 1.0f / std::sqrt(float(hdim)); }
   std::int64_t group() const { return heads_kv > 0 ? heads_q / heads_kv : 0; }
   dtype cache_dtype() const { return cache == dtype::any ? qkv : cache; }
@@ -115,9 +131,13 @@ struct fmha_paged_problem {
     return table == page_table_kind::block_table ? max_pages_per_seq
                                                  : page_offsets[std::size_t(b + 1)] - page_offsets[std::size_t(b)];
   }
-  // Copy with packed strides filled in.
+  // Copy with packed strides filled in (batch_prefill: seqlen_q = the longest query sequence).
   fmha_paged_problem normalized() const {
     fmha_paged_problem p = *this;
+    if (p.prefill() && p.cu_seqlens_q.size() == std::size_t(batch + 1)) {
+      p.seqlen_q = 0;
+      for (std::int64_t b = 0; b < batch; ++b) p.seqlen_q = std::max<std::int64_t>(p.seqlen_q, q_len(b));
+    }
     auto cache = [&](paged_cache_strides& s) {
       if (s.head == 0) s.head = hdim;
       if (s.row == 0) s.row = heads_kv * hdim;
@@ -142,22 +162,33 @@ struct fmha_paged_problem {
   double bytes() const {
     const double e = 2.0, ec = fp8_cache() ? 1.0 : 2.0;
     return ec * double(total_kv()) * double(heads_kv) * double(hdim) * 2.0 +
-           e * double(batch) * double(seqlen_q) * double(heads_q) * double(hdim) * 2.0;
+           e * double(total_q()) * double(heads_q) * double(hdim) * 2.0;
   }
 
   // Empty when valid, otherwise one sentence naming the value and the rule.
   std::optional<std::string> validate() const {
     using std::to_string;
     auto n = [](std::int64_t v) { return to_string(v); };
-    if (family != fmha_family::fwd_pagedkv && family != fmha_family::fwd_splitkv && family != fmha_family::fwd_appendkv)
+    if (family != fmha_family::fwd_pagedkv && family != fmha_family::fwd_splitkv && family != fmha_family::fwd_appendkv &&
+        family != fmha_family::batch_prefill)
       return std::string("family ") + std::string(kdecl::to_string(family)) +
-             " is not a paged family (fwd_pagedkv, fwd_splitkv or fwd_appendkv)";
+             " is not a paged family (fwd_pagedkv, fwd_splitkv, fwd_appendkv or batch_prefill)";
     if (qkv != dtype::fp16 && qkv != dtype::bf16)
       return "dtype " + std::string(kdecl::to_string(qkv)) + ": the paged cache holds fp16 or bf16";
     if (cache != dtype::any && cache != qkv && cache != dtype::fp8)
       return "cache dtype " + std::string(kdecl::to_string(cache)) + ": the cache holds Q's dtype or fp8 (e4m3)";
     if (batch < 0) return "batch = " + n(batch) + " must not be negative";
-    if (seqlen_q < 1 || seqlen_q > paged_max_query_tokens)
+    if (prefill()) {
+      if (std::int64_t(cu_seqlens_q.size()) != batch + 1)
+        return "cu_seqlens_q holds " + n(std::int64_t(cu_seqlens_q.size())) + " offsets; batch_prefill needs batch + 1 = " +
+               n(batch + 1);
+      if (cu_seqlens_q[0] != 0) return "cu_seqlens_q[0] = " + n(cu_seqlens_q[0]) + " must be 0";
+      for (std::int64_t b = 0; b < batch; ++b)
+        if (cu_seqlens_q[std::size_t(b + 1)] < cu_seqlens_q[std::size_t(b)])
+          return "cu_seqlens_q[" + n(b + 1) + "] = " + n(cu_seqlens_q[std::size_t(b + 1)]) + " is below cu_seqlens_q[" +
+                 n(b) + "] = " + n(cu_seqlens_q[std::size_t(b)]) + " (offsets never decrease)";
+      if (fp8_cache()) return "batch_prefill reads an fp16 or bf16 cache (no fp8 prefill kernel)";
+    } else if (seqlen_q < 1 || seqlen_q > paged_max_query_tokens)
       return "seqlen_q = " + n(seqlen_q) + ": decode takes 1 to " + n(paged_max_query_tokens) +
              " query tokens per sequence";
     if (heads_q < 1 || heads_kv < 1) return "heads_q = " + n(heads_q) + ", heads_kv = " + n(heads_kv) + " must be positive";
@@ -267,6 +298,7 @@ struct fmha_paged_args {
   const std::int32_t* page_list = nullptr;      // page_table_kind::page_list
   const std::int32_t* page_offsets = nullptr;   // page_list: batch + 1 (device copy)
   const std::int32_t* seqlens_kv = nullptr;     // batch
+  const std::int32_t* cu_seqlens_q = nullptr;   // batch_prefill: batch + 1 (device copy)
   const float* sinks = nullptr;                 // heads_q, when the problem has sinks
   const float* k_scale = nullptr;               // fp8 cache: 1 or heads_kv (kv_scale_per_head) fp32 scales
   const float* v_scale = nullptr;

@@ -59,12 +59,11 @@ double paged_attention_partial(const fmha_paged_problem& p, const fmha_paged_arg
                                std::int64_t s, paged_key_range range, double* out, std::vector<double>& logits) {
   const std::int64_t d = p.hdim, skv = p.seqlens_kv[std::size_t(b)], hk = h / p.group();
   const double scale = p.effective_scale(), cap = p.soft_cap;
-  const T* q = static_cast<const T*>(a.q) + b * p.q_strides.batch + s * p.q_strides.seq +
-               h * p.q_strides.head;
+  const T* q = static_cast<const T*>(a.q) + p.q_at(p.q_strides, b, s, h);
   const paged_cache_access<T> kc(p, a.k_cache, a.k_scale, hk), vc(p, a.v_cache, a.v_scale, hk);
   const std::int32_t* table = paged_table_of(p, a, b);
   // Visibility as fmha_visibility: key j is visible to query i when lo(i) <= j <= hi(i).
-  const std::int64_t offset = p.mask == fmha_mask::top_left ? 0 : skv - p.seqlen_q;
+  const std::int64_t offset = p.mask == fmha_mask::top_left ? 0 : skv - p.q_len(b);
   std::int64_t left = -1, right = -1;
   if (p.mask == fmha_mask::top_left || p.mask == fmha_mask::bottom_right) right = 0;
   if (p.mask == fmha_mask::generic) { left = p.window_left; right = p.window_right; }
@@ -127,22 +126,29 @@ inline double paged_merge(const double* lse, const double* const* o, int parts, 
   return m + std::log(denom);
 }
 
-// fwd_pagedkv: the whole band in one piece, sinks included; writes O (T) and the LSE.
+// fwd_pagedkv (and batch_prefill): the whole band in one piece, sinks included; writes O (T)
+// and the LSE.
 template <class T>
 void paged_decode(const fmha_paged_problem& p, const fmha_paged_args& a) {
   paged_for_each_head(p, [&](std::int64_t b, std::int64_t h) {
     std::vector<double> o(static_cast<std::size_t>(p.hdim)), out(static_cast<std::size_t>(p.hdim)), logits;
-    const std::int64_t skv = p.seqlens_kv[std::size_t(b)];
-    const paged_key_range band = paged_band(p.mask, p.window_left, p.window_right, p.seqlen_q, skv);
-    for (std::int64_t s = 0; s < p.seqlen_q; ++s) {
+    const std::int64_t skv = p.seqlens_kv[std::size_t(b)], sq = p.q_len(b);
+    const paged_key_range band = paged_band(p.mask, p.window_left, p.window_right, sq, skv);
+    for (std::int64_t s = 0; s < sq; ++s) {
       double lse = paged_attention_partial<T>(p, a, b, h, s, band, o.data(), logits);
       const double* parts[1] = {o.data()};
       lse = paged_merge(&lse, parts, 1, p.hdim, p.sinks, p.sinks ? double(a.sinks[h]) : 0.0, out.data());
-      T* dst = static_cast<T*>(a.o) + b * p.o_strides.batch + s * p.o_strides.seq + h * p.o_strides.head;
+      T* dst = static_cast<T*>(a.o) + p.q_at(p.o_strides, b, s, h);
       for (std::int64_t c = 0; c < p.hdim; ++c) dst[c] = T(float(out[std::size_t(c)]));
-      if (p.lse && a.lse) a.lse[(b * p.heads_q + h) * p.seqlen_q + s] = float(lse);
+      if (p.lse && a.lse) a.lse[p.lse_at(b, h, s)] = float(lse);
     }
   });
+}
+
+// batch_prefill: the same exact attention over a paged cache, variable query lengths.
+template <class T>
+void paged_prefill(const fmha_paged_problem& p, const fmha_paged_args& a) {
+  paged_decode<T>(p, a);
 }
 
 // fwd_splitkv stage 1: the partial result of every split (ranges of paged_split_range
