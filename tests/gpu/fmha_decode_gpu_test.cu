@@ -352,6 +352,31 @@ TEST(FmhaPrefillGpu, ChunkedPrefillOverPages) {
     cfg.hdim = d;
     check<fp16>(cfg, dtype::fp16, ("prefill, window, fp16, head dim " + std::to_string(d)).c_str());
   }
+  // The forward kernel's own contiguous varlen path (kv_pages null), on the same keys gathered.
+  {
+    cfg.hdim = 128;
+    auto c = test::make_paged_case<bf16>(cfg, dtype::bf16);
+    auto g = c.gathered();
+    device_case<bf16> dc(c);
+    dbuf k(g.k), v(g.v), cu_kv(g.p.cu_seqlens_kv);
+    auto a = dc.args();
+    a.k_cache = k.ptr;
+    a.v_cache = v.ptr;
+    dc.o.poison();
+    const status st = dec::run_paged_prefill(c.p, a, nullptr, cu_kv.as<std::int32_t>());
+    ASSERT_TRUE(st.is_ok()) << st.message();
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    const auto o = dc.o.get<bf16>();
+    std::vector<bf16> ro(c.q.size());
+    std::vector<float> rl(std::size_t(c.p.total_q() * c.p.heads_q));
+    auto ha = c.host_args();
+    ha.o = ro.data();
+    ha.lse = rl.data();
+    kernels::host::paged_decode<bf16>(c.p, ha);
+    std::size_t bad = 0;
+    for (std::size_t i = 0; i < o.size(); ++i) bad += !(std::abs(float(o[i]) - float(ro[i])) <= 1e-2f);
+    EXPECT_EQ(bad, 0u) << "contiguous varlen K/V through the same kernel";
+  }
   cfg.soft_cap = 10.0f;
   auto c = test::make_paged_case<fp16>(cfg, dtype::fp16);
   device_case<fp16> dc(c);
