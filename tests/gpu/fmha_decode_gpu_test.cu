@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "../unit/fmha_paged_case.hpp"
+#include "kdecl/runtime/fmha_paged_case.hpp"
 #include "kdecl/kernels/fmha/cuda/decode/paged_append.cuh"
 #include "kdecl/kernels/fmha/cuda/decode/paged_decode.cuh"
 #include "kdecl/kernels/fmha/cuda/decode/paged_prefill.cuh"

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "fmha_paged_case.hpp"
+#include "kdecl/runtime/fmha_paged_case.hpp"
 #include "kdecl/kernels/fmha/cuda/decode/decode_plan.hpp"
 #include "kdecl/kernels/fmha/host/fmha_paged_host.hpp"
 #include "kdecl/numeric/host_storage.hpp"

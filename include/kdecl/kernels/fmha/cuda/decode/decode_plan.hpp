@@ -24,6 +24,17 @@ struct decode_plan {
 
 inline int decode_padded_hdim(std::int64_t hdim) { return hdim <= 64 ? 64 : hdim <= 128 ? 128 : 256; }
 
+// Shared memory of the decode kernel for padded head dim d (decode_traits::smem_bytes; the
+// kernel asserts the two agree): Q, the K/V cp.async ring, an fp8 cache's widened rows, or
+// the warps' merge buffer if larger.
+constexpr int decode_smem_bytes(int d, bool fp8_cache) {
+  const int pitch = d * 2 + 16, cache_pitch = d * (fp8_cache ? 1 : 2) + 16;
+  const int stages = fp8_cache ? (d <= 128 ? 4 : 2) : (d <= 64 ? 4 : d <= 128 ? 3 : 2);
+  const int ring = 16 * pitch + stages * 2 * 64 * cache_pitch + (fp8_cache ? 4 * 2 * 16 * pitch : 0);
+  const int merge = 4 * 16 * d * 4 + 4 * 16 * 2 * 4;
+  return ring > merge ? ring : merge;
+}
+
 // Splits for a (normalized, valid) problem on a device with `sms` SMs that runs
 // `per_sm` decode blocks at once: one stage when the (sequence, KV head, row group)
 // blocks already fill the device (at least 80% of one wave), otherwise the fewest

@@ -89,6 +89,7 @@ struct decode_traits {
   static constexpr int smem_bytes = ring_bytes > merge_bytes ? ring_bytes : merge_bytes;
   static_assert(D % 16 == 0 && (pitch / 16) % 2 == 1 && (cache_pitch / 16) % 2 == 1,
                 "head dims are multiples of 16, pitches odd in 16-byte units");
+  static_assert(smem_bytes == decode_smem_bytes(D, fp8), "decode_plan.hpp's decode_smem_bytes must match the kernel");
 };
 
 // 16 e4m3 values (one 16-byte chunk) -> 16 values of T (two 16-byte chunks). Exact:

@@ -1,6 +1,6 @@
-// A random paged-KV test case (host data) for the serving families' host and GPU
-// tests: pages shuffled over a pool with spare pages of garbage, unused block-table
-// entries pointing far outside the pool (so a read past the pages a sequence owns
+// A random paged-KV case (host data) for the serving families, used by their host and
+// GPU tests and by `kdecl run fmha --paged`: pages shuffled over a pool with spare pages
+// of garbage, unused block-table entries pointing far outside the pool (so a read past the pages a sequence owns
 // is caught), and the same keys gathered into a contiguous varlen problem for
 // kdecl::reference::fmha.
 #pragma once
