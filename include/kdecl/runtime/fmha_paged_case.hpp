@@ -1,8 +1,8 @@
 // A random paged-KV case (host data) for the serving families, used by their host and
-// GPU tests and by `kdecl run fmha --paged`: pages shuffled over a pool with spare pages
-// of garbage, unused block-table entries pointing far outside the pool (so a read past the pages a sequence owns
-// is caught), and the same keys gathered into a contiguous varlen problem for
-// kdecl::reference::fmha.
+// GPU tests and by `kdecl run fmha --paged`: pages shuffled over a pool with spare
+// pages of garbage, unused block-table entries pointing far outside the pool (so a
+// read past the pages a sequence owns is caught), and the same keys gathered into a
+// contiguous varlen problem for kdecl::reference::fmha.
 #pragma once
 
 #include <algorithm>
@@ -16,6 +16,7 @@
 #include "kdecl/fmha/paged_kv.hpp"
 #include "kdecl/numeric/float8_e4m3.hpp"
 
+// (namespace kdecl::test: first written for the tests.)
 namespace kdecl::test {
 
 struct paged_config {
