@@ -159,7 +159,7 @@ void expect_matches_reference(const test::paged_config& cfg, dtype dt) {
   ga.cu_seqlens_q = g.p.cu_seqlens_q.data();
   ga.cu_seqlens_kv = g.p.cu_seqlens_kv.data();
   const auto ref = reference::fmha(g.p, ga);
-  const std::int64_t hq = c.p.heads_q, d = c.p.hdim, sq = c.p.seqlen_q;
+  const std::int64_t hq = c.p.heads_q, d = c.p.hdim;
   const double tol = dt == dtype::bf16 ? 1.0 / 128 : 1.0 / 1024;
   for (std::int64_t b = 0; b < c.p.batch; ++b)
     for (std::int64_t s = 0; s < c.p.q_len(b); ++s)

@@ -91,12 +91,14 @@ std::vector<fmha_paged_problem> problems_of(const paged_options& o) {
   std::vector<std::vector<std::int32_t>> length_sets;
   if (!o.kv_lengths.empty()) {
     std::vector<std::int32_t> l;
-    for (auto v : int_list("--kv-lengths", o.kv_lengths)) l.push_back(std::int32_t(std::min<std::int64_t>(v, 1 << 30)));
+    for (auto v : int_list("--kv-lengths", o.kv_lengths)) l.push_back(std::int32_t(std::min<std::int64_t>(v, (std::int64_t(1) << 30) + 1)));
     length_sets.push_back(l);
   } else {
     for (auto b : int_list("--b", o.batch))
-      for (auto kv : int_list("--skv", o.kv))
-        length_sets.emplace_back(std::size_t(b), std::int32_t(std::min<std::int64_t>(kv, std::int64_t(1) << 30)));
+      for (auto kv : int_list("--skv", o.kv)) {
+        if (b > 65535) throw std::invalid_argument(fmt::format("--b {}: at most 65535 sequences (the decode grid)", b));
+        length_sets.emplace_back(std::size_t(b), std::int32_t(std::min<std::int64_t>(kv, (std::int64_t(1) << 30) + 1)));
+      }
   }
   std::vector<fmha_paged_problem> out;
   for (auto& lengths : length_sets) {
