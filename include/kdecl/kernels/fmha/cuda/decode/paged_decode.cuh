@@ -92,26 +92,27 @@ struct decode_traits {
   static_assert(smem_bytes == decode_smem_bytes(D, fp8), "decode_plan.hpp's decode_smem_bytes must match the kernel");
 };
 
-// 16 e4m3 values (one 16-byte chunk) -> 16 values of T (two 16-byte chunks). Exact:
-// every e4m3 value is an fp16 and a bf16 value.
+// 16 e4m3 values (one 16-byte chunk) -> 16 values of T (two 16-byte chunks), by moving
+// the bits: e4m3's sign, 4-bit exponent and 3-bit mantissa land in the 16-bit format's
+// fields unchanged, which is the e4m3 value times 2^-k (subnormals too:
+// 2^-8 for fp16, exact; 2^-120 for bf16, whose e4m3 subnormals become bf16 subnormals).
+// The kernel multiplies 2^k back into the K and V scales. No float conversions. (An e4m3
+// NaN byte, 0x7F or 0xFF, reads as -+480: e4m3 has no infinities and a cache holds no NaN.)
+template <class T>
+inline constexpr float widen_factor = std::is_same_v<T, __half> ? 256.0f : 0x1p120f;
+
+template <class T>
+__device__ __forceinline__ std::uint32_t widen_pair(std::uint32_t w, int pair) {
+  // Bytes 2 * pair and 2 * pair + 1 of w into the low bytes of two 16-bit lanes.
+  const std::uint32_t x = __byte_perm(w, 0u, pair == 0 ? 0x4140u : 0x4342u);
+  constexpr int shift = std::is_same_v<T, __half> ? 7 : 4;
+  return ((x & 0x007F007Fu) << shift) | ((x & 0x00800080u) << 8);
+}
+
 template <class T>
 __device__ __forceinline__ void widen_e4m3(uint4 in, uint4& lo, uint4& hi) {
-  const std::uint32_t w[4] = {in.x, in.y, in.z, in.w};
-  std::uint32_t out[8];
-#pragma unroll
-  for (int i = 0; i < 8; ++i) {
-    const __nv_fp8x2_storage_t pair = __nv_fp8x2_storage_t(w[i / 2] >> (16 * (i % 2)));
-    const __half2_raw h = __nv_cvt_fp8x2_to_halfraw2(pair, __NV_E4M3);
-    if constexpr (std::is_same_v<T, __half>) {
-      out[i] = std::uint32_t(h.x) | (std::uint32_t(h.y) << 16);
-    } else {
-      const float2 f = __half22float2(*reinterpret_cast<const __half2*>(&h));
-      const __nv_bfloat162 b = __float22bfloat162_rn(f);
-      out[i] = *reinterpret_cast<const std::uint32_t*>(&b);
-    }
-  }
-  lo = make_uint4(out[0], out[1], out[2], out[3]);
-  hi = make_uint4(out[4], out[5], out[6], out[7]);
+  lo = make_uint4(widen_pair<T>(in.x, 0), widen_pair<T>(in.x, 1), widen_pair<T>(in.y, 0), widen_pair<T>(in.y, 1));
+  hi = make_uint4(widen_pair<T>(in.z, 0), widen_pair<T>(in.z, 1), widen_pair<T>(in.w, 0), widen_pair<T>(in.w, 1));
 }
 
 template <class T, class Cache, int D>
@@ -199,11 +200,11 @@ __global__ void __launch_bounds__(decode_traits<T, Cache, D>::threads) paged_dec
 
   // An fp8 cache's K scale joins the softmax scale; its V scale multiplies O at the end.
   float scale = p.scale, scale_log2 = p.scale_log2, v_scale = 1.0f;
-  if constexpr (Tr::fp8) {
-    const float ks = p.k_scale[hk * p.scale_stride];
+  if constexpr (Tr::fp8) {  // the scales also undo the widening's 2^-k (widen_e4m3)
+    const float ks = p.k_scale[hk * p.scale_stride] * widen_factor<T>;
     scale *= ks;
     scale_log2 *= ks;
-    v_scale = p.v_scale[hk * p.scale_stride];
+    v_scale = p.v_scale[hk * p.scale_stride] * widen_factor<T>;
   }
   float acc_o[D / 8][4];
 #pragma unroll
