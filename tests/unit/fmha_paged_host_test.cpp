@@ -451,13 +451,13 @@ TEST(FmhaPagedPlan, SplitsFillTheDeviceWithFewWaves) {
     p.seqlens_kv.assign(std::size_t(batch), len);
     return dec::plan_paged_decode(p, 132, 2);
   };
-  const auto b1 = plan_for(1, 32768);  // 8 blocks; splits fill one block per SM (132)
-  EXPECT_EQ(b1.splits, 14);
-  EXPECT_EQ(b1.blocks, 112);
-  EXPECT_EQ(b1.workspace_bytes, std::size_t(32) * 14 * 129 * 4);
-  EXPECT_EQ(plan_for(1, 4096).splits, 16);  // 64 tiles: 16 splits of 4 (14 or 15 give 13 of 5)
+  const auto b1 = plan_for(1, 32768);  // 8 blocks on 264 slots
+  EXPECT_EQ(b1.splits, 29);
+  EXPECT_EQ(b1.blocks, 232);
+  EXPECT_EQ(b1.workspace_bytes, std::size_t(32) * 29 * 129 * 4);
+  EXPECT_EQ(plan_for(1, 4096).splits, 32);  // 64 tiles: 32 splits of 2 (22 of 3 fill less)
   EXPECT_EQ(plan_for(1, 200).splits, 2);    // 4 tiles: at most 2 splits of 2 tiles
-  EXPECT_EQ(plan_for(8, 32768).splits, 2);  // 64 blocks: 2 splits make 128 of 132
+  EXPECT_EQ(plan_for(8, 32768).splits, 4);  // 64 blocks: 4 splits make 256 of 264
   EXPECT_EQ(plan_for(64, 32768).splits, 1);
   EXPECT_EQ(plan_for(64, 32768).workspace_bytes, 0u);
   EXPECT_EQ(plan_for(256, 4096).splits, 1);

@@ -51,12 +51,10 @@ inline decode_plan plan_paged_decode(const fmha_paged_problem& p, int sms, int p
     if (p.splits > 0) {
       splits = p.splits;
     } else {
-      // One stage when the blocks fill 80% of a wave of per_sm blocks per SM. Splits fill
-      // one block per SM: on an H100 (batch 1, Hkv 8) 16 splits ran faster than 29-32 at
-      // 4k and 32k keys (docs/fmha_serving.md), each split paying a fixed cost (Q, the
-      // merge, its partial output) and the combine one more partial to read.
-      const std::int64_t wave = std::int64_t(sms) * std::max(1, per_sm), capacity = sms;
-      if (base > 0 && base * 5 < wave * 4) {
+      // One stage when the blocks fill 80% of a wave of per_sm blocks per SM; splits fill
+      // that wave (on an H200, filling one block per SM instead was slower: docs/fmha_serving.md).
+      const std::int64_t capacity = std::int64_t(sms) * std::max(1, per_sm);
+      if (base > 0 && base * 5 < capacity * 4) {
         // Wave efficiency of s splits: blocks / (waves * capacity). The fewest splits
         // within 85% of the best efficiency (as FlashAttention's heuristic), each
         // split at least two tiles long.
