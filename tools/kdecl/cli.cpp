@@ -15,6 +15,7 @@
 #include "commands.hpp"
 #include "conv_commands.hpp"
 #include "fmha_command.hpp"
+#include "fmha_paged_command.hpp"
 #include "tune_gemm.hpp"
 #include "tune_train.hpp"
 
@@ -33,6 +34,8 @@ bool touches_files_only(const std::string& command) {
 int run_cli(int argc, const char* const* argv, bool dry_run) {
   // select|run conv and select|run fmha have parsers of their own (their flags differ from the GEMM's).
   if (is_conv_command(argc, argv)) return run_conv_command(argc, argv, dry_run);
+  // select|run|bench fmha --paged: the serving families (paged KV cache, split-KV decode).
+  if (is_paged_fmha_command(argc, argv)) return paged_fmha_main(argc, argv, dry_run);
   if (argc >= 3 && (std::string_view(argv[1]) == "select" || std::string_view(argv[1]) == "run") &&
       std::string_view(argv[2]) == "fmha")
     return fmha_main(argc, argv, dry_run);

@@ -55,6 +55,15 @@ struct fmha_params {
   int window_left, window_right;  // masked kernels; negative: unbounded
   bool top_left;                // diagonal through (0, 0) rather than the bottom-right corner
   float scale, scale_log2, soft_cap, inv_soft_cap;
+  // A paged K/V cache (batch_prefill, kdecl/fmha/paged_kv.hpp); null kv_pages: contiguous K/V.
+  // Key j of sequence b is row j % page_size of page kv_pages[b * kv_pages_stride (or
+  // kv_page_offsets[b]) + j / page_size]; k_seq / v_seq are the row strides, k_page / v_page
+  // the page strides; seqlens_kv[b] keys.
+  const std::int32_t* kv_pages = nullptr;
+  const std::int32_t* kv_page_offsets = nullptr;
+  const std::int32_t* seqlens_kv = nullptr;
+  std::int64_t kv_pages_stride = 0, k_page = 0, v_page = 0;
+  int page_shift = 0;
 };
 
 namespace fmha_detail {
@@ -105,6 +114,29 @@ __device__ __forceinline__ void load_tile(std::uint32_t dst, const T* src, std::
   }
 }
 
+// load_tile for a paged cache: row r of the tile is key j0 + r, found through the page table.
+template <int Rows, int Chunks, int Pitch, int Threads, class T>
+__device__ __forceinline__ void load_tile_paged(std::uint32_t dst, const T* base, const std::int32_t* pages,
+                                                int page_shift, std::int64_t page_stride, std::int64_t row_stride,
+                                                int j0, int rows_valid, int chunks_valid, int tid) {
+  constexpr int total = Rows * Chunks;
+  constexpr int iters = (total + Threads - 1) / Threads;
+  const int page_mask = (1 << page_shift) - 1;
+#pragma unroll
+  for (int it = 0; it < iters; ++it) {
+    const int c = tid + it * Threads;
+    if (total % Threads != 0 && c >= total) break;
+    const int r = c / Chunks, cc = c % Chunks;
+    const bool valid = r < rows_valid && cc < chunks_valid;
+    const T* s = base;
+    if (valid) {
+      const int j = j0 + r;
+      s += std::int64_t(pages[j >> page_shift]) * page_stride + std::int64_t(j & page_mask) * row_stride + cc * 8;
+    }
+    cp_async<16>(dst + std::uint32_t(r * Pitch + cc * 16), s, valid ? 16 : 0);
+  }
+}
+
 }  // namespace fmha_detail
 
 // Templated on the traits type (not the key): nvcc emits host launch stubs only
@@ -128,18 +160,27 @@ __global__ void __launch_bounds__(Tr::threads) mma_sync_fmha_kernel(const fmha_p
   std::int64_t q_row0 = 0, kv_row0 = 0, batch = b;
   if (p.cu_q != nullptr) {
     q_row0 = p.cu_q[b];
-    kv_row0 = p.cu_kv[b];
     sq = p.cu_q[b + 1] - int(q_row0);
-    skv = p.cu_kv[b + 1] - int(kv_row0);
+    if (p.cu_kv != nullptr) {  // null with a paged cache (its lengths are seqlens_kv)
+      kv_row0 = p.cu_kv[b];
+      skv = p.cu_kv[b + 1] - int(kv_row0);
+    }
     batch = 0;
+  }
+  const std::int32_t* pages = nullptr;  // paged K/V: this sequence's page table
+  if (p.kv_pages != nullptr) {
+    skv = p.seqlens_kv[b];
+    kv_row0 = 0;
+    pages = p.kv_page_offsets != nullptr ? p.kv_pages + p.kv_page_offsets[b] : p.kv_pages + b * p.kv_pages_stride;
   }
   const int m0 = m_block * BM;
   if (m0 >= sq) return;
   const int rows = min(BM, sq - m0);
   const int hk = h / p.group;
   const T* q = static_cast<const T*>(p.q) + batch * p.q_batch + (q_row0 + m0) * p.q_seq + h * p.q_head;
-  const T* k = static_cast<const T*>(p.k) + batch * p.k_batch + kv_row0 * p.k_seq + hk * p.k_head;
-  const T* v = static_cast<const T*>(p.v) + batch * p.v_batch + kv_row0 * p.v_seq + hk * p.v_head;
+  const std::int64_t kv_batch = pages != nullptr ? 0 : batch;
+  const T* k = static_cast<const T*>(p.k) + kv_batch * p.k_batch + kv_row0 * p.k_seq + hk * p.k_head;
+  const T* v = static_cast<const T*>(p.v) + kv_batch * p.v_batch + kv_row0 * p.v_seq + hk * p.v_head;
   const int offset = p.top_left ? 0 : skv - sq;  // query i's diagonal key is i + offset
 
   // The key blocks any row of this block may see.
@@ -158,6 +199,13 @@ __global__ void __launch_bounds__(Tr::threads) mma_sync_fmha_kernel(const fmha_p
   auto load_kv = [&](int t, int stage) {
     const int j0 = (n_begin + t) * BN;
     const int valid = min(BN, skv - j0);
+    if (pages != nullptr) {
+      load_tile_paged<BN, Tr::d / 8, Tr::k_pitch, Tr::threads>(s_k + stage * Tr::k_stage_bytes, k, pages, p.page_shift,
+                                                               p.k_page, p.k_seq, j0, valid, q_chunks, tid);
+      load_tile_paged<BN, Tr::dv / 8, Tr::v_pitch, Tr::threads>(s_v + stage * Tr::v_stage_bytes, v, pages, p.page_shift,
+                                                                p.v_page, p.v_seq, j0, valid, v_chunks, tid);
+      return;
+    }
     load_tile<BN, Tr::d / 8, Tr::k_pitch, Tr::threads>(s_k + stage * Tr::k_stage_bytes, k + std::int64_t(j0) * p.k_seq,
                                                        p.k_seq, valid, q_chunks, tid);
     load_tile<BN, Tr::dv / 8, Tr::v_pitch, Tr::threads>(s_v + stage * Tr::v_stage_bytes, v + std::int64_t(j0) * p.v_seq,

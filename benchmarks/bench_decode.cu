@@ -1,0 +1,304 @@
+// Paged decode attention against the memory bound and cuDNN, in one process on one GPU:
+//   kdecl_bench_decode [--batch 1,8,64] [--kv 4096,32768] [--hq 32] [--hkv 8] [--d 128]
+//                      [--page-size 16] [--splits auto|N] [--dtype bf16|fp16] [--reps 20] [--cudnn 0|1]
+//                      [--cache fp8]
+// For every (batch, KV length): the kdecl split-KV decode over a paged cache whose
+// pages are shuffled (random block table), a cudaMemcpy (device to device) of the
+// same K+V bytes, and, when built with cuDNN, cuDNN's fused attention (SDPA) on a
+// contiguous cache of the same lengths (the same bytes read as [B, L, Hkv, D]).
+// Each launch is timed alone with events after a 256 MiB write that evicts L2 (the
+// caches would otherwise fit in H100's 50 MB L2 at small sizes); the median of
+// --reps launches is reported. Bandwidths: decode = K+V+Q+O bytes / time; copy =
+// 2 x K+V bytes / time (read and write); "% copy" = decode bandwidth / copy bandwidth.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <numeric>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kdecl/kernels/fmha/cuda/decode/paged_decode.cuh"
+#include "kdecl/kernels/fmha/cuda/decode/paged_prefill.cuh"
+#ifdef KDECL_WITH_CUDNN
+#include "cudnn_sdpa.hpp"
+#include "kdecl/runtime/device.hpp"
+#endif
+
+namespace {
+
+using namespace kdecl;
+namespace dec = kdecl::kernels::cuda::decode;
+
+#define CK(x)                                                                              \
+  do {                                                                                     \
+    cudaError_t e_ = (x);                                                                  \
+    if (e_ != cudaSuccess) {                                                               \
+      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
+      std::exit(1);                                                                        \
+    }                                                                                      \
+  } while (0)
+
+std::vector<long> parse_list(const char* s) {
+  std::vector<long> v;
+  for (const char* p = s; *p;) {
+    char* end = nullptr;
+    v.push_back(std::strtol(p, &end, 10));
+    if (end == p) break;
+    p = *end == ',' ? end + 1 : end;
+  }
+  return v;
+}
+
+// Random values in [-1, 1): 16-bit (bf16 or fp16) or, with fp8, e4m3 bytes.
+__global__ void fill_random(void* out, std::size_t n, std::uint32_t seed, bool bf16, bool fp8 = false) {
+  auto* x = static_cast<std::uint16_t*>(out);
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x) {
+    std::uint32_t h = std::uint32_t(i) * 2654435761u ^ seed;
+    h ^= h >> 16;
+    h *= 0x85ebca6bu;
+    h ^= h >> 13;
+    const float f = float(h & 0xFFFF) / 32768.0f - 1.0f;
+    if (fp8) {
+      static_cast<__nv_fp8_e4m3*>(out)[i] = __nv_fp8_e4m3(f);
+    } else if (bf16) {
+      const __nv_bfloat16 b = __float2bfloat16(f);
+      x[i] = *reinterpret_cast<const std::uint16_t*>(&b);
+    } else {
+      const __half b = __float2half(f);
+      x[i] = *reinterpret_cast<const std::uint16_t*>(&b);
+    }
+  }
+}
+
+struct timer {
+  void* flush = nullptr;
+  std::size_t flush_bytes = std::size_t(256) << 20;
+  cudaEvent_t a, b;
+  timer() {
+    CK(cudaMalloc(&flush, flush_bytes));
+    CK(cudaEventCreate(&a));
+    CK(cudaEventCreate(&b));
+  }
+  // Median milliseconds of `reps` launches of fn, each after an L2-evicting write.
+  template <class Fn>
+  double median_ms(int reps, Fn&& fn) {
+    fn();  // warm-up (and first-launch costs)
+    CK(cudaDeviceSynchronize());
+    std::vector<double> t;
+    for (int r = 0; r < reps; ++r) {
+      CK(cudaMemsetAsync(flush, r & 0xFF, flush_bytes));
+      CK(cudaEventRecord(a));
+      fn();
+      CK(cudaEventRecord(b));
+      CK(cudaEventSynchronize(b));
+      float ms = 0;
+      CK(cudaEventElapsedTime(&ms, a, b));
+      t.push_back(ms);
+    }
+    std::sort(t.begin(), t.end());
+    return t[t.size() / 2];
+  }
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<long> batches{1, 8, 64}, kvs{4096, 32768};
+  long hq = 32, hkv = 8, d = 128, page = 16, splits = 0, reps = 20, with_cudnn = 1;
+  dtype dt = dtype::bf16;
+  bool fp8 = false;
+  long prefill = 0;  // > 0: batch_prefill with this many query tokens per sequence (the last keys)
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string k = argv[i];
+    const char* v = argv[i + 1];
+    if (k == "--batch") batches = parse_list(v);
+    else if (k == "--kv") kvs = parse_list(v);
+    else if (k == "--hq") hq = std::atol(v);
+    else if (k == "--hkv") hkv = std::atol(v);
+    else if (k == "--d") d = std::atol(v);
+    else if (k == "--page-size") page = std::atol(v);
+    else if (k == "--splits") splits = std::string(v) == "auto" ? 0 : std::atol(v);
+    else if (k == "--reps") reps = std::atol(v);
+    else if (k == "--cudnn") with_cudnn = std::atol(v);
+    else if (k == "--cache") fp8 = std::string(v) == "fp8";
+    else if (k == "--prefill") prefill = std::atol(v);
+    else if (k == "--dtype") dt = std::string(v) == "fp16" ? dtype::fp16 : dtype::bf16;
+    else {
+      std::fprintf(stderr, "unknown option %s\n", k.c_str());
+      return 2;
+    }
+  }
+  cudaDeviceProp prop{};
+  CK(cudaGetDeviceProperties(&prop, 0));
+  std::printf("device: %s, %d SMs; Hq %ld, Hkv %ld, D %ld, page %ld, %s%s, splits %s\n", prop.name,
+              prop.multiProcessorCount, hq, hkv, d, page, dt == dtype::bf16 ? "bf16" : "fp16",
+              fp8 ? " with an fp8 (e4m3) cache" : "",
+              splits ? std::to_string(splits).c_str() : "auto");
+  if (prefill > 0)
+    std::printf("batch_prefill, %ld query tokens per sequence: paged (shuffled pages) vs the same forward kernel "
+                "reading the pool as contiguous varlen K/V\n%6s %7s %7s %11s %13s %9s %9s\n", prefill, "batch", "kv", "q",
+                "paged_us", "contiguous_us", "ratio", "TFLOP/s");
+  else
+    std::printf("%6s %7s %7s %10s %9s %10s %9s %7s %10s %9s %8s\n", "batch", "kv", "splits", "kdecl_us", "kdecl_GBs",
+                "copy_us", "copy_GBs", "%copy", "cudnn_us", "cudnn_GBs", "vs_cudnn");
+  timer tm;
+  dec::paged_decoder decoder;
+  for (long batch : batches)
+    for (long kv : kvs) {
+      const long pages_per_seq = (kv + page - 1) / page;
+      fmha_paged_problem p;
+      p.family = fmha_family::fwd_splitkv;
+      p.batch = batch;
+      p.heads_q = hq;
+      p.heads_kv = hkv;
+      p.hdim = d;
+      p.qkv = dt;
+      p.page_size = page;
+      p.num_pages = batch * pages_per_seq;
+      p.max_pages_per_seq = pages_per_seq;
+      p.seqlens_kv.assign(std::size_t(batch), std::int32_t(kv));
+      p.splits = int(splits);
+      if (fp8) p.cache = dtype::fp8;
+      if (prefill > 0) {
+        p.family = fmha_family::batch_prefill;
+        p.mask = fmha_mask::bottom_right;
+        for (long b = 0; b <= batch; ++b) p.cu_seqlens_q.push_back(std::int32_t(b * std::min(prefill, kv)));
+      }
+      if (auto e = p.validate()) {
+        std::printf("invalid: %s\n", e->c_str());
+        continue;
+      }
+      const std::size_t cache_elems = std::size_t(p.num_pages) * page * hkv * d;
+      const std::size_t cache_bytes = cache_elems * (fp8 ? 1 : 2);
+      std::size_t free_b = 0, total_b = 0;
+      CK(cudaMemGetInfo(&free_b, &total_b));
+      if (4 * cache_bytes + (std::size_t(1) << 30) > free_b) {
+        std::printf("%6ld %7ld  skipped: %.1f GB of cache does not fit three times\n", batch, kv, 2.0 * cache_bytes / 1e9);
+        continue;
+      }
+      std::vector<std::int32_t> table(std::size_t(p.num_pages));
+      std::iota(table.begin(), table.end(), 0);
+      std::shuffle(table.begin(), table.end(), std::mt19937_64(7));
+      void *k, *v, *q, *o, *tbl, *lens, *copy_dst;
+      CK(cudaMalloc(&k, cache_bytes));
+      CK(cudaMalloc(&v, cache_bytes));
+      CK(cudaMalloc(&copy_dst, 2 * cache_bytes));
+      const std::size_t q_elems = std::size_t(p.total_q()) * hq * d;
+      CK(cudaMalloc(&q, q_elems * 2));
+      CK(cudaMalloc(&o, q_elems * 2));
+      CK(cudaMalloc(&tbl, table.size() * 4));
+      CK(cudaMalloc(&lens, std::size_t(batch) * 4));
+      CK(cudaMemcpy(tbl, table.data(), table.size() * 4, cudaMemcpyHostToDevice));
+      CK(cudaMemcpy(lens, p.seqlens_kv.data(), std::size_t(batch) * 4, cudaMemcpyHostToDevice));
+      fill_random<<<1024, 256>>>(k, cache_elems, 1, dt == dtype::bf16, fp8);
+      fill_random<<<1024, 256>>>(v, cache_elems, 2, dt == dtype::bf16, fp8);
+      fill_random<<<1024, 256>>>(q, q_elems, 3, dt == dtype::bf16);
+      float* scales = nullptr;  // k_scale, v_scale (per tensor)
+      const float one[2] = {1.0f, 1.0f};
+      CK(cudaMalloc(&scales, sizeof one));
+      CK(cudaMemcpy(scales, one, sizeof one, cudaMemcpyHostToDevice));
+      CK(cudaDeviceSynchronize());
+
+      fmha_paged_args a;
+      a.q = q;
+      a.o = o;
+      a.k_cache = k;
+      a.v_cache = v;
+      a.block_table = static_cast<const std::int32_t*>(tbl);
+      a.seqlens_kv = static_cast<const std::int32_t*>(lens);
+      a.k_scale = scales;
+      a.v_scale = scales + 1;
+      if (prefill > 0) {
+        std::vector<std::int32_t> cu_kv;
+        for (long b = 0; b <= batch; ++b) cu_kv.push_back(std::int32_t(b * kv));
+        void *dcu_q, *dcu_kv;
+        CK(cudaMalloc(&dcu_q, cu_kv.size() * 4));
+        CK(cudaMalloc(&dcu_kv, cu_kv.size() * 4));
+        CK(cudaMemcpy(dcu_q, p.cu_seqlens_q.data(), cu_kv.size() * 4, cudaMemcpyHostToDevice));
+        CK(cudaMemcpy(dcu_kv, cu_kv.data(), cu_kv.size() * 4, cudaMemcpyHostToDevice));
+        a.cu_seqlens_q = static_cast<const std::int32_t*>(dcu_q);
+        auto once = [&](const std::int32_t* contiguous) {
+          const status st = dec::run_paged_prefill(p, a, nullptr, contiguous);
+          if (!st.is_ok()) std::printf("prefill failed: %s\n", st.message().c_str());
+        };
+        const double paged = tm.median_ms(int(reps), [&] { once(nullptr); });
+        const double contiguous = tm.median_ms(int(reps), [&] { once(static_cast<const std::int32_t*>(dcu_kv)); });
+        const long qn = std::min(prefill, kv);
+        // Causal pairs per sequence: qn queries over kv keys, bottom-right.
+        const double pairs = double(qn) * double(kv - qn) + double(qn) * double(qn + 1) / 2.0;
+        const double flops = 4.0 * double(batch) * double(hq) * double(d) * pairs;
+        std::printf("%6ld %7ld %7ld %11.1f %13.1f %8.2fx %9.1f\n", batch, kv, qn, paged * 1e3, contiguous * 1e3,
+                    contiguous / paged, flops / (paged * 1e9));
+        std::fflush(stdout);
+        cudaFree(dcu_q);
+        cudaFree(dcu_kv);
+        cudaFree(k);
+        cudaFree(v);
+        cudaFree(copy_dst);
+        cudaFree(q);
+        cudaFree(o);
+        cudaFree(tbl);
+        cudaFree(lens);
+        cudaFree(scales);
+        continue;
+      }
+      const auto plan = decoder.plan(p);
+      bool failed = false;
+      const double ours = tm.median_ms(int(reps), [&] {
+        const status st = decoder.run(p, a);
+        if (!st.is_ok() && !failed) {
+          std::printf("kdecl failed: %s\n", st.message().c_str());
+          failed = true;
+        }
+      });
+      const double copy = tm.median_ms(int(reps), [&] {
+        CK(cudaMemcpyAsync(copy_dst, k, cache_bytes, cudaMemcpyDeviceToDevice));
+        CK(cudaMemcpyAsync(static_cast<char*>(copy_dst) + cache_bytes, v, cache_bytes, cudaMemcpyDeviceToDevice));
+      });
+      const double bytes = p.bytes();
+      const double ours_gbs = bytes / (ours * 1e6), copy_gbs = 2.0 * 2.0 * cache_bytes / (copy * 1e6);
+      double cudnn_ms = 0;
+      std::string cudnn_note;
+#ifdef KDECL_WITH_CUDNN
+      if (!with_cudnn || fp8) cudnn_note = fp8 ? "not timed for an fp8 cache" : "not asked (--cudnn 0)";
+      else try {
+        fmha_problem cp;
+        cp.sizes(batch, 1, kv).heads(hq, hkv).head_dim(d).dtype(dt);
+        cp = cp.normalized();
+        const kdecl::device dev = kdecl::default_device();
+        kdecl::cli::cudnn_sdpa sdpa(dev, cp);
+        fmha_args ca;
+        ca.q = q;
+        ca.k = k;  // the same bytes, read as a contiguous [B, L, Hkv, D] cache
+        ca.v = v;
+        ca.o = o;
+        cudnn_ms = tm.median_ms(int(reps), [&] { sdpa.run(ca); });
+      } catch (const std::exception& e) {
+        cudnn_note = e.what();
+      }
+#else
+      cudnn_note = "built without cuDNN";
+#endif
+      if (cudnn_ms > 0)
+        std::printf("%6ld %7ld %7d %10.1f %9.0f %10.1f %9.0f %6.1f%% %10.1f %9.0f %7.2fx\n", batch, kv, plan.splits,
+                    ours * 1e3, ours_gbs, copy * 1e3, copy_gbs, 100.0 * ours_gbs / copy_gbs, cudnn_ms * 1e3,
+                    bytes / (cudnn_ms * 1e6), cudnn_ms / ours);
+      else
+        std::printf("%6ld %7ld %7d %10.1f %9.0f %10.1f %9.0f %6.1f%%  cuDNN: %s\n", batch, kv, plan.splits, ours * 1e3,
+                    ours_gbs, copy * 1e3, copy_gbs, 100.0 * ours_gbs / copy_gbs, cudnn_note.c_str());
+      std::fflush(stdout);
+      cudaFree(k);
+      cudaFree(v);
+      cudaFree(copy_dst);
+      cudaFree(q);
+      cudaFree(o);
+      cudaFree(tbl);
+      cudaFree(lens);
+      cudaFree(scales);
+    }
+  return 0;
+}

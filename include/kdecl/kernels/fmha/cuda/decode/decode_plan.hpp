@@ -1,0 +1,91 @@
+// The plan of a paged decode on a CUDA device (pure C++, so that host tests check it):
+// one stage or split-KV, and how many splits, from the problem, the SM count and the
+// blocks one SM runs at once. The kernel itself is paged_decode.cuh.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+
+#include "kdecl/fmha/paged_kv.hpp"
+
+namespace kdecl::kernels::cuda::decode {
+
+inline constexpr int decode_block_keys = 64;  // keys per tile of the decode kernel
+
+struct decode_plan {
+  int splits = 1;
+  int padded_hdim = 0;  // the kernel's head dim: 64, 128 or 256
+  int row_groups = 1;
+  int blocks = 0;       // blocks of the first stage
+  std::size_t workspace_bytes = 0;
+};
+
+inline int decode_padded_hdim(std::int64_t hdim) { return hdim <= 64 ? 64 : hdim <= 128 ? 128 : 256; }
+
+// Shared memory of the decode kernel for padded head dim d (decode_traits::smem_bytes; the
+// kernel asserts the two agree): Q, the K/V cp.async ring, an fp8 cache's widened rows, or
+// the warps' merge buffer if larger.
+constexpr int decode_smem_bytes(int d, bool fp8_cache) {
+  const int pitch = d * 2 + 16, cache_pitch = d * (fp8_cache ? 1 : 2) + 16;
+  const int stages = fp8_cache ? (d <= 128 ? 4 : 2) : (d <= 64 ? 4 : d <= 128 ? 3 : 2);
+  const int ring = 16 * pitch + stages * 2 * 64 * cache_pitch + (fp8_cache ? 4 * 2 * 16 * pitch : 0);
+  const int merge = 4 * 16 * d * 4 + 4 * 16 * 2 * 4;
+  return ring > merge ? ring : merge;
+}
+
+// Splits for a (normalized, valid) problem on a device with `sms` SMs that runs
+// `per_sm` decode blocks at once: one stage when the (sequence, KV head, row group)
+// blocks already fill the device (at least 80% of one wave), otherwise the fewest
+// splits whose wave efficiency is within 85% of the best (FlashAttention's rule),
+// each at least two 64-key tiles long; fwd_pagedkv is always one stage, a
+// problem's explicit splits are kept.
+inline decode_plan plan_paged_decode(const fmha_paged_problem& p, int sms, int per_sm) {
+  decode_plan plan;
+  plan.padded_hdim = decode_padded_hdim(p.hdim);
+  plan.row_groups = int((p.group() * p.seqlen_q + 15) / 16);
+  const std::int64_t base = p.batch * p.heads_kv * plan.row_groups;
+  std::int64_t splits = 1;
+  if (p.family == fmha_family::fwd_splitkv) {
+    if (p.splits > 0) {
+      splits = p.splits;
+    } else {
+      // One stage when the blocks fill 80% of a wave of per_sm blocks per SM; splits fill
+      // that wave (on an H200, filling one block per SM instead was slower: docs/fmha_serving.md).
+      const std::int64_t capacity = std::int64_t(sms) * std::max(1, per_sm);
+      if (base > 0 && base * 5 < capacity * 4) {
+        // Wave efficiency of s splits: blocks / (waves * capacity). The fewest splits
+        // within 85% of the best efficiency (as FlashAttention's heuristic), each
+        // split at least two tiles long.
+        const std::int64_t tiles = (p.max_seqlen_kv() + 63) / 64;
+        const std::int64_t most = std::min<std::int64_t>(std::max<std::int64_t>(1, tiles / 2), paged_max_splits);
+        // Splits are whole tiles: s splits of the longest sequence are really
+        // ceil(tiles / ceil(tiles / s)) non-empty ones.
+        auto effective = [&](std::int64_t s) {
+          const std::int64_t per = (tiles + s - 1) / s;
+          return (tiles + per - 1) / per;
+        };
+        auto efficiency = [&](std::int64_t s) {
+          const std::int64_t n = base * effective(s), waves = (n + capacity - 1) / capacity;
+          return double(n) / double(waves * capacity);
+        };
+        double best = 0.0;
+        for (std::int64_t s = 1; s <= most; ++s) best = std::max(best, efficiency(s));
+        for (std::int64_t s = 1; s <= most; ++s)
+          if (efficiency(s) >= 0.85 * best) {
+            splits = effective(s);
+            break;
+          }
+      }
+    }
+  }
+  plan.splits = int(splits);
+  plan.blocks = int(std::min<std::int64_t>(base * splits, std::numeric_limits<int>::max()));
+  if (splits > 1)
+    plan.workspace_bytes = std::size_t(p.batch * p.heads_q * p.seqlen_q) * std::size_t(splits) *
+                           std::size_t(p.hdim + 1) * sizeof(float);
+  return plan;
+}
+
+}  // namespace kdecl::kernels::cuda::decode

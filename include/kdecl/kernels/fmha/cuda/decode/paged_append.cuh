@@ -1,0 +1,152 @@
+// Append-KV with rotary embedding (fwd_appendkv) for CUDA: writes the new tokens'
+// keys (rotated) and values into their pages and, when q_out is given, the rotated
+// queries. One block per (sequence, new token); its threads walk (head, pair of
+// dims) for the query heads and (KV head, pair) for K and V; rotation in fp32 from
+// the fp32 cos / sin tables (interleaved: pairs (2i, 2i + 1); half: (i, i + rd / 2));
+// dims past rotary_dim are copied. An fp8 cache stores value / scale, rounded to e4m3
+// (saturating). Placed ahead of the decode on the same stream.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include "kdecl/core/status.hpp"
+#include "kdecl/fmha/paged_kv.hpp"
+#include "kdecl/kernels/cuda/device_types.cuh"
+
+namespace kdecl::kernels::cuda::decode {
+
+struct append_params {
+  const void* q;
+  void* q_out;
+  const void* k_new;
+  const void* v_new;
+  void* k_cache;
+  void* v_cache;
+  const std::int32_t* block_table;
+  const std::int32_t* page_list;
+  const std::int32_t* page_offsets;
+  const std::int32_t* seqlens_kv;
+  const float* cos;
+  const float* sin;
+  const float* k_scale;  // fp8 cache: values are stored divided by their scale
+  const float* v_scale;
+  int scale_stride;
+  std::int64_t table_stride, q_batch, q_seq, q_head;
+  std::int64_t k_page, k_row, k_head, v_page, v_row, v_head;
+  int seqlen_new, heads_q, heads_kv, hdim, rotary_dim, page_shift;
+  int rope;  // rope_kind
+};
+
+template <class T, class Out>
+__device__ __forceinline__ void rotate_row(const T* src, Out* dst, const append_params& p, int pos, int lane0, int step,
+                                           float inv_scale) {
+  const int half = p.rotary_dim / 2;
+  // Pairs first (each thread one pair), then the dims past the rotary part.
+  for (int i = lane0; i < half; i += step) {
+    const int i0 = p.rope == int(rope_kind::interleaved) ? 2 * i : i;
+    const int i1 = p.rope == int(rope_kind::interleaved) ? 2 * i + 1 : i + half;
+    const float x0 = to_float(src[i0]), x1 = to_float(src[i1]);
+    const float c = p.cos[std::int64_t(pos) * half + i], s = p.sin[std::int64_t(pos) * half + i];
+    dst[i0] = from_float<Out>((x0 * c - x1 * s) * inv_scale);
+    dst[i1] = from_float<Out>((x0 * s + x1 * c) * inv_scale);
+  }
+  for (int d = p.rotary_dim + lane0; d < p.hdim; d += step) dst[d] = from_float<Out>(to_float(src[d]) * inv_scale);
+}
+
+template <class T, class Cache>
+__global__ void __launch_bounds__(128) paged_append_kernel(const append_params p) {
+  const int b = blockIdx.x / p.seqlen_new, i = blockIdx.x % p.seqlen_new;
+  const int pos = p.seqlens_kv[b] + i;
+  const std::int32_t* table = p.page_list ? p.page_list + p.page_offsets[b] : p.block_table + b * p.table_stride;
+  const std::int64_t page = table[pos >> p.page_shift], slot = pos & ((1 << p.page_shift) - 1);
+  const bool rope = p.rope != int(rope_kind::none);
+  // Threads are spread over heads: warp w handles heads w, w + 4, ...
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  if (p.q_out != nullptr)
+    for (int h = warp; h < p.heads_q; h += 4) {
+      const T* src = static_cast<const T*>(p.q) + b * p.q_batch + i * p.q_seq + h * p.q_head;
+      T* dst = static_cast<T*>(p.q_out) + b * p.q_batch + i * p.q_seq + h * p.q_head;
+      if (rope) {
+        rotate_row(src, dst, p, pos, lane, 32, 1.0f);
+      } else {
+        for (int d = lane; d < p.hdim; d += 32) dst[d] = src[d];
+      }
+    }
+  for (int h = warp; h < p.heads_kv; h += 4) {
+    const std::int64_t src_at = ((std::int64_t(b) * p.seqlen_new + i) * p.heads_kv + h) * p.hdim;
+    const T* ks = static_cast<const T*>(p.k_new) + src_at;
+    const T* vs = static_cast<const T*>(p.v_new) + src_at;
+    Cache* kd = static_cast<Cache*>(p.k_cache) + page * p.k_page + slot * p.k_row + h * p.k_head;
+    Cache* vd = static_cast<Cache*>(p.v_cache) + page * p.v_page + slot * p.v_row + h * p.v_head;
+    const float inv_k = p.k_scale ? 1.0f / p.k_scale[h * p.scale_stride] : 1.0f;
+    const float inv_v = p.v_scale ? 1.0f / p.v_scale[h * p.scale_stride] : 1.0f;
+    if (rope) rotate_row(ks, kd, p, pos, lane, 32, inv_k);
+    else
+      for (int d = lane; d < p.hdim; d += 32) kd[d] = from_float<Cache>(to_float(ks[d]) * inv_k);
+    for (int d = lane; d < p.hdim; d += 32) vd[d] = from_float<Cache>(to_float(vs[d]) * inv_v);
+  }
+}
+
+// Runs a valid fwd_appendkv problem (normalized here). When q_out aliases q, each
+// element is read by the thread that writes it (pairs stay within one thread).
+inline status run_paged_append(const fmha_paged_problem& problem, const fmha_paged_args& a, cudaStream_t stream) {
+  if (auto e = problem.validate()) return status::error(*e);
+  if (problem.family != fmha_family::fwd_appendkv) return status::error("run_paged_append takes fwd_appendkv problems");
+  const fmha_paged_problem p = problem.normalized();
+  if (!a.k_new || !a.v_new || !a.k_cache || !a.v_cache || !a.seqlens_kv)
+    return status::error("append needs k_new, v_new, the caches and seqlens_kv");
+  if (a.q_out && !a.q) return status::error("q_out is given but q is null");
+  if (p.rope != rope_kind::none && (!a.rope_cos || !a.rope_sin)) return status::error("rotary embedding needs cos and sin tables");
+  if (p.table == page_table_kind::block_table ? !a.block_table : (!a.page_list || !a.page_offsets))
+    return status::error("the page table pointers are null");
+  if (p.fp8_cache() && (!a.k_scale || !a.v_scale)) return status::error("an fp8 cache needs k_scale and v_scale pointers");
+  if (p.batch == 0) return status::ok();
+  if (p.batch * p.seqlen_q > std::int64_t(1) << 31) return status::error("too many new tokens for the grid");
+  append_params kp{};
+  kp.q = a.q;
+  kp.q_out = a.q_out;
+  kp.k_new = a.k_new;
+  kp.v_new = a.v_new;
+  kp.k_cache = a.k_cache;
+  kp.v_cache = a.v_cache;
+  kp.block_table = a.block_table;
+  kp.page_list = p.table == page_table_kind::page_list ? a.page_list : nullptr;
+  kp.page_offsets = a.page_offsets;
+  kp.seqlens_kv = a.seqlens_kv;
+  kp.cos = a.rope_cos;
+  kp.sin = a.rope_sin;
+  kp.k_scale = p.fp8_cache() ? a.k_scale : nullptr;
+  kp.v_scale = p.fp8_cache() ? a.v_scale : nullptr;
+  kp.scale_stride = p.kv_scale_per_head ? 1 : 0;
+  kp.table_stride = p.table_stride;
+  kp.q_batch = p.q_strides.batch; kp.q_seq = p.q_strides.seq; kp.q_head = p.q_strides.head;
+  kp.k_page = p.k_strides.page; kp.k_row = p.k_strides.row; kp.k_head = p.k_strides.head;
+  kp.v_page = p.v_strides.page; kp.v_row = p.v_strides.row; kp.v_head = p.v_strides.head;
+  kp.seqlen_new = int(p.seqlen_q);
+  kp.heads_q = int(p.heads_q);
+  kp.heads_kv = int(p.heads_kv);
+  kp.hdim = int(p.hdim);
+  kp.rotary_dim = int(p.rotary_dim);
+  int shift = 0;
+  while ((std::int64_t(1) << shift) < p.page_size) ++shift;
+  kp.page_shift = shift;
+  kp.rope = int(p.rope);
+  const unsigned blocks = unsigned(p.batch * p.seqlen_q);
+  if (p.qkv == dtype::bf16) {
+    if (p.fp8_cache()) paged_append_kernel<__nv_bfloat16, __nv_fp8_e4m3><<<blocks, 128, 0, stream>>>(kp);
+    else paged_append_kernel<__nv_bfloat16, __nv_bfloat16><<<blocks, 128, 0, stream>>>(kp);
+  } else {
+    if (p.fp8_cache()) paged_append_kernel<__half, __nv_fp8_e4m3><<<blocks, 128, 0, stream>>>(kp);
+    else paged_append_kernel<__half, __half><<<blocks, 128, 0, stream>>>(kp);
+  }
+  const cudaError_t e = cudaGetLastError();
+  if (e != cudaSuccess) return status::error(std::string("paged append launch: ") + cudaGetErrorString(e));
+  return status::ok();
+}
+
+}  // namespace kdecl::kernels::cuda::decode

@@ -1,0 +1,637 @@
+// Paged-KV decode attention for sm_80 and newer (fwd_pagedkv, fwd_splitkv + combine).
+//
+// Decode reads every key and value once and does little arithmetic per byte, so the
+// kernel is built around the loads:
+//  * one block per (split, KV head, group of 16 query rows, sequence): the 16 rows are
+//    the heads_q / heads_kv query heads that share the KV head times the seqlen_q
+//    query tokens (row r = head_in_group * seqlen_q + token), so each K/V byte is
+//    read once for all of them (more than 16 rows: more row groups, which read the
+//    same pages, mostly from L2);
+//  * K and V tiles of 64 keys stream through a cp.async ring (16-byte copies, each
+//    key's page looked up in the block table or page list, rows past the split or
+//    the head dim zero-filled) 2 to 4 stages deep, Q once into shared memory;
+//  * each of the 4 warps takes 16 keys of the tile: S = Q K^T with ldmatrix +
+//    mma.sync m16n8k16 (16 query rows, mostly padding when few rows are real: the
+//    tensor cores have room to spare), logits with scale and soft-cap in the log2
+//    domain, the mask, an online softmax, and O += P V (P stays in registers as the
+//    A operand, V through ldmatrix.trans), as the mma_sync forward kernel does;
+//  * at the end the 4 warps' (max, sum, O) merge through shared memory. One stage:
+//    the sink joins, O is normalized and written with the LSE. Split: the
+//    normalized partial O (fp32) and its LSE go to the workspace
+//    [batch, heads_q, seqlen_q, splits, hdim] / [.., splits], and the combine kernel
+//    (one warp per query row) weighs the splits by exp(lse_i - max), adds the sink
+//    and writes O and the LSE.
+// Splits divide the keys the mask leaves visible (paged_band) in whole 64-key tiles
+// (paged_split_range), as the host reference does.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include "kdecl/core/status.hpp"
+#include "kdecl/fmha/paged_kv.hpp"
+#include "kdecl/kernels/cuda/device_types.cuh"
+#include "kdecl/kernels/cuda/sm80/ptx.cuh"
+#include "kdecl/kernels/fmha/cuda/decode/decode_plan.hpp"
+#include "kdecl/kernels/fmha/cuda/sm80/fmha_sm80.cuh"  // fmha_detail: exp2_approx, pack, mma
+
+namespace kdecl::kernels::cuda::decode {
+
+struct decode_params {
+  const void* q;
+  void* o;
+  float* lse;  // null: not written (one-stage) / the combine's output
+  const void* k_cache;
+  const void* v_cache;
+  const std::int32_t* block_table;
+  const std::int32_t* page_list;  // non-null: page-list mode
+  const std::int32_t* page_offsets;
+  const std::int32_t* seqlens_kv;
+  const float* sinks;
+  const float* k_scale;  // fp8 cache: 1 or heads_kv scales (scale_stride 0 or 1)
+  const float* v_scale;
+  int scale_stride;
+  float* part_o;    // split mode: workspace partial outputs; null: one stage
+  float* part_lse;
+  std::int64_t table_stride;
+  std::int64_t q_batch, q_seq, q_head, o_batch, o_seq, o_head;
+  std::int64_t k_page, k_row, k_head, v_page, v_row, v_head;
+  int seqlen_q, heads_q, hdim, group, rows, row_groups, page_shift, splits;
+  int window_left, window_right;  // -1: unbounded
+  bool top_left;
+  float scale, scale_log2, soft_cap, inv_soft_cap;
+};
+
+// T: Q and O (fp16 or bf16); Cache: the cache's element (T, or __nv_fp8_e4m3: its tiles
+// land in shared memory as fp8 and each warp widens its 16 keys to T before the mma).
+template <class T, class Cache, int D>
+struct decode_traits {
+  static constexpr bool fp8 = sizeof(Cache) == 1;
+  static constexpr int warps = 4, threads = warps * 32;
+  static constexpr int block_keys = warps * 16;  // keys per tile
+  static constexpr int rows = 16;                // query rows per block (one mma M tile)
+  static constexpr int pitch = D * 2 + 16;       // 16-bit rows: odd multiple of 16 bytes, conflict-free ldmatrix
+  static constexpr int cache_pitch = D * int(sizeof(Cache)) + 16;  // rows of the cp.async ring
+  static constexpr int chunks = D * int(sizeof(Cache)) / 16;       // 16-byte chunks per cached row
+  static constexpr int stages = fp8 ? (D <= 128 ? 4 : 2) : (D <= 64 ? 4 : D <= 128 ? 3 : 2);
+  static constexpr int q_bytes = rows * pitch;
+  static constexpr int tile_bytes = block_keys * cache_pitch;  // one of K or V
+  static constexpr int widened_bytes = fp8 ? warps * 2 * 16 * pitch : 0;  // each warp's K and V, widened
+  static constexpr int ring_bytes = q_bytes + stages * 2 * tile_bytes + widened_bytes;
+  static constexpr int merge_bytes = warps * rows * D * 4 + warps * rows * 2 * 4;
+  static constexpr int smem_bytes = ring_bytes > merge_bytes ? ring_bytes : merge_bytes;
+  static_assert(D % 16 == 0 && (pitch / 16) % 2 == 1 && (cache_pitch / 16) % 2 == 1,
+                "head dims are multiples of 16, pitches odd in 16-byte units");
+  static_assert(smem_bytes == decode_smem_bytes(D, fp8), "decode_plan.hpp's decode_smem_bytes must match the kernel");
+};
+
+// 16 e4m3 values (one 16-byte chunk) -> 16 values of T (two 16-byte chunks), by moving
+// the bits: e4m3's sign, 4-bit exponent and 3-bit mantissa land in the 16-bit format's
+// fields unchanged, which is the e4m3 value times 2^-k (subnormals too:
+// 2^-8 for fp16, exact; 2^-120 for bf16, whose e4m3 subnormals become bf16 subnormals).
+// The kernel multiplies 2^k back into the K and V scales. No float conversions. (An e4m3
+// NaN byte, 0x7F or 0xFF, reads as -+480: e4m3 has no infinities and a cache holds no NaN.)
+template <class T>
+inline constexpr float widen_factor = std::is_same_v<T, __half> ? 256.0f : 0x1p120f;
+
+template <class T>
+__device__ __forceinline__ std::uint32_t widen_pair(std::uint32_t w, int pair) {
+  // Bytes 2 * pair and 2 * pair + 1 of w into the low bytes of two 16-bit lanes.
+  const std::uint32_t x = __byte_perm(w, 0u, pair == 0 ? 0x4140u : 0x4342u);
+  constexpr int shift = std::is_same_v<T, __half> ? 7 : 4;
+  return ((x & 0x007F007Fu) << shift) | ((x & 0x00800080u) << 8);
+}
+
+template <class T>
+__device__ __forceinline__ void widen_e4m3(uint4 in, uint4& lo, uint4& hi) {
+  lo = make_uint4(widen_pair<T>(in.x, 0), widen_pair<T>(in.x, 1), widen_pair<T>(in.y, 0), widen_pair<T>(in.y, 1));
+  hi = make_uint4(widen_pair<T>(in.z, 0), widen_pair<T>(in.z, 1), widen_pair<T>(in.w, 0), widen_pair<T>(in.w, 1));
+}
+
+template <class T, class Cache, int D>
+__global__ void __launch_bounds__(decode_traits<T, Cache, D>::threads) paged_decode_kernel(const decode_params p) {
+  using namespace sm80;
+  using namespace sm80::fmha_detail;
+  using Tr = decode_traits<T, Cache, D>;
+  constexpr int BK = Tr::block_keys, S = Tr::stages, C = D / 8, CC = Tr::chunks;
+  constexpr int per_chunk = 16 / int(sizeof(Cache));  // cached elements per 16-byte chunk
+  constexpr bool bf16 = std::is_same_v<T, __nv_bfloat16>;
+  constexpr float neg_inf = -std::numeric_limits<float>::infinity();
+  extern __shared__ __align__(128) unsigned char smem[];
+
+  const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32, g = lane >> 2, t4 = lane & 3;
+  const int split = blockIdx.x, hk = blockIdx.y / p.row_groups, rg = blockIdx.y % p.row_groups, b = blockIdx.z;
+  const int skv = p.seqlens_kv[b], sq = p.seqlen_q;
+
+  // The visible band of the sequence, then this split's part of it (paged_band, paged_split_range).
+  const int offset = p.top_left ? 0 : skv - sq;
+  int lo = 0, hi = skv;
+  if (p.window_left >= 0) lo = max(0, offset - p.window_left);
+  if (p.window_right >= 0) hi = min(skv, sq - 1 + offset + p.window_right + 1);
+  if (hi < lo) hi = lo;
+  int chunk = (hi - lo + p.splits - 1) / p.splits;
+  chunk = (chunk + BK - 1) / BK * BK;
+  const int begin = min(hi, lo + split * chunk), end = min(hi, begin + chunk);
+  const int n_tiles = (end - begin + BK - 1) / BK;
+
+  const std::int32_t* table = p.page_list ? p.page_list + p.page_offsets[b] : p.block_table + b * p.table_stride;
+  const Cache* kc = static_cast<const Cache*>(p.k_cache) + hk * p.k_head;
+  const Cache* vc = static_cast<const Cache*>(p.v_cache) + hk * p.v_head;
+  const int page_mask = (1 << p.page_shift) - 1, chunks_valid = p.hdim / 8;
+  const int cache_chunks_valid = p.hdim / per_chunk;
+
+  const std::uint32_t s_q = smem_address(smem);
+  const std::uint32_t s_k = s_q + Tr::q_bytes;
+  const std::uint32_t s_v = s_k + S * Tr::tile_bytes;
+
+  // Q: 16 rows (query head in the group, token), zero past the real rows and the head dim.
+  for (int c = tid; c < Tr::rows * C; c += Tr::threads) {
+    const int r = c / C, cc = c % C, rgl = rg * Tr::rows + r;
+    const bool valid = rgl < p.rows && cc < chunks_valid;
+    const T* src = static_cast<const T*>(p.q);
+    if (valid) {
+      const int head = hk * p.group + rgl / sq, token = rgl % sq;
+      src += b * p.q_batch + token * p.q_seq + head * p.q_head + cc * 8;
+    }
+    cp_async<16>(s_q + std::uint32_t(r * Tr::pitch + cc * 16), src, valid ? 16 : 0);
+  }
+  // Every chunk of a tile at once: the page-table reads of all of a thread's rows are issued
+  // together (one L2 round trip per tile, not one per row), then the copies.
+  static_assert((BK * CC) % Tr::threads == 0, "whole tiles per thread");
+  auto load_kv = [&](int t, int stage) {
+    const int j0 = begin + t * BK;
+#pragma unroll
+    for (int it = 0; it < BK * CC / Tr::threads; ++it) {
+      const int c = tid + it * Tr::threads;
+      const int r = c / CC, cc = c % CC, j = j0 + r;
+      const bool valid = j < end && cc < cache_chunks_valid;
+      std::int64_t kofs = 0, vofs = 0;
+      if (valid) {
+        const std::int64_t page = table[j >> p.page_shift], slot = j & page_mask;
+        kofs = page * p.k_page + slot * p.k_row + cc * per_chunk;
+        vofs = page * p.v_page + slot * p.v_row + cc * per_chunk;
+      }
+      const std::uint32_t at = std::uint32_t(stage * Tr::tile_bytes + r * Tr::cache_pitch + cc * 16);
+      cp_async<16>(s_k + at, kc + kofs, valid ? 16 : 0);
+      cp_async<16>(s_v + at, vc + vofs, valid ? 16 : 0);
+    }
+  };
+#pragma unroll
+  for (int s = 0; s < S - 1; ++s) {
+    if (s < n_tiles) load_kv(s, s);
+    cp_async_commit();  // group 0 also holds Q
+  }
+
+  // Each thread's two rows (g, g + 8): the keys their mask lets them see, within the split.
+  int vis_lo[2], vis_hi[2];
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    const int token = (rg * Tr::rows + g + 8 * r) % sq, diag = token + offset;
+    vis_lo[r] = p.window_left >= 0 ? max(begin, diag - p.window_left) : begin;
+    vis_hi[r] = p.window_right >= 0 ? min(end, diag + p.window_right + 1) : end;
+  }
+
+  // An fp8 cache's K scale joins the softmax scale; its V scale multiplies O at the end.
+  float scale = p.scale, scale_log2 = p.scale_log2, v_scale = 1.0f;
+  if constexpr (Tr::fp8) {  // the scales also undo the widening's 2^-k (widen_e4m3)
+    const float ks = p.k_scale[hk * p.scale_stride] * widen_factor<T>;
+    scale *= ks;
+    scale_log2 *= ks;
+    v_scale = p.v_scale[hk * p.scale_stride] * widen_factor<T>;
+  }
+  float acc_o[D / 8][4];
+#pragma unroll
+  for (int dt = 0; dt < D / 8; ++dt)
+#pragma unroll
+    for (int e = 0; e < 4; ++e) acc_o[dt][e] = 0.0f;
+  float row_max[2] = {neg_inf, neg_inf}, row_sum[2] = {0.0f, 0.0f};
+
+  cp_async_wait<S - 2>();
+  __syncthreads();
+  std::uint32_t qa[D / 16][4];
+#pragma unroll
+  for (int kk = 0; kk < D / 16; ++kk)
+    ldmatrix_x4(qa[kk], s_q + std::uint32_t(((lane & 7) + ((lane >> 3) & 1) * 8) * Tr::pitch + (kk * 16 + (lane >> 4) * 8) * 2));
+
+  for (int t = 0; t < n_tiles; ++t) {
+    cp_async_wait<S - 2>();
+    __syncthreads();  // tile t visible; every warp is done with tile t - 1's stage
+    if (t + S - 1 < n_tiles) load_kv(t + S - 1, (t + S - 1) % S);
+    cp_async_commit();
+    const int stage = t % S;
+    const int jw = begin + t * BK + warp * 16;  // this warp's first key
+    if (jw >= end) continue;                    // warp-uniform: nothing of this slice is in the split
+    // This warp's 16 keys of K and V as 16-bit rows (pitch Tr::pitch).
+    std::uint32_t k_tile = s_k + stage * Tr::tile_bytes + warp * 16 * Tr::pitch;
+    std::uint32_t v_tile = s_v + stage * Tr::tile_bytes + warp * 16 * Tr::pitch;
+    if constexpr (Tr::fp8) {
+      const std::uint32_t wide = s_v + S * Tr::tile_bytes + warp * 2 * 16 * Tr::pitch;
+      unsigned char* base = smem;
+      const std::uint32_t s0 = smem_address(smem);
+      __syncwarp();  // the previous tile's ldmatrix reads of `wide` are done
+#pragma unroll
+      for (int i = lane; i < 2 * 16 * CC; i += 32) {
+        const int kv = i / (16 * CC), r = (i / CC) % 16, cc = i % CC;
+        const std::uint32_t src = (kv ? s_v : s_k) + stage * Tr::tile_bytes + (warp * 16 + r) * Tr::cache_pitch + cc * 16;
+        const uint4 in = *reinterpret_cast<const uint4*>(base + (src - s0));
+        uint4 lo, hi;
+        widen_e4m3<T>(in, lo, hi);
+        unsigned char* dst = base + (wide - s0) + (kv * 16 + r) * Tr::pitch + cc * 32;
+        *reinterpret_cast<uint4*>(dst) = lo;
+        *reinterpret_cast<uint4*>(dst + 16) = hi;
+      }
+      __syncwarp();
+      k_tile = wide;
+      v_tile = wide + 16 * Tr::pitch;
+    }
+
+    float acc_s[2][4] = {{0.0f, 0.0f, 0.0f, 0.0f}, {0.0f, 0.0f, 0.0f, 0.0f}};
+#pragma unroll
+    for (int kk = 0; kk < D / 16; ++kk) {
+      std::uint32_t kf[4];
+      ldmatrix_x4(kf, k_tile + std::uint32_t(((lane & 7) + (lane >> 4) * 8) * Tr::pitch +
+                                             (kk * 16 + ((lane >> 3) & 1) * 8) * 2));
+      mma<bf16>(acc_s[0], qa[kk], kf[0], kf[1]);
+      mma<bf16>(acc_s[1], qa[kk], kf[2], kf[3]);
+    }
+#pragma unroll
+    for (int nt = 0; nt < 2; ++nt)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const int r = e >> 1, j = jw + nt * 8 + t4 * 2 + (e & 1);
+        float x = acc_s[nt][e];
+        if (p.soft_cap > 0.0f) x = p.soft_cap * tanhf(x * scale * p.inv_soft_cap) * log2e;
+        else x *= scale_log2;
+        acc_s[nt][e] = j >= vis_lo[r] && j < vis_hi[r] ? x : neg_inf;
+      }
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      float m = fmaxf(fmaxf(acc_s[0][2 * r], acc_s[0][2 * r + 1]), fmaxf(acc_s[1][2 * r], acc_s[1][2 * r + 1]));
+      m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, 1));
+      m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, 2));
+      const float m_new = fmaxf(row_max[r], m);
+      const float base = m_new == neg_inf ? 0.0f : m_new;  // nothing visible yet: everything stays 0
+      const float rescale = exp2_approx(row_max[r] - base);
+      row_max[r] = m_new;
+      float sum = 0.0f;
+#pragma unroll
+      for (int nt = 0; nt < 2; ++nt)
+#pragma unroll
+        for (int c = 0; c < 2; ++c) {
+          const float pv = exp2_approx(acc_s[nt][2 * r + c] - base);
+          acc_s[nt][2 * r + c] = pv;
+          sum += pv;
+        }
+      row_sum[r] = row_sum[r] * rescale + sum;
+#pragma unroll
+      for (int dt = 0; dt < D / 8; ++dt) {
+        acc_o[dt][2 * r] *= rescale;
+        acc_o[dt][2 * r + 1] *= rescale;
+      }
+    }
+    std::uint32_t pa[4];
+    pa[0] = pack<bf16>(acc_s[0][0], acc_s[0][1]);
+    pa[1] = pack<bf16>(acc_s[0][2], acc_s[0][3]);
+    pa[2] = pack<bf16>(acc_s[1][0], acc_s[1][1]);
+    pa[3] = pack<bf16>(acc_s[1][2], acc_s[1][3]);
+#pragma unroll
+    for (int dp = 0; dp < D / 16; ++dp) {
+      std::uint32_t vf[4];
+      ldmatrix_x4_trans(vf, v_tile + std::uint32_t(((lane & 7) + ((lane >> 3) & 1) * 8) * Tr::pitch +
+                                                   (dp * 16 + (lane >> 4) * 8) * 2));
+      mma<bf16>(acc_o[2 * dp], pa, vf[0], vf[1]);
+      mma<bf16>(acc_o[2 * dp + 1], pa, vf[2], vf[3]);
+    }
+  }
+
+  // sm_90: the combine kernel (launched with programmatic stream serialization) may
+  // start now; it waits in griddepcontrol.wait until this grid's writes are visible.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  if (p.part_o != nullptr) asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+#endif
+  // Merge the warps' (max, sum, O) through shared memory (the ring is free now).
+  cp_async_wait<0>();
+  __syncthreads();
+  float* red = reinterpret_cast<float*>(smem);              // [warps][16][D]
+  float* red_m = red + Tr::warps * Tr::rows * D;            // [warps][16]
+  float* red_l = red_m + Tr::warps * Tr::rows;
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    float l = row_sum[r];
+    l += __shfl_xor_sync(0xffffffffu, l, 1);
+    l += __shfl_xor_sync(0xffffffffu, l, 2);
+    if (t4 == 0) {
+      red_m[warp * Tr::rows + g + 8 * r] = row_max[r];
+      red_l[warp * Tr::rows + g + 8 * r] = l;
+    }
+  }
+#pragma unroll
+  for (int dt = 0; dt < D / 8; ++dt)
+#pragma unroll
+    for (int e = 0; e < 4; ++e)
+      red[(warp * Tr::rows + g + (e >> 1) * 8) * D + dt * 8 + t4 * 2 + (e & 1)] = acc_o[dt][e];
+  __syncthreads();
+
+  for (int idx = tid; idx < Tr::rows * D; idx += Tr::threads) {
+    const int row = idx / D, col = idx % D, rgl = rg * Tr::rows + row;
+    if (rgl >= p.rows || col >= p.hdim) continue;
+    float m = neg_inf;
+#pragma unroll
+    for (int w = 0; w < Tr::warps; ++w) m = fmaxf(m, red_m[w * Tr::rows + row]);
+    const float base = m == neg_inf ? 0.0f : m;
+    float acc = 0.0f, l = 0.0f;
+#pragma unroll
+    for (int w = 0; w < Tr::warps; ++w) {
+      const float f = exp2_approx(red_m[w * Tr::rows + row] - base);
+      acc += f * red[(w * Tr::rows + row) * D + col] * v_scale;
+      l += f * red_l[w * Tr::rows + row];
+    }
+    const int head = hk * p.group + rgl / sq, token = rgl % sq;
+    const std::int64_t qrow = (std::int64_t(b) * p.heads_q + head) * sq + token;  // [batch, heads_q, seqlen_q]
+    if (p.part_o != nullptr) {
+      const std::int64_t prow = qrow * p.splits + split;
+      p.part_o[prow * p.hdim + col] = l > 0.0f ? acc / l : 0.0f;
+      if (col == 0) p.part_lse[prow] = l > 0.0f ? (m + log2f(l)) * ln2 : neg_inf;
+    } else {
+      if (p.sinks != nullptr) {  // the sink joins the denominator
+        const float sk = p.sinks[head] * log2e, m2 = fmaxf(m, sk);
+        const float f = exp2_approx(m - m2);  // m = -inf: 0
+        acc *= f;
+        l = l * f + exp2_approx(sk - m2);
+        m = m2;
+      }
+      T* o = static_cast<T*>(p.o) + b * p.o_batch + token * p.o_seq + head * p.o_head;
+      o[col] = from_float<T>(l > 0.0f ? acc / l : 0.0f);
+      if (p.lse != nullptr && col == 0) p.lse[qrow] = l > 0.0f ? (m + log2f(l)) * ln2 : neg_inf;
+    }
+  }
+}
+
+struct combine_params {
+  const float* part_o;
+  const float* part_lse;
+  const float* sinks;
+  void* o;
+  float* lse;
+  std::int64_t o_batch, o_seq, o_head;
+  int batch, heads_q, seqlen_q, hdim, splits;
+};
+
+// One warp per query row: weights exp(lse_i - M) of the splits (and the sink), then O.
+template <class T>
+__global__ void __launch_bounds__(128) paged_combine_kernel(const combine_params p) {
+  constexpr int warps = 4;
+  constexpr float neg_inf = -std::numeric_limits<float>::infinity();
+  __shared__ float weights[warps][paged_max_splits];
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;\n" ::: "memory");  // the split kernel's partial results are visible
+#endif
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const std::int64_t row = std::int64_t(blockIdx.x) * warps + warp;  // [batch, heads_q, seqlen_q]
+  if (row >= std::int64_t(p.batch) * p.heads_q * p.seqlen_q) return;
+  const int token = int(row % p.seqlen_q), head = int(row / p.seqlen_q % p.heads_q), b = int(row / p.seqlen_q / p.heads_q);
+  const float* lse = p.part_lse + row * p.splits;
+  float m = neg_inf;
+  for (int i = lane; i < p.splits; i += 32) m = fmaxf(m, lse[i]);
+#pragma unroll
+  for (int x = 16; x > 0; x >>= 1) m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, x));
+  const float sink = p.sinks != nullptr ? p.sinks[head] : neg_inf;
+  m = fmaxf(m, sink);
+  T* o = static_cast<T*>(p.o) + b * p.o_batch + token * p.o_seq + head * p.o_head;
+  if (m == neg_inf) {  // no key and no sink: zeros, LSE -inf
+    for (int c = lane; c < p.hdim; c += 32) o[c] = from_float<T>(0.0f);
+    if (p.lse != nullptr && lane == 0) p.lse[row] = neg_inf;
+    return;
+  }
+  float sum = 0.0f;
+  for (int i = lane; i < p.splits; i += 32) {
+    const float w = __expf(lse[i] - m);  // -inf: 0
+    weights[warp][i] = w;
+    sum += w;
+  }
+#pragma unroll
+  for (int x = 16; x > 0; x >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, x);
+  if (p.sinks != nullptr) sum += __expf(sink - m);
+  __syncwarp();
+  const float inv = 1.0f / sum;
+  const float* part = p.part_o + row * p.splits * p.hdim;
+  for (int c = lane; c < p.hdim; c += 32) {
+    // Unrolled without a branch so that 8 loads are in flight at once (an empty split's
+    // weight is 0 and its partial output 0).
+    float acc = 0.0f;
+#pragma unroll 8
+    for (int i = 0; i < p.splits; ++i) acc += weights[warp][i] * part[std::int64_t(i) * p.hdim + c];
+    o[c] = from_float<T>(acc * inv);
+  }
+  if (p.lse != nullptr && lane == 0) p.lse[row] = m + logf(sum);
+}
+
+// ---------------------------------------------------------------------------
+// Host side: the plan (one stage or split, how many splits) and the launches.
+
+// Calls fn.template operator()<T, Cache, D>() for the problem's kernel (a template lambda).
+template <class Fn>
+inline auto visit_decode_kernel(const fmha_paged_problem& p, Fn&& fn) {
+  const int d = decode_padded_hdim(p.hdim);
+  auto by_dim = [&]<class T, class Cache>() {
+    if (d == 64) return fn.template operator()<T, Cache, 64>();
+    if (d == 128) return fn.template operator()<T, Cache, 128>();
+    return fn.template operator()<T, Cache, 256>();
+  };
+  if (p.qkv == dtype::bf16)
+    return p.fp8_cache() ? by_dim.template operator()<__nv_bfloat16, __nv_fp8_e4m3>()
+                         : by_dim.template operator()<__nv_bfloat16, __nv_bfloat16>();
+  return p.fp8_cache() ? by_dim.template operator()<__half, __nv_fp8_e4m3>() : by_dim.template operator()<__half, __half>();
+}
+
+template <class T, class Cache, int D>
+inline status launch_paged_decode(const fmha_paged_problem& p, const fmha_paged_args& a, const decode_plan& plan,
+                                  cudaStream_t stream) {
+  using Tr = decode_traits<T, Cache, D>;
+  auto kernel = paged_decode_kernel<T, Cache, D>;
+  if (Tr::smem_bytes > 48 * 1024) {
+    const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Tr::smem_bytes);
+    if (e != cudaSuccess) return status::error(std::string("paged decode: cudaFuncSetAttribute: ") + cudaGetErrorString(e));
+  }
+  auto window = [](std::int64_t w) { return w < 0 || w > (1 << 30) ? -1 : int(w); };
+  decode_params kp{};
+  kp.q = a.q;
+  kp.o = a.o;
+  kp.lse = p.lse ? a.lse : nullptr;
+  kp.k_cache = a.k_cache;
+  kp.v_cache = a.v_cache;
+  kp.block_table = a.block_table;
+  kp.page_list = p.table == page_table_kind::page_list ? a.page_list : nullptr;
+  kp.page_offsets = a.page_offsets;
+  kp.seqlens_kv = a.seqlens_kv;
+  kp.sinks = p.sinks ? a.sinks : nullptr;
+  kp.k_scale = a.k_scale;
+  kp.v_scale = a.v_scale;
+  kp.scale_stride = p.kv_scale_per_head ? 1 : 0;
+  kp.table_stride = p.table_stride;
+  kp.q_batch = p.q_strides.batch; kp.q_seq = p.q_strides.seq; kp.q_head = p.q_strides.head;
+  kp.o_batch = p.o_strides.batch; kp.o_seq = p.o_strides.seq; kp.o_head = p.o_strides.head;
+  kp.k_page = p.k_strides.page; kp.k_row = p.k_strides.row; kp.k_head = p.k_strides.head;
+  kp.v_page = p.v_strides.page; kp.v_row = p.v_strides.row; kp.v_head = p.v_strides.head;
+  kp.seqlen_q = int(p.seqlen_q);
+  kp.heads_q = int(p.heads_q);
+  kp.hdim = int(p.hdim);
+  kp.group = int(p.group());
+  kp.rows = int(p.group() * p.seqlen_q);
+  kp.row_groups = plan.row_groups;
+  int shift = 0;
+  while ((std::int64_t(1) << shift) < p.page_size) ++shift;
+  kp.page_shift = shift;
+  kp.splits = plan.splits;
+  kp.window_left = -1;
+  kp.window_right = -1;
+  kp.top_left = p.mask == fmha_mask::top_left;
+  if (p.mask == fmha_mask::top_left || p.mask == fmha_mask::bottom_right) kp.window_right = 0;
+  if (p.mask == fmha_mask::generic) {
+    kp.window_left = window(p.window_left);
+    kp.window_right = window(p.window_right);
+  }
+  kp.scale = p.effective_scale();
+  kp.scale_log2 = kp.scale * sm80::fmha_detail::log2e;
+  kp.soft_cap = p.soft_cap;
+  kp.inv_soft_cap = p.soft_cap > 0.0f ? 1.0f / p.soft_cap : 0.0f;
+  if (plan.splits > 1) {
+    kp.part_o = static_cast<float*>(a.workspace);
+    kp.part_lse = kp.part_o + std::size_t(p.batch * p.heads_q * p.seqlen_q) * std::size_t(plan.splits) * std::size_t(p.hdim);
+  }
+  const dim3 grid(unsigned(plan.splits), unsigned(p.heads_kv * plan.row_groups), unsigned(p.batch));
+  kernel<<<grid, Tr::threads, Tr::smem_bytes, stream>>>(kp);
+  cudaError_t e = cudaGetLastError();
+  if (e != cudaSuccess) return status::error(std::string("paged decode launch: ") + cudaGetErrorString(e));
+  if (plan.splits > 1) {
+    combine_params cp{};
+    cp.part_o = kp.part_o;
+    cp.part_lse = kp.part_lse;
+    cp.sinks = kp.sinks;
+    cp.o = a.o;
+    cp.lse = kp.lse;
+    cp.o_batch = kp.o_batch; cp.o_seq = kp.o_seq; cp.o_head = kp.o_head;
+    cp.batch = int(p.batch);
+    cp.heads_q = int(p.heads_q);
+    cp.seqlen_q = int(p.seqlen_q);
+    cp.hdim = int(p.hdim);
+    cp.splits = plan.splits;
+    const std::int64_t rows = p.batch * p.heads_q * p.seqlen_q;
+    // On sm_90 the combine is launched as a programmatic dependent of the split kernel, so
+    // that its launch overlaps the split kernel's tail (griddepcontrol in both kernels).
+    int dev = 0, major = 0;
+    cudaGetDevice(&dev);
+    cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
+    cudaLaunchConfig_t cfg{};
+    cfg.gridDim = dim3(unsigned((rows + 3) / 4));
+    cfg.blockDim = dim3(128);
+    cfg.dynamicSmemBytes = 0;
+    cfg.stream = stream;
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[0].val.programmaticStreamSerializationAllowed = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = major >= 9 ? 1 : 0;
+    e = cudaLaunchKernelEx(&cfg, paged_combine_kernel<T>, cp);
+    if (e == cudaSuccess) e = cudaGetLastError();
+    if (e != cudaSuccess) return status::error(std::string("paged decode combine launch: ") + cudaGetErrorString(e));
+  }
+  return status::ok();
+}
+
+// Why a (normalized, valid) problem cannot run with these pointers, or empty.
+inline std::optional<std::string> paged_decode_args_reason(const fmha_paged_problem& p, const fmha_paged_args& a,
+                                                           const decode_plan& plan) {
+  if (p.family == fmha_family::fwd_appendkv) return "fwd_appendkv problems run through paged_append, not decode";
+  if (p.batch > 65535) return "batch = " + std::to_string(p.batch) + ": the decode grid takes at most 65535 sequences";
+  if (p.heads_kv * plan.row_groups > 65535) return "heads_kv times row groups exceeds the grid's 65535";
+  if (!a.q || !a.o || !a.k_cache || !a.v_cache || !a.seqlens_kv) return "Q, O, the caches and seqlens_kv must be given";
+  if (p.table == page_table_kind::block_table && !a.block_table) return "the block table pointer is null";
+  if (p.table == page_table_kind::page_list && (!a.page_list || !a.page_offsets))
+    return "a page list needs page_list and page_offsets pointers";
+  if (p.lse && !a.lse) return "the problem asks for the LSE but its pointer is null";
+  if (p.sinks && !a.sinks) return "sinks pointer is null";
+  if (p.fp8_cache() && (!a.k_scale || !a.v_scale)) return "an fp8 cache needs k_scale and v_scale pointers";
+  auto misaligned = [](const void* ptr) { return (reinterpret_cast<std::uintptr_t>(ptr) % 16) != 0; };
+  if (misaligned(a.q) || misaligned(a.k_cache) || misaligned(a.v_cache))
+    return "Q and the caches must be 16-byte aligned (16-byte loads)";
+  if (plan.workspace_bytes > 0 && (!a.workspace || a.workspace_bytes < plan.workspace_bytes))
+    return "split-KV with " + std::to_string(plan.splits) + " splits needs " + std::to_string(plan.workspace_bytes) +
+           " bytes of workspace, " + std::to_string(a.workspace_bytes) + " given";
+  return std::nullopt;
+}
+
+// Runs a (valid) problem with a plan from plan_paged_decode (normalizes it first).
+inline status run_paged_decode(const fmha_paged_problem& problem, const fmha_paged_args& a, const decode_plan& plan,
+                               cudaStream_t stream) {
+  if (auto e = problem.validate()) return status::error(*e);
+  const fmha_paged_problem p = problem.normalized();
+  if (auto why = paged_decode_args_reason(p, a, plan)) return status::error(*why);
+  if (p.batch == 0) return status::ok();
+  return visit_decode_kernel(p, [&]<class T, class Cache, int D>() { return launch_paged_decode<T, Cache, D>(p, a, plan, stream); });
+}
+
+// Decode blocks one SM runs at once for a problem's kernel on the current device.
+inline int paged_decode_blocks_per_sm(const fmha_paged_problem& p) {
+  return visit_decode_kernel(p, [&]<class T, class Cache, int D>() {
+    using Tr = decode_traits<T, Cache, D>;
+    int per_sm = 1;
+    auto kernel = paged_decode_kernel<T, Cache, D>;
+    cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Tr::smem_bytes);
+    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, Tr::threads, Tr::smem_bytes);
+    return std::max(1, per_sm);
+  });
+}
+
+// The serving decoder: plans each call from the problem and the current device,
+// and lends the split-KV workspace (grown on demand, kept between calls, freed
+// with the decoder) when the caller's args carry none.
+class paged_decoder {
+ public:
+  paged_decoder() = default;
+  paged_decoder(const paged_decoder&) = delete;
+  paged_decoder& operator=(const paged_decoder&) = delete;
+  ~paged_decoder() {
+    if (workspace_) cudaFree(workspace_);
+  }
+
+  decode_plan plan(const fmha_paged_problem& problem) const {
+    const fmha_paged_problem p = problem.normalized();
+    int dev = 0, sms = 1;
+    cudaGetDevice(&dev);
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    return plan_paged_decode(p, sms, paged_decode_blocks_per_sm(p));
+  }
+
+  status run(const fmha_paged_problem& problem, const fmha_paged_args& args, cudaStream_t stream = nullptr) {
+    if (auto e = problem.validate()) return status::error(*e);
+    const decode_plan pl = plan(problem);
+    fmha_paged_args a = args;
+    if (pl.workspace_bytes > 0 && (a.workspace == nullptr || a.workspace_bytes < pl.workspace_bytes)) {
+      if (capacity_ < pl.workspace_bytes) {
+        if (workspace_) cudaFree(workspace_);
+        workspace_ = nullptr;
+        capacity_ = 0;
+        const cudaError_t e = cudaMalloc(&workspace_, pl.workspace_bytes);
+        if (e != cudaSuccess) return status::error(std::string("paged decode workspace: ") + cudaGetErrorString(e));
+        capacity_ = pl.workspace_bytes;
+      }
+      a.workspace = workspace_;
+      a.workspace_bytes = capacity_;
+    }
+    return run_paged_decode(problem, a, pl, stream);
+  }
+
+ private:
+  void* workspace_ = nullptr;
+  std::size_t capacity_ = 0;
+};
+
+}  // namespace kdecl::kernels::cuda::decode

@@ -1,0 +1,114 @@
+// batch_prefill over a paged KV cache for CUDA (sm_80 and sm_90): the mma_sync forward
+// kernel (kernels/fmha/cuda/sm80/) with its K/V loads going through the page table
+// (fmha_params::kv_pages; load_tile_paged), variable query lengths as its group mode
+// (cu_seqlens_q), per-sequence key lengths from seqlens_kv. Chunked prefill is the
+// bottom-right diagonal: a sequence's queries are its last keys, after a cached prefix.
+// Tiles as the shipped forward instances (instances/fmha_mma_sync.cpp): 128 x 128 keys on
+// 8 warps for head dim 64, 128 x 64 on 8 warps for 128, 64 x 32 on 4 warps for 256;
+// masked variants (any mask kind at run time). Soft-cap, sinks and biases are not built
+// for this route (the host reference computes them).
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include <cuda_runtime.h>
+
+#include "kdecl/core/status.hpp"
+#include "kdecl/fmha/paged_kv.hpp"
+#include "kdecl/kernels/fmha/cuda/sm80/fmha_sm80.cuh"
+
+namespace kdecl::kernels::cuda::decode {
+
+template <dtype Dt, int D>
+using prefill_traits = sm80::fmha_traits<Dt, D, D, D == 256 ? 64 : 128, D == 64 ? 128 : D == 128 ? 64 : 32,
+                                         D == 256 ? 4 : 8, 2, true, fmha_bias::none, false, false>;
+
+// contiguous_cu_kv (benchmarks): read the pool as contiguous varlen K/V [total_kv, Hkv, D]
+// with these batch + 1 offsets instead of through the page table (the forward kernel's own path).
+template <class Tr>
+inline status launch_paged_prefill(const fmha_paged_problem& p, const fmha_paged_args& a, cudaStream_t stream,
+                                   const std::int32_t* contiguous_cu_kv) {
+  auto kernel = sm80::mma_sync_fmha_kernel<Tr>;
+  if (Tr::smem_bytes > 48 * 1024) {
+    const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Tr::smem_bytes);
+    if (e != cudaSuccess) return status::error(std::string("paged prefill: cudaFuncSetAttribute: ") + cudaGetErrorString(e));
+  }
+  auto window = [](std::int64_t w) { return w < 0 || w > (1 << 30) ? -1 : int(w); };
+  sm80::fmha_params kp{};
+  kp.q = a.q;
+  kp.k = a.k_cache;
+  kp.v = a.v_cache;
+  kp.o = a.o;
+  kp.lse = p.lse ? a.lse : nullptr;
+  kp.cu_q = a.cu_seqlens_q;
+  kp.cu_kv = nullptr;
+  kp.q_seq = p.q_strides.seq;
+  kp.q_head = p.q_strides.head;
+  kp.o_seq = p.o_strides.seq;
+  kp.o_head = p.o_strides.head;
+  kp.k_seq = p.k_strides.row;
+  kp.k_head = p.k_strides.head;
+  kp.v_seq = p.v_strides.row;
+  kp.v_head = p.v_strides.head;
+  kp.lse_batch = 0;
+  kp.lse_head = p.total_q();  // [heads_q, total_q]
+  kp.seqlen_q = int(p.seqlen_q);
+  kp.hdim_q = kp.hdim_v = int(p.hdim);
+  kp.group = int(p.group());
+  kp.window_left = kp.window_right = -1;
+  kp.top_left = p.mask == fmha_mask::top_left;
+  if (p.mask == fmha_mask::top_left || p.mask == fmha_mask::bottom_right) kp.window_right = 0;
+  if (p.mask == fmha_mask::generic) {
+    kp.window_left = window(p.window_left);
+    kp.window_right = window(p.window_right);
+  }
+  kp.scale = p.effective_scale();
+  kp.scale_log2 = kp.scale * sm80::fmha_detail::log2e;
+  kp.kv_pages = p.table == page_table_kind::block_table ? a.block_table : a.page_list;
+  kp.kv_page_offsets = p.table == page_table_kind::page_list ? a.page_offsets : nullptr;
+  kp.kv_pages_stride = p.table_stride;
+  kp.seqlens_kv = a.seqlens_kv;
+  kp.k_page = p.k_strides.page;
+  kp.v_page = p.v_strides.page;
+  int shift = 0;
+  while ((std::int64_t(1) << shift) < p.page_size) ++shift;
+  kp.page_shift = shift;
+  if (contiguous_cu_kv != nullptr) {
+    kp.kv_pages = nullptr;
+    kp.cu_kv = contiguous_cu_kv;
+  }
+  const dim3 grid(unsigned((p.seqlen_q + Tr::block_m - 1) / Tr::block_m), unsigned(p.heads_q), unsigned(p.batch));
+  kernel<<<grid, Tr::threads, Tr::smem_bytes, stream>>>(kp);
+  const cudaError_t e = cudaGetLastError();
+  if (e != cudaSuccess) return status::error(std::string("paged prefill launch: ") + cudaGetErrorString(e));
+  return status::ok();
+}
+
+// Runs a valid batch_prefill problem (normalized here).
+inline status run_paged_prefill(const fmha_paged_problem& problem, const fmha_paged_args& a, cudaStream_t stream,
+                                const std::int32_t* contiguous_cu_kv = nullptr) {
+  if (auto e = problem.validate()) return status::error(*e);
+  if (!problem.prefill()) return status::error("run_paged_prefill takes batch_prefill problems");
+  const fmha_paged_problem p = problem.normalized();
+  if (p.soft_cap > 0.0f || p.sinks)
+    return status::error("batch_prefill on the GPU: soft-cap and sinks are not built for the paged route");
+  if (!a.q || !a.o || !a.k_cache || !a.v_cache || !a.seqlens_kv || !a.cu_seqlens_q)
+    return status::error("Q, O, the caches, seqlens_kv and cu_seqlens_q must be given");
+  if (p.table == page_table_kind::block_table ? !a.block_table : (!a.page_list || !a.page_offsets))
+    return status::error("the page table pointers are null");
+  if (p.lse && !a.lse) return status::error("the problem asks for the LSE but its pointer is null");
+  if (p.batch > 65535 || p.heads_q > 65535) return status::error("batch and heads_q are at most 65535 (the grid)");
+  if (p.batch == 0 || p.seqlen_q == 0) return status::ok();
+  const int d = p.hdim <= 64 ? 64 : p.hdim <= 128 ? 128 : 256;
+  if (p.qkv == dtype::bf16) {
+    if (d == 64) return launch_paged_prefill<prefill_traits<dtype::bf16, 64>>(p, a, stream, contiguous_cu_kv);
+    if (d == 128) return launch_paged_prefill<prefill_traits<dtype::bf16, 128>>(p, a, stream, contiguous_cu_kv);
+    return launch_paged_prefill<prefill_traits<dtype::bf16, 256>>(p, a, stream, contiguous_cu_kv);
+  }
+  if (d == 64) return launch_paged_prefill<prefill_traits<dtype::fp16, 64>>(p, a, stream, contiguous_cu_kv);
+  if (d == 128) return launch_paged_prefill<prefill_traits<dtype::fp16, 128>>(p, a, stream, contiguous_cu_kv);
+  return launch_paged_prefill<prefill_traits<dtype::fp16, 256>>(p, a, stream, contiguous_cu_kv);
+}
+
+}  // namespace kdecl::kernels::cuda::decode

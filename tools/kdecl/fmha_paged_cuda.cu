@@ -1,0 +1,294 @@
+// The CUDA side of kdecl select|run|bench fmha --paged (fmha_paged_command.hpp): the
+// decoder's plan on the current device, a checked run, and the timing against a
+// cudaMemcpy of the same K+V bytes and cuDNN's SDPA on a contiguous cache (as
+// benchmarks/bench_decode.cu, which also times the fp8 cache and batch_prefill).
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <numeric>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <cstdarg>
+
+#include "fmha_paged_command.hpp"
+#include "kdecl/kernels/fmha/cuda/decode/paged_decode.cuh"
+#include "kdecl/kernels/fmha/host/fmha_paged_host.hpp"
+#include "kdecl/numeric/host_storage.hpp"
+#include "kdecl/runtime/fmha_paged_case.hpp"
+#if KDECL_WITH_CUDNN_FRONTEND
+#include "cudnn_sdpa.hpp"
+#include "kdecl/runtime/device.hpp"
+#endif
+
+namespace kdecl::cli {
+namespace {
+
+namespace dec = kernels::cuda::decode;
+
+// printf-style formatting (this file avoids {fmt}: nvcc's host pass rejects its compile-time checks).
+std::string strf(const char* format, ...) {
+  char buf[1024];
+  va_list args;
+  va_start(args, format);
+  std::vsnprintf(buf, sizeof buf, format, args);
+  va_end(args);
+  return buf;
+}
+
+void check_cuda(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) throw std::runtime_error(strf("%s: %s", what, cudaGetErrorString(e)));
+}
+
+struct device_memory {
+  void* ptr = nullptr;
+  explicit device_memory(std::size_t bytes) { check_cuda(cudaMalloc(&ptr, std::max<std::size_t>(bytes, 16)), "cudaMalloc"); }
+  template <class T>
+  explicit device_memory(const std::vector<T>& v) : device_memory(v.size() * sizeof(T)) {
+    if (!v.empty()) check_cuda(cudaMemcpy(ptr, v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy");
+  }
+  ~device_memory() { cudaFree(ptr); }
+  device_memory(const device_memory&) = delete;
+  device_memory& operator=(const device_memory&) = delete;
+};
+
+template <class T>
+paged_gpu_check check_typed(const fmha_paged_problem& p, std::uint64_t seed) {
+  test::paged_config cfg;
+  cfg.family = p.family;
+  cfg.lengths = p.seqlens_kv;
+  cfg.seqlen_q = p.seqlen_q;
+  cfg.heads_q = p.heads_q;
+  cfg.heads_kv = p.heads_kv;
+  cfg.hdim = p.hdim;
+  cfg.page_size = p.page_size;
+  cfg.table = p.table;
+  cfg.mask = p.mask;
+  cfg.window_left = p.window_left;
+  cfg.window_right = p.window_right;
+  cfg.soft_cap = p.soft_cap;
+  cfg.sinks = p.sinks;
+  cfg.splits = p.splits;
+  cfg.fp8_cache = p.fp8_cache();
+  cfg.scale_per_head = p.kv_scale_per_head;
+  cfg.seed = seed;
+  auto c = test::make_paged_case<T>(cfg, p.qkv);
+  const std::size_t rows = std::size_t(c.p.batch * c.p.heads_q * c.p.seqlen_q);
+  device_memory q(c.q), k(c.p.fp8_cache() ? std::vector<std::uint8_t>(reinterpret_cast<const std::uint8_t*>(c.k8.data()),
+                                                                          reinterpret_cast<const std::uint8_t*>(c.k8.data()) + c.k8.size())
+                                          : std::vector<std::uint8_t>(reinterpret_cast<const std::uint8_t*>(c.k_cache.data()),
+                                                                      reinterpret_cast<const std::uint8_t*>(c.k_cache.data() + c.k_cache.size()))),
+      v(c.p.fp8_cache() ? std::vector<std::uint8_t>(reinterpret_cast<const std::uint8_t*>(c.v8.data()),
+                                                    reinterpret_cast<const std::uint8_t*>(c.v8.data()) + c.v8.size())
+                        : std::vector<std::uint8_t>(reinterpret_cast<const std::uint8_t*>(c.v_cache.data()),
+                                                    reinterpret_cast<const std::uint8_t*>(c.v_cache.data() + c.v_cache.size()))),
+      table(c.table), offsets(c.p.page_offsets), lens(c.p.seqlens_kv), sinks(c.sinks), ks(c.k_scale), vs(c.v_scale),
+      o(c.q.size() * sizeof(T)), lse(rows * sizeof(float));
+  check_cuda(cudaMemset(o.ptr, 0xFF, c.q.size() * sizeof(T)), "cudaMemset");  // NaN
+  check_cuda(cudaMemset(lse.ptr, 0xFF, rows * sizeof(float)), "cudaMemset");
+  fmha_paged_args a;
+  a.q = q.ptr;
+  a.o = o.ptr;
+  a.lse = static_cast<float*>(lse.ptr);
+  a.k_cache = k.ptr;
+  a.v_cache = v.ptr;
+  if (c.p.table == page_table_kind::block_table) a.block_table = static_cast<const std::int32_t*>(table.ptr);
+  else a.page_list = static_cast<const std::int32_t*>(table.ptr);
+  a.page_offsets = static_cast<const std::int32_t*>(offsets.ptr);
+  a.seqlens_kv = static_cast<const std::int32_t*>(lens.ptr);
+  a.sinks = c.sinks.empty() ? nullptr : static_cast<const float*>(sinks.ptr);
+  a.k_scale = c.k_scale.empty() ? nullptr : static_cast<const float*>(ks.ptr);
+  a.v_scale = c.v_scale.empty() ? nullptr : static_cast<const float*>(vs.ptr);
+  dec::paged_decoder decoder;
+  paged_gpu_check r;
+  r.splits = decoder.plan(c.p).splits;
+  const status st = decoder.run(c.p, a);
+  if (!st.is_ok()) {
+    r.error = st.message();
+    return r;
+  }
+  check_cuda(cudaDeviceSynchronize(), "paged decode");
+  std::vector<T> got(c.q.size()), want(c.q.size());
+  std::vector<float> got_lse(rows), want_lse(rows);
+  check_cuda(cudaMemcpy(got.data(), o.ptr, got.size() * sizeof(T), cudaMemcpyDeviceToHost), "cudaMemcpy");
+  check_cuda(cudaMemcpy(got_lse.data(), lse.ptr, rows * sizeof(float), cudaMemcpyDeviceToHost), "cudaMemcpy");
+  auto ha = c.host_args();
+  ha.o = want.data();
+  ha.lse = want_lse.data();
+  kernels::host::paged_decode<T>(c.p, ha);
+  r.pass = true;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    const double e = std::abs(double(float(got[i])) - double(float(want[i])));
+    r.pass = r.pass && e <= 1e-2;
+    if (!std::isnan(e)) r.max_o_error = std::max(r.max_o_error, e);
+  }
+  for (std::size_t i = 0; i < rows; ++i) {
+    const bool same_inf = std::isinf(want_lse[i]) && got_lse[i] == want_lse[i];
+    const double e = same_inf ? 0.0 : std::abs(double(got_lse[i]) - double(want_lse[i]));
+    r.pass = r.pass && e <= 1e-3 * std::max(1.0, std::abs(double(want_lse[i])));
+    if (!std::isnan(e)) r.max_lse_error = std::max(r.max_lse_error, e);
+  }
+  return r;
+}
+
+__global__ void fill_values(void* out, std::size_t n, std::uint32_t seed, int kind) {  // 0 bf16, 1 fp16, 2 e4m3
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x) {
+    std::uint32_t h = std::uint32_t(i) * 2654435761u ^ seed;
+    h ^= h >> 16;
+    h *= 0x85ebca6bu;
+    h ^= h >> 13;
+    const float f = float(h & 0xFFFF) / 32768.0f - 1.0f;
+    if (kind == 0) static_cast<__nv_bfloat16*>(out)[i] = __float2bfloat16(f);
+    else if (kind == 1) static_cast<__half*>(out)[i] = __float2half(f);
+    else static_cast<__nv_fp8_e4m3*>(out)[i] = __nv_fp8_e4m3(f);
+  }
+}
+
+// Median milliseconds of `reps` launches of fn, each alone after a 256 MiB write that evicts L2.
+template <class Fn>
+double median_ms(int reps, void* flush, std::size_t flush_bytes, Fn&& fn) {
+  cudaEvent_t a, b;
+  check_cuda(cudaEventCreate(&a), "cudaEventCreate");
+  check_cuda(cudaEventCreate(&b), "cudaEventCreate");
+  fn();
+  check_cuda(cudaDeviceSynchronize(), "warm-up");
+  std::vector<double> t;
+  for (int r = 0; r < std::max(1, reps); ++r) {
+    check_cuda(cudaMemsetAsync(flush, r & 0xFF, flush_bytes), "cudaMemsetAsync");
+    check_cuda(cudaEventRecord(a), "cudaEventRecord");
+    fn();
+    check_cuda(cudaEventRecord(b), "cudaEventRecord");
+    check_cuda(cudaEventSynchronize(b), "cudaEventSynchronize");
+    float ms = 0;
+    check_cuda(cudaEventElapsedTime(&ms, a, b), "cudaEventElapsedTime");
+    t.push_back(ms);
+  }
+  cudaEventDestroy(a);
+  cudaEventDestroy(b);
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+}  // namespace
+
+std::string paged_plan_on_gpu(const fmha_paged_problem& p) {
+  int dev = 0, sms = 0;
+  cudaGetDevice(&dev);
+  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+  const auto n = p.normalized();
+  const int per_sm = dec::paged_decode_blocks_per_sm(n);
+  const auto plan = dec::plan_paged_decode(n, sms, per_sm);
+  const std::string how = plan.splits > 1 ? strf("split-KV in %d splits + combine", plan.splits) : "one stage";
+  return strf("%s on %d SMs x %d blocks: %d blocks, kernel head dim %d, workspace %zu bytes", how.c_str(), sms, per_sm,
+              plan.blocks, plan.padded_hdim, plan.workspace_bytes);
+}
+
+paged_gpu_check paged_check_on_gpu(const fmha_paged_problem& p, std::uint64_t seed) {
+  return p.qkv == dtype::bf16 ? check_typed<host_storage_t<dtype::bf16>>(p, seed)
+                              : check_typed<host_storage_t<dtype::fp16>>(p, seed);
+}
+
+int paged_bench_on_gpu(const std::vector<fmha_paged_problem>& problems, int reps, bool cudnn) {
+  cudaDeviceProp prop{};
+  check_cuda(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
+  std::printf("device: %s, %d SMs; K/V pages shuffled; each launch timed alone after evicting L2, median of %d\n",
+              prop.name, prop.multiProcessorCount, reps);
+  std::printf("%6s %8s %7s %10s %9s %10s %9s %7s %10s %8s\n", "batch", "keys", "splits", "kdecl_us", "kdecl_GBs",
+              "copy_us", "copy_GBs", "%copy", "cudnn_us", "vs_cudnn");
+  const std::size_t flush_bytes = std::size_t(256) << 20;
+  device_memory flush(flush_bytes);
+  dec::paged_decoder decoder;
+  for (const auto& problem : problems) {
+    const auto p = problem.normalized();
+    const std::size_t esz = p.fp8_cache() ? 1 : 2;
+    const std::size_t cache_elems = std::size_t(std::max<std::int64_t>(p.num_pages, 1)) * std::size_t(p.k_strides.page);
+    std::vector<std::int32_t> table(std::size_t(std::max<std::int64_t>(p.num_pages, 1)));
+    std::iota(table.begin(), table.end(), 0);
+    std::shuffle(table.begin(), table.end(), std::mt19937_64(7));
+    // Block table rows (width max_pages_per_seq) or the flat list: both take the shuffled pool in order.
+    std::vector<std::int32_t> tbl = table;
+    if (p.table == page_table_kind::block_table) tbl.resize(std::size_t(std::max<std::int64_t>(p.batch * p.table_stride, 1)));
+    device_memory k(cache_elems * esz), v(cache_elems * esz), copy_dst(2 * cache_elems * esz),
+        q(std::size_t(p.total_q() * p.heads_q * p.hdim) * 2), o(std::size_t(p.total_q() * p.heads_q * p.hdim) * 2),
+        dtbl(tbl), doffs(p.page_offsets), lens(p.seqlens_kv), scales(std::vector<float>{1.0f, 1.0f}),
+        lse(std::size_t(p.total_q() * p.heads_q) * 4);
+    const int kind = p.fp8_cache() ? 2 : p.qkv == dtype::bf16 ? 0 : 1;
+    fill_values<<<1024, 256>>>(k.ptr, cache_elems, 1, kind);
+    fill_values<<<1024, 256>>>(v.ptr, cache_elems, 2, kind);
+    fill_values<<<1024, 256>>>(q.ptr, std::size_t(p.total_q() * p.heads_q * p.hdim), 3, p.qkv == dtype::bf16 ? 0 : 1);
+    check_cuda(cudaDeviceSynchronize(), "fill");
+    fmha_paged_args a;
+    a.q = q.ptr;
+    a.o = o.ptr;
+    a.lse = static_cast<float*>(lse.ptr);
+    a.k_cache = k.ptr;
+    a.v_cache = v.ptr;
+    if (p.table == page_table_kind::block_table) a.block_table = static_cast<const std::int32_t*>(dtbl.ptr);
+    else a.page_list = static_cast<const std::int32_t*>(dtbl.ptr);
+    a.page_offsets = static_cast<const std::int32_t*>(doffs.ptr);
+    a.seqlens_kv = static_cast<const std::int32_t*>(lens.ptr);
+    a.k_scale = static_cast<const float*>(scales.ptr);
+    a.v_scale = static_cast<const float*>(scales.ptr) + 1;
+    std::vector<float> sink_logits(std::size_t(p.heads_q), 0.5f);
+    device_memory sinks(sink_logits);
+    a.sinks = static_cast<const float*>(sinks.ptr);
+    const auto plan = decoder.plan(p);
+    std::string failure;
+    const double ours = median_ms(reps, flush.ptr, flush_bytes, [&] {
+      const status st = decoder.run(p, a);
+      if (!st.is_ok() && failure.empty()) failure = st.message();
+    });
+    if (!failure.empty()) throw std::runtime_error(failure);
+    const std::size_t kv_bytes = std::size_t(p.total_kv()) * std::size_t(p.heads_kv * p.hdim) * esz;  // K (V the same)
+    const double copy = median_ms(reps, flush.ptr, flush_bytes, [&] {
+      check_cuda(cudaMemcpyAsync(copy_dst.ptr, k.ptr, kv_bytes, cudaMemcpyDeviceToDevice), "cudaMemcpyAsync");
+      check_cuda(cudaMemcpyAsync(static_cast<char*>(copy_dst.ptr) + kv_bytes, v.ptr, kv_bytes, cudaMemcpyDeviceToDevice),
+                 "cudaMemcpyAsync");
+    });
+    const double ours_gbs = p.bytes() / (ours * 1e6), copy_gbs = 4.0 * double(kv_bytes) / (copy * 1e6);
+    std::string vendor = "-";
+    double vendor_ms = 0;
+#if KDECL_WITH_CUDNN_FRONTEND
+    // cuDNN on a contiguous cache of the same (uniform) lengths: the pool read as [B, L, Hkv, D].
+    const bool uniform = std::all_of(p.seqlens_kv.begin(), p.seqlens_kv.end(), [&](std::int32_t l) { return l == p.seqlens_kv[0]; });
+    if (!cudnn) vendor = "not asked";
+    else if (p.fp8_cache() || !uniform || p.seqlen_q != 1 || p.soft_cap > 0 || p.mask != fmha_mask::none ||
+             p.batch * p.seqlens_kv[0] > p.num_pages * p.page_size)
+      vendor = "n/a";
+    else
+      try {
+        fmha_problem cp;
+        cp.sizes(p.batch, 1, p.seqlens_kv[0]).heads(p.heads_q, p.heads_kv).head_dim(p.hdim).dtype(p.qkv);
+        cp.sinks = p.sinks;
+        cp = cp.normalized();
+        cudnn_sdpa sdpa(default_device(), cp);
+        fmha_args ca;
+        ca.q = q.ptr;
+        ca.k = k.ptr;
+        ca.v = v.ptr;
+        ca.o = o.ptr;
+        ca.sinks = a.sinks;
+        vendor_ms = median_ms(reps, flush.ptr, flush_bytes, [&] { sdpa.run(ca); });
+        vendor = strf("%.1f", vendor_ms * 1e3);
+      } catch (const std::exception& e) {
+        vendor = std::string("refused: ") + e.what();
+      }
+#else
+    (void)cudnn;
+    vendor = "not built";
+#endif
+    const std::string ratio = vendor_ms > 0 ? strf("%.2fx", vendor_ms / ours) : "-";
+    std::printf("%6lld %8lld %7d %10.1f %9.0f %10.1f %9.0f %6.1f%% %10s %8s\n", (long long)p.batch,
+                (long long)p.total_kv(), plan.splits, ours * 1e3, ours_gbs, copy * 1e3, copy_gbs,
+                100.0 * ours_gbs / copy_gbs, vendor.c_str(), ratio.c_str());
+    std::fflush(stdout);
+  }
+  return 0;
+}
+
+}  // namespace kdecl::cli
