@@ -57,16 +57,15 @@ __global__ void __launch_bounds__(THREADS) direct_bwd_data_kernel(const __grid_c
   const int ox_lo = floor_div(ix0 + p.px - (fx - 1) * p.dx + p.sx - 1, p.sx);
   const T* dy = static_cast<const T*>(p.in) + img * p.out_n + k0;  // p.in carries dy (read)
   const int staged = p.rows * p.cols * vecs;
-  for (int i = tid; i < staged; i += THREADS) {
+  stage_vectors<T, V, THREADS>(staged, tid, [&](int i, T*& dst, const T*& src) {
     const int v = i % vecs, pix = i / vecs;
     const int col = pix % p.cols, row = pix / p.cols;
     const int oy = oy_lo + row, ox = ox_lo + col;
-    vec x;
-    x.r = {};
-    if (oy >= 0 && oy < p.ho && ox >= 0 && ox < p.wo)
-      x.r = *reinterpret_cast<const typename vec::raw*>(dy + oy * p.out_h + ox * p.out_w + v * V);
-    *reinterpret_cast<typename vec::raw*>(dy_s + (row * p.cols + col) * p.pitch + v * V) = x.r;
-  }
+    dst = dy_s + (row * p.cols + col) * p.pitch + v * V;
+    const bool inside = oy >= 0 && oy < p.ho && ox >= 0 && ox < p.wo;
+    src = inside ? dy + oy * p.out_h + ox * p.out_w + v * V : dy;
+    return inside;
+  });
   const int taps = fy * fx;
   const T* wei = static_cast<const T*>(p.wei);
   for (int i = tid; i < taps * CB; i += THREADS) {
@@ -74,6 +73,7 @@ __global__ void __launch_bounds__(THREADS) direct_bwd_data_kernel(const __grid_c
     const int kk = k0 + kl;
     w_s[i] = kk < p.k ? to_float(wei[kk * p.wei_g + (tap / fx) * p.wei_y + (tap % fx) * p.wei_x]) : 0.0f;
   }
+  staged_vectors_landed<T, V>();
   __syncthreads();
 
   const int lane = tid % lanes, worker = tid / lanes;

@@ -38,6 +38,7 @@
 #include "kdecl/core/status.hpp"
 #include "kdecl/kernels/conv/cuda/direct/direct_config.cuh"
 #include "kdecl/kernels/cuda/device_types.cuh"
+#include "kdecl/kernels/cuda/sm80/ptx.cuh"
 
 namespace kdecl::kernels::cuda::direct {
 
@@ -78,6 +79,51 @@ struct elements {
     T e[V];
   };
 };
+
+// Stages `count` vectors of V elements into shared memory: where(i) gives vector i's
+// shared destination, its global source and whether it lies inside the tensor (else
+// zeros). 4-, 8- and 16-byte vectors go by cp.async (every copy of the thread in
+// flight at once; the caller commits and waits), 2-byte ones through registers,
+// four loads in flight per thread.
+template <class T, int V, int THREADS, class Where>
+__device__ __forceinline__ void stage_vectors(int count, int tid, Where where) {
+  constexpr int bytes = V * int(sizeof(T));
+  using raw = typename raw_vector<bytes>::type;
+  if constexpr (bytes >= 4) {
+    for (int i = tid; i < count; i += THREADS) {
+      T* dst;
+      const T* src;
+      const bool inside = where(i, dst, src);
+      sm80::cp_async<bytes>(sm80::smem_address(dst), src, inside ? bytes : 0);
+    }
+  } else {
+    constexpr int batch = 4;
+    for (int i0 = tid; i0 < count; i0 += batch * THREADS) {
+      raw x[batch];
+      T* dst[batch];
+#pragma unroll
+      for (int u = 0; u < batch; ++u) {
+        const int i = i0 + u * THREADS;
+        x[u] = raw{};
+        dst[u] = nullptr;
+        if (i < count) {
+          const T* src;
+          if (where(i, dst[u], src)) x[u] = *reinterpret_cast<const raw*>(src);
+        }
+      }
+#pragma unroll
+      for (int u = 0; u < batch; ++u)
+        if (dst[u]) *reinterpret_cast<raw*>(dst[u]) = x[u];
+    }
+  }
+}
+template <class T, int V>
+__device__ __forceinline__ void staged_vectors_landed() {
+  if constexpr (V * int(sizeof(T)) >= 4) {
+    sm80::cp_async_commit();
+    sm80::cp_async_wait<0>();
+  }
+}
 
 // V fp32 taps from shared memory (16-byte aligned when V is a multiple of 4: CB and lane * V are).
 template <int V>
@@ -121,16 +167,15 @@ __global__ void __launch_bounds__(THREADS) direct_fwd_kernel(const __grid_consta
   const int iy0 = oy0 * p.sy - p.py, ix0 = ox0 * p.sx - p.px;
   const T* in = static_cast<const T*>(p.in) + img * p.in_n + cin0;
   const int staged = p.rows * p.cols * cin_vecs;
-  for (int i = tid; i < staged; i += THREADS) {
+  stage_vectors<T, V, THREADS>(staged, tid, [&](int i, T*& dst, const T*& src) {
     const int v = i % cin_vecs, pix = i / cin_vecs;
     const int col = pix % p.cols, row = pix / p.cols;
     const int gy = iy0 + row, gx = ix0 + col;
-    vec x;
-    x.r = {};
-    if (gy >= 0 && gy < p.h && gx >= 0 && gx < p.w)
-      x.r = *reinterpret_cast<const typename vec::raw*>(in + gy * p.in_h + gx * p.in_w + v * V);
-    *reinterpret_cast<typename vec::raw*>(in_s + (row * p.cols + col) * p.pitch + v * V) = x.r;
-  }
+    dst = in_s + (row * p.cols + col) * p.pitch + v * V;
+    const bool inside = gy >= 0 && gy < p.h && gx >= 0 && gx < p.w;
+    src = inside ? in + gy * p.in_h + gx * p.in_w + v * V : in;
+    return inside;
+  });
   // 2. the taps of the block's output channels, fp32: w_s[(tap * cg + c) * CB + channel].
   const int taps = fy * fx;
   const int cg = DW ? 1 : p.cg;
@@ -146,6 +191,7 @@ __global__ void __launch_bounds__(THREADS) direct_fwd_kernel(const __grid_consta
     }
     w_s[i] = value;
   }
+  staged_vectors_landed<T, V>();
   __syncthreads();
 
   // 3. outputs: lane -> V channels, worker -> PPT consecutive pixels of one row.
