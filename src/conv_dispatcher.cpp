@@ -98,6 +98,39 @@ grouped_conv_args assumed_args() {
   return {aligned, aligned, aligned};
 }
 
+// direct_conv (kernels/conv/cuda/direct/) reads and writes vectors along the channels
+// of all groups, which must therefore be packed (group stride = channels per group):
+// C, K, image and pixel strides multiples of the vector, in and out aligned to it.
+std::optional<std::string> direct_vector_mismatch(const grouped_conv_key& k, const grouped_conv_problem& p,
+                                                  const grouped_conv_args* args) {
+  const int v = k.algo.vector_out;
+  if (p.in_strides.g != p.c_per_group() || p.out_strides.g != p.k_per_group())
+    return std::string("direct_conv reads channels packed across groups (group stride = channels per group)");
+  for (auto [what, channels] : {std::pair{"C", p.c}, {"K", p.k}})
+    if (channels % v != 0)
+      return fmt::format("{} = {} channels is not a multiple of the kernel's channel vector of {} elements", what,
+                         channels, v);
+  for (conv_tensor t : {conv_tensor::input, conv_tensor::output}) {
+    for (const auto& step : steps_of(p, t))
+      if (step.name != std::string_view("G") && step.extent > 1 && step.stride % v != 0)
+        return fmt::format("{} stride of {} = {} elements is not a multiple of the kernel's channel vector of {} "
+                           "elements",
+                           tensor_name(t), step.name, step.stride, v);
+    if (args)
+      if (auto e = dispatch::misaligned_pointer(t == conv_tensor::input ? "in" : "out", args->tensor(t),
+                                                v * dispatch::element_bytes(p.dtype_of(t)),
+                                                fmt::format("{} access", tensor_name(t))))
+        return e;
+  }
+  if (!(p.c_per_group() == 1 && p.k_per_group() == 1))  // each block's first input channel starts a vector
+    for (std::int64_t k0 = 0; k0 < p.k; k0 += k.algo.tile.k)
+      if (k0 / p.k_per_group() * p.c_per_group() % v != 0)
+        return fmt::format("a block's first input channel ({}) is not a multiple of the kernel's channel vector of {} "
+                           "elements",
+                           k0 / p.k_per_group() * p.c_per_group(), v);
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<std::string> conv_rejection(const conv_instance& kernel, const grouped_conv_problem& p,
@@ -113,7 +146,12 @@ std::optional<std::string> conv_rejection(const conv_instance& kernel, const gro
                               k.algo.groups_to_merge));
   check.passed_stage();
 
+  // direct_conv vectors run along the channels of all groups together (C/G may be 1).
+  const bool per_group_vectors = k.algo.pipe != pipeline::direct_conv;
+  if (!per_group_vectors)
+    if (auto e = direct_vector_mismatch(k, p, args)) return reject(*e);
   for (conv_tensor t : {conv_tensor::input, conv_tensor::weight, conv_tensor::output}) {
+    if (!per_group_vectors) break;
     const int v = t == conv_tensor::input ? k.algo.vector_in : t == conv_tensor::weight ? k.algo.vector_wei
                                                                                         : k.algo.vector_out;
     if (v <= 1 && !args) continue;
@@ -186,7 +224,10 @@ std::vector<std::pair<std::shared_ptr<const conv_instance>, double>> conv_dispat
   if (it == idx->by_signature.end()) return out;
   const problem_profile pp = conv_problem_profile(p);
   for (const auto& e : it->second)  // name order
-    if (!conv_rejection(*e.kernel, p, args)) out.emplace_back(e.kernel, estimate_microseconds(e.profile, pp));
+    if (!conv_rejection(*e.kernel, p, args))
+      out.emplace_back(e.kernel, e.kernel->key().algo.pipe == pipeline::direct_conv
+                                     ? estimate_microseconds(e.kernel->key(), p)
+                                     : estimate_microseconds(e.profile, pp));
   dispatch::rank_by_estimate(out);
   return out;
 }

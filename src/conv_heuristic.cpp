@@ -1,8 +1,10 @@
 #include "kdecl/conv/conv_heuristic.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
+#include "kdecl/arch/arch.hpp"
 #include "kdecl/dsl/conv_rules.hpp"
 
 namespace kdecl {
@@ -45,7 +47,42 @@ problem_profile conv_problem_profile(const grouped_conv_problem& p) {
   return pp;
 }
 
+namespace {
+
+// direct_conv (kernels/conv/cuda/direct/): bytes over bandwidth, or its CUDA-core
+// multiply-adds, whichever is longer. Bytes: every tensor once, the input's halo
+// re-read from L2 counted at a fifth; the multiply-adds run at the fp32 peak,
+// halved off the depthwise path (scalar shared-memory reads per channel).
+double direct_estimate_us(const grouped_conv_key& key, const grouped_conv_problem& p) {
+  const arch::arch_spec& s = spec_of(key.algo.arch);
+  double fp32_tflops = 20.0;
+  for (const auto& r : s.peaks)
+    if (r.compute == dtype::fp32) fp32_tflops = r.tflops;
+  const double bandwidth = (s.mem_bandwidth_gbs > 0 ? s.mem_bandwidth_gbs : 1600.0) * 1e9 * 0.85;
+  const double tm = key.algo.tile.m, tn = key.algo.tile.n;
+  const double rows = (tm - 1) * double(p.stride_dims[1]) + (double(p.filter_dims[1]) - 1) * double(p.dilation_dims[1]) + 1;
+  const double cols = (tn - 1) * double(p.stride_dims[2]) + (double(p.filter_dims[2]) - 1) * double(p.dilation_dims[2]) + 1;
+  const double halo = std::max(0.0, rows * cols / (tm * tn * double(p.stride_dims[1] * p.stride_dims[2])) - 1.0);
+  const double in_bytes = double(p.elements(conv_tensor::input)) * std::max(1, bits_of(p.in_type) / 8);
+  const double bytes = p.bytes() + 0.2 * halo * in_bytes;
+  const bool one_channel = p.c_per_group() == 1 && p.k_per_group() == 1;
+  // Narrow vectors issue more loads and stores per byte.
+  const double vector_bytes = double(key.algo.vector_out) * std::max(1, bits_of(p.out_type) / 8);
+  const double issue = std::pow(std::min(1.0, vector_bytes / 16.0), 0.25);
+  // Idle threads: channel lanes past K and pixels past the output's edge in the last tiles.
+  const double tk = key.algo.tile.k;
+  const auto ceil_to = [](double v, double m) { return std::ceil(v / m) * m; };
+  const double used = double(p.k) / ceil_to(double(p.k), tk) * double(p.output_dim(1)) /
+                      ceil_to(double(p.output_dim(1)), tm) * double(p.output_dim(2)) / ceil_to(double(p.output_dim(2)), tn);
+  const double memory_s = bytes / (bandwidth * issue * std::sqrt(used));
+  const double compute_s = p.flops() / (fp32_tflops * 1e12 * (one_channel ? 0.6 : 0.3) * used);
+  return (std::max(memory_s, compute_s) + 0.3 * std::min(memory_s, compute_s)) * 1e6 + 3.0;
+}
+
+}  // namespace
+
 double estimate_microseconds(const grouped_conv_key& key, const grouped_conv_problem& p) {
+  if (key.algo.pipe == pipeline::direct_conv) return direct_estimate_us(key, p);
   const gemm_key g = implicit_gemm_key(key);
   return estimate_microseconds(profile_of(g, machine_model_of(g)), conv_problem_profile(p));
 }

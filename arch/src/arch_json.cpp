@@ -227,6 +227,16 @@ nlohmann::json arch_to_json(arch_id a) {
           {"mma_instructions", mma},
           {"unsupported_traits", traits},
           {"pipelines", pipes},
+          {"direct_conv",
+           {{"directions", enum_set<conv_direction>(s.direct_conv.directions)},
+            {"layouts", enum_set<conv_layout>(s.direct_conv.layouts)},
+            {"dtypes", enum_set<dtype>(s.direct_conv.dtypes)},
+            {"threads", ints(s.direct_conv.threads)},
+            {"max_tile_pixels", s.direct_conv.max_tile_pixels},
+            {"max_tile_channels", s.direct_conv.max_tile_channels},
+            {"max_pixels_per_thread", s.direct_conv.max_pixels_per_thread},
+            {"vector_bytes", ints(s.direct_conv.vector_bytes)},
+            {"smem_capacity", s.direct_conv.smem_capacity}}},
           {"fmha", fmha_json(a)}};
 }
 
@@ -281,6 +291,10 @@ std::string arch_to_markdown() {
     if (!t["unsupported_traits"].empty())
       md << "- unsupported (pipeline, epilogue, scheduler): `" << t["unsupported_traits"].dump() << "`\n";
     if (!t["fmha"]["pipelines"].empty()) md << "- fmha: `" << t["fmha"].dump() << "`\n";
+    if (!t["direct_conv"]["directions"].empty())
+      md << "- direct_conv (direct convolution; tile = pixels rows x columns x channels, warp tile = pixels x "
+            "channels per thread): `"
+         << t["direct_conv"].dump() << "`\n";
     md << "\n| pipeline | dtypes (a b acc compute -> C; layouts) | warps | stages (default) | epilogues | "
           "schedulers | vector bytes (default) | smem formula <= capacity | clusters | tile min / align / max | "
           "limits |\n|---|---|---|---|---|---|---|---|---|---|---|\n";

@@ -154,6 +154,32 @@ struct conv_offer {
   constexpr bool empty() const { return directions == 0; }
 };
 
+// The direct convolution pipeline of a target (pipeline::direct_conv,
+// kernels/conv/cuda/direct/): a memory-bound kernel on CUDA cores, not an
+// implicit GEMM, so none of the GEMM rules apply. A key reads
+//   tile      = (output rows, output columns, output channels) of one block
+//   warps     = (warps per block, 1, 1)
+//   warp_tile = (consecutive output columns per thread, output channels per thread, 1)
+//   vectors   = elements per access along channels (input staging, weights, output)
+// and the rules are (direct_config.cuh direct_unsupported_reason computes them too):
+//   threads = 32 x warps in `threads`; channels per thread = vector_out;
+//   tile.k = channel lanes x channels per thread with tile.m x tile.n = (threads / lanes) x pixels per thread;
+//   tile.n a multiple of the pixels per thread; every vector a width in `vector_bytes`;
+//   the input tile + halo of a 3x3 stride-1 filter plus the fp32 taps fit `smem_capacity`
+//   (a larger filter or stride is checked per problem at run time: why_not).
+struct direct_conv_caps {
+  std::uint32_t directions = 0;       // bit set over conv_direction
+  std::uint32_t layouts = 0;          // bit set over conv_layout
+  std::uint32_t dtypes = 0;           // data dtypes (input = weight = output)
+  std::span<const int> threads;       // legal threads per block
+  int max_tile_pixels = 0;            // tile.m x tile.n at most
+  int max_tile_channels = 0;          // tile.k at most
+  int max_pixels_per_thread = 0;      // warp_tile.m at most
+  std::span<const int> vector_bytes;  // legal access widths along channels
+  int smem_capacity = 0;              // bytes
+  constexpr bool empty() const { return directions == 0; }
+};
+
 struct pipeline_caps {
   pipeline pipe;
   std::span<const dtype_offer> dtypes;
@@ -225,6 +251,8 @@ struct arch_spec {
   // their (seed-derived) tables so declarations can be validated and explored
   // (dsl::expand_legal), but dsl::expand -- what DECL_KERNEL_SET builds -- rejects them.
   bool kernels_available = false;
+  // The direct convolution pipeline (conv keys only; empty: not built here).
+  direct_conv_caps direct_conv{};
 
   constexpr const pipeline_caps* find(pipeline p) const {
     for (const auto& c : pipelines)
@@ -237,7 +265,7 @@ struct arch_spec {
     if (!kernels_available) return false;
     for (const auto& c : pipelines)
       if (!c.conv.empty()) return true;
-    return false;
+    return !direct_conv.empty();
   }
   constexpr bool trait_unsupported(pipeline p, epilogue e, scheduler s) const {
     for (const auto& t : unsupported_traits)

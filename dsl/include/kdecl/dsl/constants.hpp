@@ -36,7 +36,8 @@ inline constexpr arch_id host = arch_id::host, sm_80 = arch_id::sm_80, sm_86 = a
 inline constexpr pipeline mem = pipeline::mem, compv3 = pipeline::compv3, compv4 = pipeline::compv4,
                           compv5 = pipeline::compv5, compv6 = pipeline::compv6, comp_async = pipeline::comp_async,
                           preshufflev2 = pipeline::preshufflev2, cp_async = pipeline::cp_async,
-                          tma_wgmma = pipeline::tma_wgmma, host_blocked = pipeline::host_blocked;
+                          tma_wgmma = pipeline::tma_wgmma, host_blocked = pipeline::host_blocked,
+                          direct_conv = pipeline::direct_conv;
 inline constexpr epilogue direct = epilogue::direct, cshuffle = epilogue::cshuffle;
 inline constexpr scheduler intrawave = scheduler::intrawave, interwave = scheduler::interwave;
 

@@ -147,6 +147,94 @@ constexpr diagnostic check_algorithm(const grouped_conv_key& k) {
   return {};
 }
 
+// ---- direct_conv (arch_spec.hpp direct_conv_caps): not an implicit GEMM, so
+// none of the GEMM rules apply; its own rules on the key's fields follow.
+
+// Defaults a direct_conv declaration leaves open: stages 1, the direct epilogue,
+// 16-byte input and output vectors, element-wise weight staging.
+constexpr grouped_conv_key direct_defaults(grouped_conv_key k) {
+  if (k.algo.stages == 0) k.algo.stages = 1;
+  if (k.algo.epi == epilogue::any) k.algo.epi = epilogue::direct;
+  if (k.algo.sched == scheduler::any) k.algo.sched = scheduler::intrawave;
+  auto widest = [](dtype d) { return bits_of(d) >= 8 ? 128 / bits_of(d) : 1; };
+  if (k.algo.vector_in == 0) k.algo.vector_in = widest(k.sig.in);
+  if (k.algo.vector_out == 0) k.algo.vector_out = widest(k.sig.out);
+  if (k.algo.vector_wei == 0) k.algo.vector_wei = 1;
+  return k;
+}
+
+// Shared memory of a direct_conv block for a filter (fy, fx) with strides and
+// dilations (sy, sx, dy, dx) and `channels_in` staged input channels: the input
+// tile + halo in the data type and the taps of its output channels in fp32
+// (kernels/conv/cuda/direct/direct_fwd.cuh computes the same).
+constexpr long direct_smem_bytes(const grouped_conv_key& k, long fy, long fx, long sy, long sx, long dy, long dx,
+                                 long channels_in, long channels_per_group_in) {
+  const long rows = (k.algo.tile.m - 1) * sy + (fy - 1) * dy + 1;
+  const long cols = (k.algo.tile.n - 1) * sx + (fx - 1) * dx + 1;
+  const long pitch = (channels_in + k.algo.vector_in - 1) / k.algo.vector_in * k.algo.vector_in;
+  const long in_bytes = (rows * cols * pitch * bits_of(k.sig.in) / 8 + 15) / 16 * 16;
+  return in_bytes + fy * fx * channels_per_group_in * long(k.algo.tile.k) * 4;
+}
+
+constexpr diagnostic check_direct(const grouped_conv_key& k) {
+  const arch_spec& s = spec_of(k.algo.arch);
+  const arch::direct_conv_caps& c = s.direct_conv;
+  const auto& sig = k.sig;
+  const auto& a = k.algo;
+  if (c.empty()) return fail(rule::conv_not_built_by_pipeline, k, field::pipe, static_cast<long>(sig.dir));
+  if (!arch::has(c.directions, sig.dir))
+    return fail(rule::conv_direction_not_offered_by_pipeline, k, field::op_specific | field::pipe,
+                static_cast<long>(sig.dir), c.directions);
+  if (!arch::has(c.layouts, sig.lay))
+    return fail(rule::conv_layout_not_offered_by_pipeline, k, field::op_specific | field::pipe,
+                static_cast<long>(sig.lay), c.layouts);
+  if (sig.in != sig.wei || sig.in != sig.out || !arch::has(c.dtypes, sig.in) || sig.acc != dtype::fp32)
+    return fail(rule::conv_dtypes_not_offered_by_pipeline, k, field::dtypes | field::pipe, static_cast<long>(sig.in),
+                static_cast<long>(sig.wei), static_cast<long>(sig.out), c.dtypes);
+  if (sig.spec != conv_specialization::none)
+    return fail(rule::conv_specialization_not_offered_by_pipeline, k, field::op_specific | field::pipe,
+                static_cast<long>(sig.spec), arch::bits(conv_specialization::none));
+  if (!a.tile.concrete()) return fail(rule::conv_direct_needs_explicit_shape, k, field::tile, 0);
+  if (!a.warps.concrete()) return fail(rule::conv_direct_needs_explicit_shape, k, field::warps, 1);
+  if (!a.warp_tile.concrete()) return fail(rule::conv_direct_needs_explicit_shape, k, field::warp_tile, 2);
+  if (a.warps.n != 1 || a.warps.k != 1 || a.warp_tile.k != 1 || a.stages != 1 || a.groups_to_merge != 1 ||
+      a.epi != epilogue::direct || a.sched != scheduler::intrawave || a.tile.m < 1 || a.tile.n < 1 ||
+      a.warp_tile.m < 1)
+    return fail(rule::conv_direct_shape_not_one_dimensional, k,
+                field::warps | field::warp_tile | field::stages | field::epi | field::sched);
+  const int threads = a.warps.m * s.warp_size;
+  bool offered = false;
+  for (int t : c.threads) offered = offered || t == threads;
+  if (!offered) return fail(rule::conv_direct_threads_not_offered, k, field::warps, threads);
+  const int vecs[3] = {a.vector_in, a.vector_wei, a.vector_out};
+  const dtype types[3] = {sig.in, sig.wei, sig.out};
+  if (a.vector_wei != 1) return fail(rule::conv_direct_weight_vector_not_one, k, field::op_specific, a.vector_wei);
+  for (int i = 0; i < 3; i += 2) {
+    const long bytes = bytes_of(vecs[i], types[i]);
+    bool issued = false;
+    for (int w : c.vector_bytes) issued = issued || w == bytes;
+    if (!issued)
+      return fail(rule::conv_vector_bytes_not_offered_by_pipeline, k, field::op_specific | field::dtypes | field::pipe,
+                  i, vecs[i], bytes);
+  }
+  if (a.warp_tile.n != a.vector_out || a.warp_tile.n != a.vector_in)
+    return fail(rule::conv_direct_channels_per_thread_not_vector, k, field::warp_tile | field::op_specific,
+                a.warp_tile.n, a.vector_in, a.vector_out);
+  const int lanes = a.tile.k / a.warp_tile.n;
+  if (a.tile.k % a.warp_tile.n != 0 || lanes < 1 || threads % lanes != 0 || a.tile.n % a.warp_tile.m != 0 ||
+      long(a.tile.m) * a.tile.n != long(threads / lanes) * a.warp_tile.m)
+    return fail(rule::conv_direct_tile_not_threads_x_pixels, k, field::tile | field::warp_tile | field::warps,
+                a.tile.m, a.tile.n, a.tile.k, lanes > 0 ? long(threads / lanes) * a.warp_tile.m : 0);
+  if (a.tile.m * a.tile.n > c.max_tile_pixels || a.tile.k > c.max_tile_channels ||
+      a.warp_tile.m > c.max_pixels_per_thread)
+    return fail(rule::conv_direct_tile_above_maximum, k, field::tile | field::warp_tile, long(a.tile.m) * a.tile.n,
+                a.tile.k, a.warp_tile.m);
+  const long smem = direct_smem_bytes(k, 3, 3, 1, 1, 1, 1, a.tile.k, 1);
+  if (smem > c.smem_capacity)
+    return fail(rule::conv_direct_smem_exceeds_capacity, k, field::tile, smem, c.smem_capacity);
+  return {};
+}
+
 }  // namespace kdecl::dsl::conv_rules
 
 namespace kdecl::dsl {
@@ -160,6 +248,7 @@ constexpr diagnostic validate(const grouped_conv_key& key, arch_id target) {
   grouped_conv_key k = key;
   k.algo.arch = target;
   if (auto d = conv_rules::check_signature(k); !d.ok()) return d;
+  if (k.algo.pipe == pipeline::direct_conv) return conv_rules::check_direct(conv_rules::direct_defaults(k));
   if (auto d = validate(conv_rules::implicit_gemm(k), target); !d.ok()) return d;
   gemm_key g = conv_rules::implicit_gemm(k);
   return conv_rules::check_algorithm(conv_rules::from_gemm(k, g));
@@ -169,6 +258,41 @@ constexpr diagnostic validate(const grouped_conv_key& key, arch_id target) {
 
 namespace kdecl::dsl::conv_expansion {
 
+// direct_conv declarations: a dtype wildcard walks the offered data types; every
+// other field is named or takes direct_defaults.
+template <class Sink>
+constexpr gemm_expansion::outcome walk_direct(const grouped_conv_key& d, Sink&& sink) {
+  gemm_expansion::outcome out{};
+  const bool wild = d.sig.in == dtype::any;
+  const dtype candidates[2] = {dtype::fp16, dtype::bf16};
+  for (int i = 0; i < (wild ? 2 : 1); ++i) {
+    grouped_conv_key k = d;
+    if (wild) {
+      k.sig.in = k.sig.wei = k.sig.out = candidates[i];
+      k.sig.acc = dtype::fp32;
+    }
+    k = conv_rules::direct_defaults(k);
+    ++out.considered;
+    const diagnostic e = conv_rules::check_direct(k);
+    if (e.ok()) {
+      ++out.produced;
+      sink(k);
+    } else if (!wild) {
+      out.error = e;
+      return out;
+    } else {
+      out.cause = e;
+    }
+  }
+  if (out.produced == 0) {
+    diagnostic e{};
+    e.r = rule::wildcards_leave_no_valid_kernel;
+    e.arch = d.algo.arch;
+    out.error = e;
+  }
+  return out;
+}
+
 // Walks the implicit GEMM's candidates in the given mode (gemm_expand.hpp), with
 // the convolution rules as the extra rule and keys converted back on the way out.
 template <gemm_expansion::walk_mode Mode, class Sink>
@@ -176,6 +300,7 @@ constexpr gemm_expansion::outcome walk(const grouped_conv_key& decl, arch_id tar
   grouped_conv_key d = decl;
   d.algo.arch = target;
   if (auto e = conv_rules::check_signature(d); !e.ok()) return {e, {}, 0, 0};
+  if (d.algo.pipe == pipeline::direct_conv) return walk_direct(d, sink);
   auto extra = [&](const gemm_key& g) {
     // The implicit GEMM's compute precision has no place in the convolution key: a
     // wildcard dtype walks the GEMM offers, whose tf32 compute would give fp32 twice.
@@ -202,6 +327,7 @@ constexpr void collect(const grouped_conv_key& decl, arch_id target, Sink&& sink
   walk<gemm_expansion::walk_mode::collect>(decl, target, sink);
 }
 constexpr long candidate_count(const grouped_conv_key& decl, arch_id target) {
+  if (decl.algo.pipe == pipeline::direct_conv) return decl.sig.in == dtype::any ? 2 : 1;
   return gemm_expansion::candidate_count(conv_rules::implicit_gemm(decl), target);
 }
 

@@ -272,6 +272,38 @@ constexpr message describe(const diagnostic& d) {
         << " bytes, not an access width " << pipe << " issues on " << arch;
       break;
     }
+    case rule::conv_direct_needs_explicit_shape: {
+      constexpr std::string_view what[3] = {"tile", "warps", "warp_tile"};
+      m << "direct_conv declarations name their " << what[v[0] % 3] << " (no wildcard)";
+      break;
+    }
+    case rule::conv_direct_threads_not_offered:
+      m << "direct_conv block of " << v[0] << " threads is not offered on " << arch << " (64, 128, 256 or 512)";
+      break;
+    case rule::conv_direct_shape_not_one_dimensional:
+      m << "direct_conv takes warps (w, 1, 1), warp_tile (pixels, channels, 1), stages 1, groups_to_merge 1 "
+           "and the direct epilogue";
+      break;
+    case rule::conv_direct_channels_per_thread_not_vector:
+      m << "direct_conv channels per thread (warp_tile n = " << v[0] << ") must equal the input and output vectors ("
+        << v[1] << ", " << v[2] << ")";
+      break;
+    case rule::conv_direct_tile_not_threads_x_pixels:
+      m << "direct_conv tile " << v[0] << "x" << v[1] << "x" << v[2]
+        << ": tile k must be a multiple of the channels per thread, tile n of the pixels per thread, and "
+           "tile m x tile n = (threads / channel lanes) x pixels per thread = "
+        << v[3];
+      break;
+    case rule::conv_direct_tile_above_maximum:
+      m << "direct_conv tile of " << v[0] << " pixels x " << v[1] << " channels, " << v[2]
+        << " pixels per thread: above what " << arch << " offers";
+      break;
+    case rule::conv_direct_smem_exceeds_capacity:
+      m << "direct_conv needs " << v[0] << " bytes of shared memory for a 3x3 filter, " << arch << " has " << v[1];
+      break;
+    case rule::conv_direct_weight_vector_not_one:
+      m << "direct_conv stages the taps element by element: the weight vector is 1, not " << v[0];
+      break;
     case rule::conv_groups_to_merge_above_pipeline_maximum:
       m << "groups_to_merge " << v[0] << " above the " << v[1] << " that " << pipe << " builds on " << arch;
       break;
