@@ -47,7 +47,11 @@ problem_profile conv_problem_profile(const grouped_conv_problem& p) {
 
 double estimate_microseconds(const grouped_conv_key& key, const grouped_conv_problem& p) {
   const gemm_key g = implicit_gemm_key(key);
-  return estimate_microseconds(profile_of(g, machine_model_of(g)), conv_problem_profile(p));
+  kernel_profile kp = profile_of(g, machine_model_of(g));
+  // The cp_async bwd_weight splits its long depth across blocks (split-K, fp32 partials
+  // and a reduction: kernels/conv/cuda/sm80/conv_bwd_weight_sm80.cuh).
+  if (key.sig.dir == conv_direction::bwd_weight && key.algo.pipe == pipeline::cp_async) kp.rates.splits_k = true;
+  return estimate_microseconds(kp, conv_problem_profile(p));
 }
 
 }  // namespace kdecl

@@ -1,16 +1,27 @@
 // conv_kernel<K, backend::cuda>: routes a convolution key to the CUDA kernel of
-// its pipeline and direction (today: the sm_80 cp_async forward convolution).
+// its pipeline and direction: the sm_80 cp_async implicit GEMMs (forward,
+// backward-data by stride phases, backward-weight with split-K).
 #pragma once
 
+#include <type_traits>
+
 #include "kdecl/kernels/conv/conv_kernel.hpp"
+#include "kdecl/kernels/conv/cuda/sm80/conv_bwd_data_sm80.cuh"
+#include "kdecl/kernels/conv/cuda/sm80/conv_bwd_weight_sm80.cuh"
 #include "kdecl/kernels/conv/cuda/sm80/conv_fwd_sm80.cuh"
 
 namespace kdecl::kernels {
 
+namespace cuda::sm80 {
 template <grouped_conv_key K>
-struct conv_kernel<K, backend::cuda> : cuda::sm80::conv_fwd<K> {
-  static_assert(K.algo.pipe == pipeline::cp_async && K.sig.dir == conv_direction::fwd,
-                "kdecl: no CUDA convolution kernel implements this pipeline and direction");
+using conv_of_direction =
+    std::conditional_t<K.sig.dir == conv_direction::fwd, conv_fwd<K>,
+                       std::conditional_t<K.sig.dir == conv_direction::bwd_data, conv_bwd_data<K>, conv_bwd_weight<K>>>;
+}  // namespace cuda::sm80
+
+template <grouped_conv_key K>
+struct conv_kernel<K, backend::cuda> : cuda::sm80::conv_of_direction<K> {
+  static_assert(K.algo.pipe == pipeline::cp_async, "kdecl: no CUDA convolution kernel implements this pipeline");
 };
 
 }  // namespace kdecl::kernels
