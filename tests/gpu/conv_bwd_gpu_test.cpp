@@ -22,12 +22,12 @@ std::optional<device> cuda_device() {
   return std::nullopt;
 }
 
-std::vector<std::shared_ptr<const conv_instance>> backward_kernels_for(arch_id arch) {
+std::vector<std::shared_ptr<const conv_instance>> backward_kernels_for(arch_id arch, conv_direction dir) {
   std::vector<std::shared_ptr<const conv_instance>> out;
   for (const auto& k : registry::global().all())
     if (k.instance->op() == op_kind::grouped_conv && k.instance->arch() == arch) {
       auto c = std::static_pointer_cast<const conv_instance>(k.instance);
-      if (c->key().sig.dir != conv_direction::fwd) out.push_back(c);
+      if (c->key().sig.dir == dir) out.push_back(c);
     }
   return out;
 }
@@ -59,12 +59,12 @@ std::vector<grouped_conv_problem> backward_problems(int ndim) {
   }
 }
 
-TEST(ConvBwdGpu, EveryBackwardKernelMatchesTheHostReference) {
+void check_every_kernel(conv_direction dir) {
   auto dev = cuda_device();
   if (!dev) GTEST_SKIP() << "no CUDA device";
   conv_dispatcher dispatcher(*dev);
   int checked = 0, refused = 0, kernels = 0;
-  for (const auto& k : backward_kernels_for(dev->arch)) {
+  for (const auto& k : backward_kernels_for(dev->arch, dir)) {
     ++kernels;
     int seed = 0;
     for (auto p : backward_problems(k->key().sig.ndim)) {
@@ -83,11 +83,14 @@ TEST(ConvBwdGpu, EveryBackwardKernelMatchesTheHostReference) {
       }
     }
   }
-  std::printf("%d backward convolution kernels for %s: %d runs checked, %d (kernel, problem) pairs refused\n", kernels,
-              std::string(to_string(dev->arch)).c_str(), checked, refused);
+  std::printf("%d %s kernels for %s: %d runs checked, %d (kernel, problem) pairs refused\n", kernels,
+              std::string(to_string(dir)).c_str(), std::string(to_string(dev->arch)).c_str(), checked, refused);
   EXPECT_GT(kernels, 0);
   EXPECT_GT(checked, 0);
 }
+
+TEST(ConvBwdGpu, EveryBwdDataKernelMatchesTheHostReference) { check_every_kernel(conv_direction::bwd_data); }
+TEST(ConvBwdGpu, EveryBwdWeightKernelMatchesTheHostReference) { check_every_kernel(conv_direction::bwd_weight); }
 
 // The dispatcher's own choice on real layers: a GPU kernel, correct.
 TEST(ConvBwdGpu, DispatcherRunsResNetLayersBackward) {
