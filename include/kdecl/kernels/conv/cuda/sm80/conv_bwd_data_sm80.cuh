@@ -53,17 +53,24 @@ class phase_weight_loader {
       : geo_(geo), ph_(ph), wei_(wei), n0_(n0), tid_(tid) {}
 
   __device__ void load(std::uint32_t stage, int kt) const {
+    // The tap of the tile's first row is decoded once; rows of the same tap (all of them
+    // when TileK divides K/G) step by the output-channel stride, the others decode theirs.
+    const int kk0 = kt * TileK;
+    const int t0 = kk0 / geo_.kg, k0 = kk0 - t0 * geo_.kg;
+    const std::int64_t tap0 = kk0 < ph_.gather.k ? phase_weight_offset(geo_, ph_, kk0 - k0) : 0;
 #pragma unroll
     for (int it = 0; it < iters; ++it) {
       const int v = tid_ + it * Threads;
       if (vecs % Threads != 0 && v >= vecs) break;
       const int r = v / vecs_per_row;
       const int c = (v % vecs_per_row) * vec_elems;
-      const int kk = kt * TileK + r, col = n0_ + c;
+      const int kk = kk0 + r, col = n0_ + c;
       const T* src = wei_;
       int bytes = 0;
       if (kk < ph_.gather.k && col < geo_.cg) {  // C/G is a multiple of the vector: whole or nothing
-        src = wei_ + phase_weight_offset(geo_, ph_, kk) + col;
+        const std::int64_t at = k0 + r < geo_.kg ? tap0 + std::int64_t(k0 + r) * geo_.wei_k
+                                                 : phase_weight_offset(geo_, ph_, kk);
+        src = wei_ + at + col;
         bytes = Vec;
       }
       cp_async<Vec>(stage + layout::offset(r, c * int(sizeof(T))), src, bytes);

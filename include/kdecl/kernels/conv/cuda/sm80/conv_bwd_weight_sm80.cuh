@@ -68,6 +68,10 @@ class im2col_transposed_loader {
   }
 
   __device__ void load(std::uint32_t stage, int kt) const {
+    if constexpr (fixed_column) {
+      load_fixed_column(stage, kt);
+      return;
+    }
 #pragma unroll
     for (int it = 0; it < iters; ++it) {
       const int v = tid_ + it * Threads;
@@ -99,6 +103,58 @@ class im2col_transposed_loader {
   }
 
  private:
+  // One column per thread, rows row_step apart: the first row's pixel (n, o) is decoded
+  // once per k tile, the next ones follow by adding row_step with carries.
+  __device__ void load_fixed_column(std::uint32_t stage, int kt) const {
+    constexpr int row_step = Threads / vecs_per_row;
+    const int c = tid_ % vecs_per_row * vec_elems;
+    int p = kt * TileK + tid_ / vecs_per_row;
+    const int plane = geo_.out[1] * geo_.out[2], pixels = geo_.out[0] * plane;
+    int n = p / pixels;
+    int rem = p - n * pixels;
+    int o0 = rem / plane;
+    rem -= o0 * plane;
+    int o1 = rem / geo_.out[2];
+    int o2 = rem - o1 * geo_.out[2];
+#pragma unroll
+    for (int it = 0; it < iters; ++it) {
+      const int r = tid_ / vecs_per_row + it * row_step;
+      if (vecs % Threads != 0 && r >= TileK) break;
+      if (it > 0) {
+        p += row_step;
+        o2 += row_step;
+        while (o2 >= geo_.out[2]) {
+          o2 -= geo_.out[2];
+          if (++o1 == geo_.out[1]) {
+            o1 = 0;
+            if (++o0 == geo_.out[0]) {
+              o0 = 0;
+              ++n;
+            }
+          }
+        }
+      }
+      const T* src = in_;
+      int bytes = 0;
+      if (column_.valid && p < geo_.m) {
+        const int o[3] = {o0, o1, o2};
+        std::int64_t at = std::int64_t(n) * geo_.in_n + column_.channel;
+        bool inside = true;
+#pragma unroll
+        for (int d = 0; d < 3; ++d) {
+          const int i = o[d] * geo_.stride[d] - geo_.pad[d] + column_.reach[d];
+          inside = inside && i >= 0 && i < geo_.in[d];
+          at += std::int64_t(i) * geo_.in_s[d];
+        }
+        if (inside) {
+          src = in_ + at;
+          bytes = Vec;
+        }
+      }
+      cp_async<Vec>(stage + layout::offset(r, c * int(sizeof(T))), src, bytes);
+    }
+  }
+
   struct column {
     bool valid;
     int channel;
