@@ -224,10 +224,16 @@ std::vector<std::pair<std::shared_ptr<const conv_instance>, double>> conv_dispat
   if (it == idx->by_signature.end()) return out;
   const problem_profile pp = conv_problem_profile(p);
   for (const auto& e : it->second)  // name order
-    if (!conv_rejection(*e.kernel, p, args))
-      out.emplace_back(e.kernel, e.kernel->key().algo.pipe == pipeline::direct_conv
-                                     ? estimate_microseconds(e.kernel->key(), p)
-                                     : estimate_microseconds(e.profile, pp));
+    if (!conv_rejection(*e.kernel, p, args)) {
+      const auto& key = e.kernel->key();
+      if (key.algo.pipe == pipeline::direct_conv) {
+        out.emplace_back(e.kernel, estimate_microseconds(key, p));
+      } else {
+        const bool own = key.sig.dir == conv_direction::bwd_weight;  // split-K: a profile per kernel
+        out.emplace_back(e.kernel, estimate_microseconds(
+                                       e.profile, own ? conv_problem_profile(key, p, int(e.profile.processors)) : pp));
+      }
+    }
   dispatch::rank_by_estimate(out);
   return out;
 }

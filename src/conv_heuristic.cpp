@@ -6,6 +6,7 @@
 
 #include "kdecl/arch/arch.hpp"
 #include "kdecl/dsl/conv_rules.hpp"
+#include "kdecl/kernels/conv/cuda/sm80/conv_bwd_plan.hpp"
 
 namespace kdecl {
 
@@ -81,10 +82,27 @@ double direct_estimate_us(const grouped_conv_key& key, const grouped_conv_proble
 
 }  // namespace
 
+problem_profile conv_problem_profile(const grouped_conv_key& key, const grouped_conv_problem& p, int processors) {
+  problem_profile pp = conv_problem_profile(p);
+  if (key.sig.dir == conv_direction::bwd_weight && key.algo.pipe == pipeline::cp_async && key.algo.arch != arch_id::host) {
+    // The cp_async bwd_weight splits its long depth into `s` ranges (conv_bwd_plan.hpp): s times
+    // the batch of GEMMs s times shallower, plus the fp32 partials written and read once.
+    const int s =
+        kernels::cuda::sm80::bwd_weight_gpu_splits(p, key.algo.tile.m, key.algo.tile.n, key.algo.tile.k, processors);
+    if (s > 1) {
+      pp.dram_bytes += 8.0 * s * pp.batch * pp.m * pp.n;  // partials: 4 bytes written, 4 read
+      pp.k = std::max(1.0, pp.k / s);
+      pp.batch *= s;
+    }
+  }
+  return pp;
+}
+
 double estimate_microseconds(const grouped_conv_key& key, const grouped_conv_problem& p) {
   if (key.algo.pipe == pipeline::direct_conv) return direct_estimate_us(key, p);
   const gemm_key g = implicit_gemm_key(key);
-  return estimate_microseconds(profile_of(g, machine_model_of(g)), conv_problem_profile(p));
+  const machine_model mm = machine_model_of(g);
+  return estimate_microseconds(profile_of(g, mm), conv_problem_profile(key, p, mm.processors));
 }
 
 }  // namespace kdecl

@@ -1,8 +1,9 @@
 // The NVIDIA arch tables' convolution offers against the CUDA convolution
-// kernel: every key the tables accept must be one the kernel builds (the
+// kernels: every key the tables accept must be one the kernels build (the
 // tables may be narrower, never wider). Authority:
-// kernels::cuda::sm80::conv_fwd_unsupported_reason(key) (which includes the
-// cp_async GEMM's own key_unsupported_reason on the implicit GEMM).
+// kernels::cuda::sm80::conv_fwd_unsupported_reason(key) and, for bwd_data and
+// bwd_weight, conv_bwd_unsupported_reason(key) (which include the cp_async
+// GEMM's own key_unsupported_reason on the implicit GEMM).
 //
 // Compile time: static_assert over a wildcard set expanded with dsl::expand.
 // Run time: broader wildcard sets walked with dsl::for_each_key.
@@ -13,6 +14,7 @@
 
 #include "kdecl/conv/grouped_conv_name.hpp"
 #include "kdecl/dsl/dsl.hpp"
+#include "kdecl/kernels/conv/cuda/sm80/conv_bwd_config.cuh"
 #include "kdecl/kernels/conv/cuda/sm80/conv_fwd_config.cuh"
 
 namespace conv_agreement {
@@ -21,6 +23,7 @@ using namespace kdecl;
 
 constexpr const char* kernel_reason(const grouped_conv_key& k) {
   if (k.algo.pipe != pipeline::cp_async) return "no CUDA convolution kernel implements this pipeline";
+  if (k.sig.dir != conv_direction::fwd) return kernels::cuda::sm80::conv_bwd_unsupported_reason(k);
   return kernels::cuda::sm80::conv_fwd_unsupported_reason(k);
 }
 
@@ -37,7 +40,13 @@ inline constexpr auto broad = kernel_set(targets(sm_80, sm_86, sm_89, sm_90),
                                          grouped_conv().direction(fwd).dtype(bf16).tile(any).warps(any)
                                              .warp_tile(any).pipeline(cp_async).epilogue(any),
                                          grouped_conv().direction(fwd).dtype(fp16).ndim(1).layout(gnwc).tile(any)
-                                             .warps(any).warp_tile(any).pipeline(cp_async).vector_sizes(2, 2, 2));
+                                             .warps(any).warp_tile(any).pipeline(cp_async).vector_sizes(2, 2, 2),
+                                         grouped_conv().direction(bwd_data).dtype(bf16).tile(any).warps(any)
+                                             .warp_tile(any).pipeline(cp_async).epilogue(any),
+                                         grouped_conv().direction(bwd_weight).dtype(fp16).ndim(3).layout(ndhwgc)
+                                             .tile(any).warps(any).warp_tile(any).pipeline(cp_async).epilogue(any),
+                                         grouped_conv().direction(bwd_weight).dtype(bf16).tile(any).warps(any)
+                                             .warp_tile(any).pipeline(cp_async).vector_sizes(2, 4, 2));
 }  // namespace sets
 
 constexpr auto compiled = dsl::expand<sets::fwd_16bit>();

@@ -96,5 +96,41 @@ TEST(ShippedConvInstances, DispatcherRunsResNeXtAndDepthwiseLayersOnTheHost) {
   }
 }
 
+// Where the CUDA sets are built: the backward kernels are planned offline for an H100
+// (sm_90) as for forward ones: ResNet layers get a cp_async kernel, bwd_weight's split-K
+// workspace follows the depth, and what the vectors cannot take is refused with a reason.
+TEST(ShippedConvInstances, BackwardGpuKernelsArePlannedOffline) {
+  int backward = 0;
+  for (const auto& k : conv_kernels())
+    if (k->arch() == arch_id::sm_90 && k->key().sig.dir != conv_direction::fwd) ++backward;
+  if (backward == 0) GTEST_SKIP() << "no CUDA convolution kernels in this build";
+  conv_dispatcher dispatcher(device{arch_id::sm_90, -1, "sm_90 (offline)"});
+  auto layer = [](conv_direction d, std::int64_t n, std::int64_t hw, std::int64_t stride) {
+    return grouped_conv_problem{}.direction(d).batch(n).channels(128, 128).input_size({hw, hw}).filter_size({3})
+        .stride({stride}).padding({1}).dtype(dtype::bf16);
+  };
+  for (auto d : {conv_direction::bwd_data, conv_direction::bwd_weight})
+    for (std::int64_t stride : {1, 2}) {
+      auto sel = dispatcher.select(layer(d, 32, 28, stride));
+      ASSERT_TRUE(sel) << sel.explain();
+      EXPECT_NE(sel.kernel->name().find("_cp_async_"), std::string::npos) << sel.kernel->name();
+    }
+  // bwd_weight: a deep reduction (32 x 56 x 56) is split over a lent fp32 workspace; a shallow one is not.
+  auto deep = dispatcher.select(layer(conv_direction::bwd_weight, 32, 56, 1));
+  auto shallow = dispatcher.select(layer(conv_direction::bwd_weight, 1, 7, 1));
+  ASSERT_TRUE(deep && shallow);
+  const auto deep_p = layer(conv_direction::bwd_weight, 32, 56, 1).normalized();
+  EXPECT_GT(deep.kernel->workspace_bytes(deep_p), 0u);
+  EXPECT_EQ(deep.kernel->workspace_bytes(deep_p) % (128 * 128 * 9 * sizeof(float)), 0u) << "whole fp32 partials";
+  EXPECT_EQ(shallow.kernel->workspace_bytes(layer(conv_direction::bwd_weight, 1, 7, 1).normalized()), 0u);
+  // Three input channels: no cp.async vector fits; the refusal names the rule.
+  auto stem = grouped_conv_problem{}.direction(conv_direction::bwd_data).batch(1).channels(3, 64).input_size({224, 224})
+                  .filter_size({7}).stride({2}).padding({3}).dtype(dtype::bf16);
+  auto sel = dispatcher.select(stem);
+  EXPECT_FALSE(sel);
+  EXPECT_NE(sel.explain().find("channels per group is not a multiple of the kernel's"), std::string::npos)
+      << sel.explain();
+}
+
 }  // namespace
 }  // namespace kdecl

@@ -20,6 +20,11 @@ gemm_key implicit_gemm_key(const grouped_conv_key& key);
 // The implicit GEMMs of a normalized problem as one batched GEMM of the cost model.
 problem_profile conv_problem_profile(const grouped_conv_problem& normalized_problem);
 
+// The same as `key`'s kernel computes it on `processors` SMs: the cp_async bwd_weight's split-K
+// ranges become a batch of shallower GEMMs plus the fp32 partials' traffic.
+problem_profile conv_problem_profile(const grouped_conv_key& key, const grouped_conv_problem& normalized_problem,
+                                     int processors);
+
 // Estimated microseconds; lower is better. Never negative, never NaN.
 double estimate_microseconds(const grouped_conv_key& key, const grouped_conv_problem& normalized_problem);
 

@@ -148,10 +148,11 @@ constexpr pipeline_caps cp_async(int smem_opt_in, std::span<const dtype_offer> d
   // The kernel's "stage sizes are multiples of 128 bytes" follows from 16-byte chunks
   // and the 16-element tile alignment (16 rows x 16*j bytes), so it needs no rule.
   c.preshuffle_k_bytes = 64;
-  // Forward convolutions as implicit GEMMs with an im2col cp.async gather
-  // (kernels/conv/cuda/sm80/, conv_fwd_unsupported_reason): 16-bit data, every layout,
+  // Convolutions as implicit GEMMs with cp.async gathers (kernels/conv/cuda/sm80/:
+  // conv_fwd_unsupported_reason, conv_bwd_unsupported_reason): forward, backward-data
+  // (stride phases) and backward-weight (split-K); 16-bit data, every layout,
   // vectors of 4 bytes or more.
-  c.conv = {bits(conv_direction::fwd),
+  c.conv = {bits(conv_direction::fwd, conv_direction::bwd_data, conv_direction::bwd_weight),
             bits(conv_layout::nwgc, conv_layout::nhwgc, conv_layout::ndhwgc, conv_layout::gnwc, conv_layout::gnhwc,
                  conv_layout::gndhwc),
             bits(dtype::fp16, dtype::bf16), bits(conv_specialization::none), 1,

@@ -21,6 +21,7 @@
 #include "kdecl/conv/grouped_conv_problem.hpp"
 #include "kdecl/core/status.hpp"
 #include "kdecl/kernels/conv/cuda/sm80/conv_fwd_config.cuh"
+#include "kdecl/kernels/conv/cuda/sm80/conv_mainloop.cuh"
 #include "kdecl/kernels/conv/cuda/sm80/im2col_loader.cuh"
 #include "kdecl/kernels/gemm/cuda/sm80/config.cuh"
 #include "kdecl/kernels/gemm/cuda/sm80/epilogue.cuh"
@@ -66,30 +67,11 @@ __global__ void __launch_bounds__(Cfg::threads) conv_fwd_kernel(const __grid_con
   const im2col_loader<ta, Cfg::tile_m, Cfg::tile_k, VecIn, Cfg::threads> load_a(p.geo, p.in + g * p.in_g, m0, tid);
   const tile_loader<tb, true, Cfg::tile_n, Cfg::tile_k, VecWei, Cfg::threads, true, true> load_b(
       p.wei + g * p.wei_g, p.wei_k, n0, p.kg, p.geo.k, tid);
-  auto issue = [&](int s, int t) {
+  conv_mainloop(w, ring, k_tiles, [&](int s, int t) {
     load_a.load(ring + s * Cfg::a_stage_bytes, t);
     if (t + 1 < k_tiles) load_b.template load<false>(b_ring + s * Cfg::b_stage_bytes, t);
     else load_b.template load<true>(b_ring + s * Cfg::b_stage_bytes, t);
-  };
-  // Prologue: stages-1 tiles in flight, one commit group per tile (empty past the end).
-#pragma unroll
-  for (int s = 0; s < Cfg::stages - 1; ++s) {
-    if (s < k_tiles) issue(s, s);
-    cp_async_commit();
-  }
-  int read_stage = 0, write_stage = Cfg::stages - 1;
-  auto next = [](int s) { return s + 1 == Cfg::stages ? 0 : s + 1; };
-  cp_async_wait<Cfg::stages - 2>();
-  __syncthreads();
-  for (int kt = 0; kt < k_tiles; ++kt) {
-    if (kt + Cfg::stages - 1 < k_tiles) issue(write_stage, kt + Cfg::stages - 1);  // the stage of tile kt-1: free
-    cp_async_commit();
-    w.compute_tile(ring + read_stage * Cfg::a_stage_bytes, b_ring + read_stage * Cfg::b_stage_bytes);
-    cp_async_wait<Cfg::stages - 2>();
-    __syncthreads();  // tile kt+1 visible; everybody is done with tile kt
-    read_stage = next(read_stage);
-    write_stage = next(write_stage);
-  }
+  });
 
   output_view<Cfg> out = p.out;
   out.c += g * p.out_g;

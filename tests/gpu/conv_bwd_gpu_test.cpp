@@ -1,0 +1,119 @@
+// Every shipped backward convolution kernel (bwd_data by stride phases,
+// bwd_weight with split-K) for the GPU present, on random data against the
+// double host reference, the computed tensor (and the workspace) poisoned first
+// so that NaN never passes: odd C/K, odd spatial sizes, stride 2 and 3, dilation
+// 2, asymmetric padding, 1x1 stride 2, a stride larger than the filter (phases no
+// tap reaches), G > 1, 1-D and 3-D; bwd_weight both with one depth range (direct)
+// and several (fp32 partials and the reduction). Label `gpu`.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <vector>
+
+#include "kdecl/conv/conv_dispatcher.hpp"
+#include "kdecl/runtime/conv_check.hpp"
+
+namespace kdecl {
+namespace {
+
+std::optional<device> cuda_device() {
+  for (const auto& d : available_devices())
+    if (d.kind() == backend::cuda) return d;
+  return std::nullopt;
+}
+
+std::vector<std::shared_ptr<const conv_instance>> backward_kernels_for(arch_id arch, conv_direction dir) {
+  std::vector<std::shared_ptr<const conv_instance>> out;
+  for (const auto& k : registry::global().all())
+    if (k.instance->op() == op_kind::grouped_conv && k.instance->arch() == arch) {
+      auto c = std::static_pointer_cast<const conv_instance>(k.instance);
+      if (c->key().sig.dir == dir) out.push_back(c);
+    }
+  return out;
+}
+
+std::vector<grouped_conv_problem> backward_problems(int ndim) {
+  using P = grouped_conv_problem;
+  switch (ndim) {
+    case 1:
+      return {P{}.batch(2).channels(16, 24).input_size({101}).filter_size({5}).stride({3}).dilation({2}).padding({4}),
+              P{}.batch(3).channels(8, 8).groups(2).input_size({33}).filter_size({3}).stride({2}).padding({0}, {2})};
+    case 3:
+      return {P{}.batch(1).channels(8, 16).input_size({5, 9, 9}).filter_size({3}).stride({1, 2, 2}).padding({1}),
+              P{}.batch(3).channels(16, 16).groups(2).input_size({4, 7, 6}).filter_size({3, 1, 3}).padding({1, 0, 1}),
+              P{}.batch(2).channels(16, 32).input_size({7, 9, 11}).filter_size({3}).stride({2}).padding({1}, {0})};
+    default:
+      return {
+          P{}.batch(3).channels(24, 40).input_size({17, 13}).filter_size({3}).dilation({2}).padding({2}),     // dilation 2
+          P{}.batch(2).channels(16, 32).input_size({15, 12}).filter_size({3}).stride({2}).padding({0, 1}, {1, 2}),
+          P{}.batch(1).channels(8, 64).input_size({37, 41}).filter_size({7}).stride({2}).padding({3}),        // 7x7 s2
+          P{}.batch(2).channels(32, 24).input_size({19, 23}).filter_size({3}).stride({3}).padding({1}),       // stride 3
+          P{}.batch(3).channels(64, 128).input_size({14, 13}).filter_size({1}).stride({2}),                   // 1x1 s2
+          P{}.batch(2).channels(16, 16).input_size({11, 11}).filter_size({2}).stride({4}).padding({1}, {0}),  // no-tap phases
+          P{}.batch(1).channels(48, 32).groups(2).input_size({9, 11}).filter_size({3}).padding({1}),          // G = 2
+          P{}.batch(2).channels(256, 256).groups(32).input_size({14, 14}).filter_size({3}).padding({1}),      // G = 32
+          P{}.batch(1).channels(6, 10).input_size({21, 17}).filter_size({3}).padding({1}),                    // C/G = 6, K/G = 10
+          P{}.batch(4).channels(32, 64).input_size({40, 40}).filter_size({3}).padding({1}),                   // split-K
+          P{}.batch(3).channels(128, 256).input_size({28, 28}).filter_size({3}).stride({2}).padding({1}),
+      };
+  }
+}
+
+void check_every_kernel(conv_direction dir) {
+  auto dev = cuda_device();
+  if (!dev) GTEST_SKIP() << "no CUDA device";
+  conv_dispatcher dispatcher(*dev);
+  int checked = 0, refused = 0, kernels = 0;
+  for (const auto& k : backward_kernels_for(dev->arch, dir)) {
+    ++kernels;
+    int seed = 0;
+    for (auto p : backward_problems(k->key().sig.ndim)) {
+      const auto& s = k->key().sig;
+      p.direction(s.dir).dtypes(s.in, s.wei, s.out).layout(s.lay);
+      if (auto why = conv_rejection(*k, p.normalized(), nullptr)) {
+        ++refused;
+        continue;
+      }
+      try {
+        auto r = run_and_check(dispatcher, p, k->name(), 300 + seed++);
+        EXPECT_TRUE(r.passed) << k->name() << " on " << p.describe() << ": error " << r.error << " > " << r.tolerance;
+        ++checked;
+      } catch (const std::exception& e) {
+        ADD_FAILURE() << k->name() << " on " << p.describe() << ": " << e.what();
+      }
+    }
+  }
+  std::printf("%d %s kernels for %s: %d runs checked, %d (kernel, problem) pairs refused\n", kernels,
+              std::string(to_string(dir)).c_str(), std::string(to_string(dev->arch)).c_str(), checked, refused);
+  EXPECT_GT(kernels, 0);
+  EXPECT_GT(checked, 0);
+}
+
+TEST(ConvBwdGpu, EveryBwdDataKernelMatchesTheHostReference) { check_every_kernel(conv_direction::bwd_data); }
+TEST(ConvBwdGpu, EveryBwdWeightKernelMatchesTheHostReference) { check_every_kernel(conv_direction::bwd_weight); }
+
+// The dispatcher's own choice on real layers: a GPU kernel, correct.
+TEST(ConvBwdGpu, DispatcherRunsResNetLayersBackward) {
+  auto dev = cuda_device();
+  if (!dev) GTEST_SKIP() << "no CUDA device";
+  conv_dispatcher dispatcher(*dev);
+  for (auto dir : {conv_direction::bwd_data, conv_direction::bwd_weight})
+    for (auto d : {dtype::bf16, dtype::fp16}) {
+      const grouped_conv_problem layers[] = {
+          grouped_conv_problem{}.batch(4).channels(64, 64).input_size({56, 56}).filter_size({3}).padding({1}),
+          grouped_conv_problem{}.batch(4).channels(256, 512).input_size({56, 56}).filter_size({1}).stride({2}),
+          grouped_conv_problem{}.batch(4).channels(128, 128).input_size({57, 57}).filter_size({3}).stride({2})
+              .padding({1}),
+          grouped_conv_problem{}.batch(2).channels(64, 64).input_size({8, 28, 28}).filter_size({3}).padding({1}),
+      };
+      for (auto p : layers) {
+        p.direction(dir).dtype(d);
+        auto r = run_and_check(dispatcher, p, "", 11);
+        EXPECT_TRUE(r.passed) << r.kernel << " on " << p.describe() << ": error " << r.error;
+        EXPECT_EQ(r.kernel.find("_host"), std::string::npos) << r.kernel;
+      }
+    }
+}
+
+}  // namespace
+}  // namespace kdecl
