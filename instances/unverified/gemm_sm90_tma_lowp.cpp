@@ -37,7 +37,8 @@ DECL_KERNEL_SET(gemm_sm90_tma_fp8,
 DECL_KERNEL_SET(gemm_sm90_tma_int8,
     targets(sm_90),
     large8.dtypes(int8, int8, int32), medium8.dtypes(int8, int8, int32),
-    small_m8.dtypes(int8, int8, int32), tiny_m8.dtypes(int8, int8, int32));
+    small_m8.dtypes(int8, int8, int32), tiny_m8.dtypes(int8, int8, int32),
+    large8.dtypes(int8, int8, int8));  // int8 output: alpha requantizes, the store saturates
 
 DECL_KERNEL_SET(gemm_sm90_tma_tf32,
     targets(sm_90),

@@ -6,8 +6,9 @@
 //
 // Tolerances, per element, against the exact products of the stored inputs
 // (S = |alpha| sum_k |a b| + |beta c_old|, r = the reference value):
-//   int8 -> int32          exact for alpha = 1, beta = 0 (|acc| < 2^24 here, so the fp32 epilogue
-//                          is exact); else 0.5 + 2^-23 S (fp32 epilogue, round-half-even store)
+//   int8 -> int32 / int8   exact for alpha = 1, beta = 0 (|acc| < 2^24 here, so the fp32 epilogue
+//                          is exact); else 0.5 + 2^-23 S (fp32 epilogue, round-half-even store;
+//                          int8 C saturates, and so does the reference)
 //   fp8/bf8, fp32 accum    2^-8 S   (Hopper's fp8 wgmma adds with fewer than fp32's bits)
 //   tf32 (fp32 data)       2^-8 S   (inputs lose 13 mantissa bits: 2^-10 relative each)
 //   plus C's rounding      bf16 2^-8 |r|, fp16 2^-11 |r| + 2^-24, fp8 e4m3 2^-4 |r| + 2^-10
@@ -81,6 +82,7 @@ constexpr gemm_key e5m2_e5m2 = make_key(e5m2, e5m2, dtype::bf16, 128, 256, 2, 4)
 constexpr gemm_key int8_large = make_key(dtype::int8, dtype::int8, dtype::int32, 128, 256, 2, 4);
 constexpr gemm_key int8_medium = make_key(dtype::int8, dtype::int8, dtype::int32, 128, 128, 2, 6);
 constexpr gemm_key int8_small_m = make_key(dtype::int8, dtype::int8, dtype::int32, 64, 128, 1, 8);
+constexpr gemm_key int8_int8_out = make_key(dtype::int8, dtype::int8, dtype::int8, 128, 256, 2, 4);
 constexpr gemm_key tf32_large = make_key(dtype::fp32, dtype::fp32, dtype::fp32, 128, 256, 2, 4);
 constexpr gemm_key tf32_medium = make_key(dtype::fp32, dtype::fp32, dtype::fp32, 128, 128, 2, 6);
 constexpr gemm_key tf32_small_m = make_key(dtype::fp32, dtype::fp32, dtype::fp32, 64, 128, 1, 8);
@@ -243,6 +245,7 @@ void check_problem(shape s, float alpha, float beta, unsigned seed) {
             v += beta * old;
             mag += std::fabs(beta * old);
           }
+          if constexpr (std::is_same_v<out_t, std::int8_t>) v = std::clamp(v, -128.0, 127.0);  // saturating store
           ref[(b * s.m + i) * s.n + j] = v;
           bound[(b * s.m + i) * s.n + j] = tolerance<K>(v, mag, alpha, beta);
         }
@@ -316,6 +319,13 @@ TEST(GemmSm90Lowp, E5m2xE5m2) { KDECL_SM90_REQUIRE_DEVICE(); run_edge_shapes<e5m
 TEST(GemmSm90Lowp, Int8Tile128x256) { KDECL_SM90_REQUIRE_DEVICE(); run_edge_shapes<int8_large>(); }
 TEST(GemmSm90Lowp, Int8Tile128x128) { KDECL_SM90_REQUIRE_DEVICE(); run_edge_shapes<int8_medium>(); }
 TEST(GemmSm90Lowp, Int8Tile64x128) { KDECL_SM90_REQUIRE_DEVICE(); run_edge_shapes<int8_small_m>(); }
+TEST(GemmSm90Lowp, Int8Int8OutScaled) {
+  KDECL_SM90_REQUIRE_DEVICE();
+  // int8 output: alpha requantizes (a few values saturate at -128 / 127), beta adds C_old.
+  check_problem<int8_int8_out>({257, 391, 777}, 1.0f / 2048, 0.0f, 21);
+  check_problem<int8_int8_out>({1000, 1000, 1000, 1}, 1.0f / 4096, 1.0f, 22);
+  check_problem<int8_int8_out>({64, 1000, 4000}, 1.0f / 8192, 0.0f, 23);
+}
 TEST(GemmSm90Lowp, Tf32Tile128x256) { KDECL_SM90_REQUIRE_DEVICE(); run_edge_shapes<tf32_large>(); }
 TEST(GemmSm90Lowp, Tf32Tile128x128) { KDECL_SM90_REQUIRE_DEVICE(); run_edge_shapes<tf32_medium>(); }
 TEST(GemmSm90Lowp, Tf32Tile64x128) { KDECL_SM90_REQUIRE_DEVICE(); run_edge_shapes<tf32_small_m>(); }

@@ -137,8 +137,8 @@ inline constexpr dtype_offer tma_wgmma_dtypes[] = {
     {dtype::fp8, dtype::bf8, dtype::fp32, dtype::fp8, c_wgmma_fp8, wgmma_k_major_layouts, wgmma_tiles_k32, {}, standard_only},
     {dtype::bf8, dtype::fp8, dtype::fp32, dtype::bf8, c_wgmma_fp8, wgmma_k_major_layouts, wgmma_tiles_k32, {}, standard_only},
     {dtype::bf8, dtype::bf8, dtype::fp32, dtype::bf8, c_wgmma_fp8, wgmma_k_major_layouts, wgmma_tiles_k32, {}, standard_only},
-    {dtype::int8, dtype::int8, dtype::int32, dtype::int8, bits(dtype::int32), wgmma_k_major_layouts, wgmma_tiles_k32, {},
-     standard_only},
+    {dtype::int8, dtype::int8, dtype::int32, dtype::int8, bits(dtype::int32, dtype::int8), wgmma_k_major_layouts,
+     wgmma_tiles_k32, {}, standard_only},
     {dtype::fp32, dtype::fp32, dtype::fp32, dtype::tf32, bits(dtype::fp32), wgmma_k_major_layouts, wgmma_tiles_k8, {},
      standard_only},
 };

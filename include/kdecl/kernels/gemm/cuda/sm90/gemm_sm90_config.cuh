@@ -66,7 +66,8 @@ constexpr const char* key_unsupported_reason(const gemm_key& k) {
   if (cls == sm90_operand_class::fp8 &&
       !(s.c == dtype::fp16 || s.c == dtype::bf16 || s.c == dtype::fp32 || s.c == dtype::fp8))
     return "C dtype of an fp8/bf8 GEMM must be fp16, bf16, fp32 or fp8";
-  if (cls == sm90_operand_class::int8 && s.c != dtype::int32) return "C dtype of an int8 GEMM must be int32";
+  if (cls == sm90_operand_class::int8 && s.c != dtype::int32 && s.c != dtype::int8)
+    return "C dtype of an int8 GEMM must be int32 or int8 (alpha scales, saturating)";
   if (cls == sm90_operand_class::tf32 && s.c != dtype::fp32) return "C dtype of a tf32 GEMM must be fp32";
   if (s.lay.c != layout::row) return "C must be row-major";
   if (cls != sm90_operand_class::bits16 && !(s.lay.a == layout::row && s.lay.b == layout::col))
