@@ -70,7 +70,7 @@ if [[ $what == all || $what == bench ]]; then
   log "bench: fp8 (e4m3 -> bf16), int8 (-> int32) and tf32 on sm_90 wgmma vs cuBLASLt fp8 TN / int8 TN / FAST_TF32"
   $k --dtypes fp8,fp8,bf16 --layout rcr --sizes 4096 8192 --label gemm_fp8_rcr_square | tail -n 4
   $k --dtype int8 --layout rcr --sizes 4096 8192 --label gemm_int8_rcr_square | tail -n 4
-  $k --dtype tf32 --layout rcr --sizes 4096 8192 --label gemm_tf32_rcr_square | tail -n 4
+  $k --dtype fp32 --compute tf32 --layout rcr --sizes 4096 8192 --label gemm_tf32_rcr_square | tail -n 4
   log "bench: other layouts"
   for l in rrr crr ccr; do
     $k --dtype bf16 --layout $l --sizes 4096 8192 --label gemm_bf16_${l}_square | tail -n 4

@@ -62,8 +62,8 @@ void gemm_options::add_to(CLI::App& app, bool sizes_required) {
   app.add_option("--ldb", ldb, "leading dimension of B (0: packed)")->transform(decimal_integer());
   app.add_option("--ldc", ldc, "leading dimension of C (0: packed)")->transform(decimal_integer());
   app.add_option("--dtype", dtype,
-                 "dtype of A, B and C: fp16 bf16 fp32 fp64 fp8 bf8 int8 (int8: C int32, as cuBLAS), or tf32 "
-                 "(fp32 data, tf32 compute: --dtype fp32 --compute tf32)")
+                 "dtype of A, B and C: fp16 bf16 fp32 fp64 fp8 bf8 int8 (int8: C int32, as cuBLAS; tf32 is "
+                 "--dtype fp32 --compute tf32)")
       ->capture_default_str();
   app.add_option("--dtypes", dtypes, "dtypes of A,B,C when they differ, e.g. int8,int8,int32");
   app.add_option("--compute", compute, "multiply precision: tf32 lets fp32 data use tensor cores");
@@ -80,13 +80,9 @@ void gemm_options::add_to(CLI::App& app, bool sizes_required) {
 gemm_problem gemm_options::problem() const {
   gemm_problem p;
   p.sizes(m, n, k).batched(batch).leading_dims(lda, ldb, ldc);
-  if (dtype == "tf32") {
-    p.dtype(kdecl::dtype::fp32).compute(kdecl::dtype::tf32);
-  } else {
-    p.dtype(parse_flag<kdecl::dtype>("--dtype", dtype));
-    // int8 GEMMs write int32 (no kernel, nor cuBLAS, writes int8 C): --dtypes int8,int8,int8 says otherwise.
-    if (p.sig.a == kdecl::dtype::int8) p.sig.c = kdecl::dtype::int32;
-  }
+  p.dtype(parse_flag<kdecl::dtype>("--dtype", dtype));
+  // int8 GEMMs write int32 by default, as cuBLAS's do: --dtypes int8,int8,int8 asks for int8 C.
+  if (p.sig.a == kdecl::dtype::int8) p.sig.c = kdecl::dtype::int32;
   if (!dtypes.empty()) {
     std::vector<std::string> parts;
     std::size_t start = 0;
