@@ -9,6 +9,12 @@
 //   64x128 / 64x64, one consumer warpgroup        small M (memory bound: deep rings)
 // fp8 per-tensor scales fold into alpha (alpha = scale_a * scale_b / scale_c).
 //
+// Shipped are the signatures the cp_async sets (gemm_cp_async.cpp) also serve at
+// every narrower alignment of A and B, which TMA cannot load: fp8 -> bf16 / fp32,
+// e5m2 -> bf16, e4m3 x e5m2 -> bf16, int8 -> int32, tf32. The kernel also takes fp16
+// and fp8 output, e5m2 x e4m3 and int8 output (tests/gpu/gemm_sm90_lowp_test.cu runs
+// them); a set declaring them would leave their misaligned problems without a kernel.
+//
 // Not yet run on a GPU (see README.md here): moves up to instances/ once
 // tests/gpu/gemm_sm90_lowp_test.cu passes on the device machine.
 #include "kdecl/declare.hpp"
@@ -30,15 +36,12 @@ DECL_KERNEL_SET(gemm_sm90_tma_fp8,
     targets(sm_90),
     large8.dtypes(fp8, fp8, bf16), medium8.dtypes(fp8, fp8, bf16),
     small_m8.dtypes(fp8, fp8, bf16), tiny_m8.dtypes(fp8, fp8, bf16),
-    large8.dtypes(fp8, fp8, fp16), medium8.dtypes(fp8, fp8, fp16),
-    large8.dtypes(fp8, fp8, fp32), large8.dtypes(fp8, fp8, fp8), medium8.dtypes(fp8, fp8, fp8),
-    large8.dtypes(fp8, bf8, bf16), large8.dtypes(bf8, fp8, bf16), large8.dtypes(bf8, bf8, bf16));
+    large8.dtypes(fp8, fp8, fp32), large8.dtypes(bf8, bf8, bf16), large8.dtypes(fp8, bf8, bf16));
 
 DECL_KERNEL_SET(gemm_sm90_tma_int8,
     targets(sm_90),
     large8.dtypes(int8, int8, int32), medium8.dtypes(int8, int8, int32),
-    small_m8.dtypes(int8, int8, int32), tiny_m8.dtypes(int8, int8, int32),
-    large8.dtypes(int8, int8, int8));  // int8 output: alpha requantizes, the store saturates
+    small_m8.dtypes(int8, int8, int32), tiny_m8.dtypes(int8, int8, int32));
 
 DECL_KERNEL_SET(gemm_sm90_tma_tf32,
     targets(sm_90),
