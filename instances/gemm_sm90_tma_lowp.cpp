@@ -15,8 +15,7 @@
 // and fp8 output, e5m2 x e4m3 and int8 output (tests/gpu/gemm_sm90_lowp_test.cu runs
 // them); a set declaring them would leave their misaligned problems without a kernel.
 //
-// Not yet run on a GPU (see README.md here): moves up to instances/ once
-// tests/gpu/gemm_sm90_lowp_test.cu passes on the device machine.
+// tests/gpu/gemm_sm90_lowp_test.cu passed on an H100 on 2026-11-23 (docs/kernels/sm90.md).
 #include "kdecl/declare.hpp"
 
 namespace {
