@@ -26,7 +26,8 @@ status=0
 
 if [[ $what == all || $what == tests ]]; then
   # kdecl_gpu_tests holds the conv kernels' tests, kdecl_fmha_gpu_tests the attention kernels'.
-  for t in kdecl_gpu_tests kdecl_fmha_gpu_tests kdecl_gpu_sm80_tests kdecl_gpu_sm90_tests kdecl_shipped_tests; do
+  for t in kdecl_gpu_tests kdecl_fmha_gpu_tests kdecl_gpu_sm80_tests kdecl_gpu_sm90_tests kdecl_gpu_sm90_lowp_tests \
+           kdecl_shipped_tests; do
     [[ -x $bin/$t ]] || { log "test $t: not carried"; status=1; continue; }
     log "test $t"
     timeout 300 "$bin/$t" --gtest_brief=1 > "$out/$t.log" 2>&1; rc=$?
@@ -66,6 +67,10 @@ if [[ $what == all || $what == bench ]]; then
   log "bench: the sm_80 path (cp_async) on this GPU"
   $k --dtype bf16 --layout rcr --sizes 4096 8192 --kernels pipeline=cp_async --label gemm_bf16_rcr_cp_async | tail -n 4
   $k --dtype fp16 --layout rcr --sizes 4096 8192 --kernels pipeline=cp_async --label gemm_fp16_rcr_cp_async | tail -n 4
+  log "bench: fp8 (e4m3 -> bf16), int8 (-> int32) and tf32 on sm_90 wgmma vs cuBLASLt fp8 TN / int8 TN / FAST_TF32"
+  $k --dtypes fp8,fp8,bf16 --layout rcr --sizes 4096 8192 --label gemm_fp8_rcr_square | tail -n 4
+  $k --dtype int8 --layout rcr --sizes 4096 8192 --label gemm_int8_rcr_square | tail -n 4
+  $k --dtype fp32 --compute tf32 --layout rcr --sizes 4096 8192 --label gemm_tf32_rcr_square | tail -n 4
   log "bench: other layouts"
   for l in rrr crr ccr; do
     $k --dtype bf16 --layout $l --sizes 4096 8192 --label gemm_bf16_${l}_square | tail -n 4

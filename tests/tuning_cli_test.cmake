@@ -43,11 +43,16 @@ expect_in("${out}" "is not a ranking objective")
 kdecl_run(2 out train --db missing.db --out x.model.json)
 expect_in("${out}" "'missing.db' does not exist")
 
-# This build does not register the 248-kernel set the model was trained for: refused, and said so.
+# This build does not register the kernel set the model was trained for: refused, and said so. The
+# model's kernel set covers the kernels of its trained signatures only (kernel_set_scope), so its
+# fingerprint is not the databases' fa59938161680c05 but that set's bf16 rcr part.
 set(ENV{KDECL_TUNING_MODEL} "${WORK_DIR}/models/gemm_sm_90.model.json")
 execute_process(COMMAND "${KDECL}" select gemm --m 128 --n 4096 --k 4096 --dtype bf16 --device sm_90 --explain
                 WORKING_DIRECTORY "${WORK_DIR}" OUTPUT_VARIABLE out ERROR_VARIABLE err)
-expect_in("${out}${err}" "learned model ${WORK_DIR}/models/gemm_sm_90.model.json refused: it was trained for kernel set fa59938161680c05")
+expect_in("${out}${err}" "learned model ${WORK_DIR}/models/gemm_sm_90.model.json refused: it was trained for kernel set ")
+expect_in("${out}${err}" "kernels of its 1 signatures); retrain it with kdecl train")
+file(READ "${WORK_DIR}/models/gemm_sm_90.meta.json" meta)
+expect_in("${meta}" "\"kernel_set_scope\": \"signatures\"")
 unset(ENV{KDECL_TUNING_MODEL})
 
 kdecl_run(0 out eval-selection --db a.jsonl --arch sm_90 --kernel-set fa59938161680c05 --folds 3 --rounds 10 --out eval)

@@ -29,10 +29,12 @@ struct dmatrix {
 };
 
 nlohmann::json to_json(const model_info& i) {
-  return {{"op", i.op}, {"arch", i.arch}, {"kernel_set", i.kernel_set}, {"kernel_count", i.kernel_count},
+  nlohmann::json j = {{"op", i.op}, {"arch", i.arch}, {"kernel_set", i.kernel_set}, {"kernel_count", i.kernel_count},
           {"objective", i.objective}, {"features", i.features}, {"signatures", i.signatures}, {"trained_on", i.trained_on},
           {"devices", i.devices}, {"rows", i.rows}, {"groups", i.groups}, {"rounds", i.rounds},
           {"created", i.created}, {"kdecl_commit", i.kdecl_commit}, {"format", "kdecl ranking model 1"}};
+  if (!i.kernel_set_scope.empty()) j["kernel_set_scope"] = i.kernel_set_scope;
+  return j;
 }
 
 }  // namespace
@@ -112,6 +114,10 @@ ranking_model ranking_model::load(const std::string& path) {
     info.arch = meta.at("arch");
     info.kernel_set = meta.at("kernel_set");
     info.kernel_count = meta.value("kernel_count", std::size_t{0});
+    info.kernel_set_scope = meta.value("kernel_set_scope", "");
+    if (!info.kernel_set_scope.empty() && info.kernel_set_scope != "signatures")
+      throw std::invalid_argument(fmt::format("ranking model '{}': kernel_set_scope '{}' is not \"signatures\"", path,
+                                              info.kernel_set_scope));
     info.objective = meta.value("objective", "");
     info.features = meta.at("features").get<std::vector<std::string>>();
     info.signatures = meta.value("signatures", std::vector<std::string>{});

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "kdecl/gemm/gemm_heuristic.hpp"
+#include "kdecl/gemm/gemm_name.hpp"
 #include "kdecl/tuning/features.hpp"
 #include "kdecl/tuning/problem_key.hpp"
 #include "kdecl/tuning/ranking_model.hpp"
@@ -19,10 +20,33 @@
 
 namespace kdecl::tuning {
 
-std::string registered_kernel_set(const registry& reg, arch_id arch, std::vector<std::string>* names) {
+std::string kernel_signature(const gemm_key& key) {
+  gemm_problem p;
+  p.sig = key.sig;
+  return problem_signature(p);
+}
+
+std::vector<std::string> kernels_of_signatures(const std::vector<std::string>& names,
+                                               const std::vector<std::string>& signatures) {
+  std::vector<std::string> out;
+  for (const auto& n : names) {
+    try {
+      if (std::find(signatures.begin(), signatures.end(), kernel_signature(parse_gemm_name(n))) != signatures.end())
+        out.push_back(n);
+    } catch (const std::invalid_argument&) {
+    }
+  }
+  return out;
+}
+
+std::string registered_kernel_set(const registry& reg, arch_id arch, std::vector<std::string>* names,
+                                  const std::vector<std::string>& signatures) {
   std::vector<std::string> v;
   for (const auto& k : reg.gemm_kernels())
-    if (k->arch() == arch) v.push_back(k->name());
+    if (k->arch() == arch &&
+        (signatures.empty() ||
+         std::find(signatures.begin(), signatures.end(), kernel_signature(k->key())) != signatures.end()))
+      v.push_back(k->name());
   std::sort(v.begin(), v.end());
   auto fp = fingerprint_of(v);
   if (names) *names = std::move(v);
@@ -127,7 +151,8 @@ class model_selection final : public gemm_selection_tier {
       // The registry changed since the model was checked: check the set again.
       std::unique_lock lock(mutex_);
       if (gen != generation_.load()) {
-        current_ok_.store(registered_kernel_set(d.kernels(), d.target().arch) == fingerprint_);
+        current_ok_.store(registered_kernel_set(d.kernels(), d.target().arch, nullptr,
+                                                kernel_set_signatures(model_->info())) == fingerprint_);
         generation_.store(gen);
       }
     }
@@ -204,11 +229,13 @@ std::shared_ptr<const gemm_selection_tier> model_tier(std::shared_ptr<const rank
     return nullptr;
   }
   std::vector<std::string> names;
-  const auto fp = registered_kernel_set(reg, dev.arch, &names);
+  const auto scope = kernel_set_signatures(info);
+  const auto fp = registered_kernel_set(reg, dev.arch, &names, scope);
   if (info.kernel_set != fp) {
-    refusal = fmt::format("it was trained for kernel set {} ({} kernels), this program registers set {} ({} {} kernels); "
+    refusal = fmt::format("it was trained for kernel set {} ({} kernels), this program registers set {} ({} {} kernels{}); "
                           "retrain it with kdecl train",
-                          info.kernel_set, info.kernel_count, fp, names.size(), arch);
+                          info.kernel_set, info.kernel_count, fp, names.size(), arch,
+                          scope.empty() ? "" : fmt::format(" of its {} signatures", scope.size()));
     return nullptr;
   }
   return std::make_shared<model_selection>(std::move(model), fp, reg.generation());

@@ -21,7 +21,8 @@ TEST(ShippedInstances, AreRegisteredWithoutDuplicates) {
                         "gemm_host_int8", "gemm_host_fp8", "gemm_host_bf8"})
     EXPECT_TRUE(names.count(s)) << s;
 #if KDECL_WITH_CUDA
-  for (const char* s : {"gemm_sm90_tma_fp16", "gemm_sm90_tma_bf16", "gemm_sm90_tma_multi_d", "gemm_cp_async_16bit",
+  for (const char* s : {"gemm_sm90_tma_fp16", "gemm_sm90_tma_bf16", "gemm_sm90_tma_multi_d", "gemm_sm90_tma_fp8",
+                        "gemm_sm90_tma_int8", "gemm_sm90_tma_tf32", "gemm_cp_async_16bit",
                         "gemm_cp_async_32bit"})
     EXPECT_TRUE(names.count(s)) << s;
 #endif

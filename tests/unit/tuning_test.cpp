@@ -330,6 +330,76 @@ TEST(SelectionTiers, ModelIsUsedAndReportedAndRefusedWhenMismatched) {
   EXPECT_NE(analytical.explain().find("refused"), std::string::npos) << analytical.explain();
 }
 
+// A model whose kernel set covers only its trained signatures (kernel_set_scope
+// "signatures", what kdecl train writes): kernels of other signatures (fp8 on
+// wgmma, say) may be registered beside it; their problems go to the analytical
+// tier with the reason; a kernel added to a trained signature still refuses it.
+TEST(SelectionTiers, ModelScopedToItsSignaturesIgnoresKernelsOfOtherSignatures) {
+  recorded_data data;
+  registry reg;
+  data.register_into(reg);
+  std::vector<ranking_group> groups;
+  for (const auto& mp : data.problems) groups.push_back(ranking_group_of(mp));
+  model_info info;
+  info.arch = "sm_90";
+  info.signatures = {"bf16-bf16-bf16-fp32-bf16/rcr/standard"};
+  info.kernel_set_scope = "signatures";
+  std::vector<std::string> in_scope;
+  info.kernel_set = registered_kernel_set(reg, arch_id::sm_90, &in_scope, info.signatures);
+  info.kernel_count = in_scope.size();
+  ASSERT_FALSE(in_scope.empty());
+  EXPECT_LT(in_scope.size(), data.set.kernels.size());
+  EXPECT_EQ(kernels_of_signatures(data.set.kernels, info.signatures), in_scope);
+  EXPECT_EQ(fingerprint_of(in_scope), info.kernel_set);
+  train_options o;
+  o.rounds = 5;
+  scratch s;
+  ranking_model::train(groups, o, info).save(s / "gemm_sm_90.model.json");
+  EXPECT_EQ(ranking_model::load(s / "gemm_sm_90.model.json").info().kernel_set_scope, "signatures");
+
+  // fp8 and tf32 kernels of other signatures: the model stays in use for bf16 rcr.
+  registry wider;
+  data.register_into(wider);
+  gemm_key fp8 = kdecl::testing::make_key(dtype::fp8, rcr, 128, 256, 128, arch_id::sm_90, pipeline::tma_wgmma);
+  fp8.sig.c = dtype::bf16;
+  wider.add(std::make_shared<kdecl::testing::recording_gemm>(fp8), "lowp");
+  wider.add(std::make_shared<kdecl::testing::recording_gemm>(
+                kdecl::testing::make_key(dtype::bf16, rrr, 64, 32, 64)), "other layout");
+  EXPECT_EQ(kernel_signature(fp8), "fp8-fp8-bf16-fp32-fp8/rcr/standard");
+  EXPECT_EQ(registered_kernel_set(wider, arch_id::sm_90, nullptr, info.signatures), info.kernel_set);
+  EXPECT_NE(registered_kernel_set(wider, arch_id::sm_90), registered_kernel_set(reg, arch_id::sm_90));
+  gemm_dispatcher d(sm90(), wider);
+  d.clear_tiers();
+  use_ranking_model(d, s / "gemm_sm_90.model.json");
+  gemm_problem bf16_problem;
+  bf16_problem.sizes(2048, 5120, 2048).dtype(dtype::bf16).layout(rcr);
+  auto sel = d.select(bf16_problem.normalized());
+  ASSERT_TRUE(sel) << sel.explain();
+  EXPECT_EQ(sel.tier, "learned model") << sel.explain();
+  gemm_problem fp8_problem;
+  fp8_problem.sizes(4096, 4096, 4096).dtypes(dtype::fp8, dtype::fp8, dtype::bf16).layout(rcr);
+  fp8_problem.sig.acc = dtype::fp32;
+  fp8_problem.sig.compute = dtype::fp8;
+  auto sel8 = d.select(fp8_problem.normalized());
+  ASSERT_TRUE(sel8) << sel8.explain();
+  EXPECT_EQ(sel8.tier, "analytical model");
+  EXPECT_NE(sel8.explain().find("not trained on fp8-fp8-bf16-fp32-fp8/rcr/standard"), std::string::npos)
+      << sel8.explain();
+
+  // One more bf16 rcr kernel: the kernels the model ranks changed, so it is refused.
+  registry grown;
+  data.register_into(grown);
+  grown.add(std::make_shared<kdecl::testing::recording_gemm>(kdecl::testing::make_key(dtype::bf16, rcr, 64, 32, 64)),
+            "extra");
+  gemm_dispatcher d2(sm90(), grown);
+  try {
+    use_ranking_model(d2, s / "gemm_sm_90.model.json");
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("of its 1 signatures"), std::string::npos) << e.what();
+  }
+}
+
 TEST(SelectionTiers, DatabaseExactHitsComeFirst) {
   recorded_data data;
   scratch s;

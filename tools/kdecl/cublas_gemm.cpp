@@ -36,6 +36,7 @@ struct cublas_gemm::impl {
   cublasLtHandle_t handle = nullptr;
   cublasLtMatmulDesc_t op = nullptr;
   cublasLtMatrixLayout_t la = nullptr, lb = nullptr, lc = nullptr;
+  cublasLtMatrixLayout_t lc16 = nullptr;  // C's description beside an fp8 D (fp8_output)
   cublasLtMatmulHeuristicResult_t algo{};
   void* workspace = nullptr;
   float alpha = 1, beta = 0;
@@ -54,6 +55,12 @@ std::optional<std::string> cublas_gemm::unsupported(const gemm_problem& p) {
     return "cuBLASLt 8-bit GEMMs need the TN layout (our rcr)";
   return std::nullopt;
 }
+
+namespace {
+// cuBLASLt's fp8 GEMMs take an fp8 D only beside a 16-bit C: with beta = 0 C is never
+// read, so a bf16 description of the same buffer serves (beta != 0 is refused).
+bool fp8_output(const gemm_signature& s) { return s.c == dtype::fp8 || s.c == dtype::bf8; }
+}  // namespace
 
 cublas_gemm::cublas_gemm(const gemm_problem& p, float alpha, float beta) : impl_(std::make_unique<impl>()) {
   if (auto why = unsupported(p)) throw std::runtime_error(*why);
@@ -85,9 +92,14 @@ cublas_gemm::cublas_gemm(const gemm_problem& p, float alpha, float beta) : impl_
   check(cublasLtMatrixLayoutCreate(&st.la, *cuda_type(s.b), rows_bp, cols_bp, p.ldb), "layout B");
   check(cublasLtMatrixLayoutCreate(&st.lb, *cuda_type(s.a), rows_ap, cols_ap, p.lda), "layout A");
   check(cublasLtMatrixLayoutCreate(&st.lc, *cuda_type(s.c), p.n, p.m, p.ldc), "layout C");
+  if (fp8_output(s)) {
+    if (beta != 0.0f) throw std::runtime_error("cuBLASLt baseline: fp8 output is mapped only for beta = 0");
+    check(cublasLtMatrixLayoutCreate(&st.lc16, CUDA_R_16BF, p.n, p.m, p.ldc), "layout C (bf16 beside fp8 D)");
+  }
   if (p.batch > 1) {
     std::int32_t count = std::int32_t(p.batch);
-    for (auto [l, stride] : {std::pair{st.la, p.stride_b}, {st.lb, p.stride_a}, {st.lc, p.stride_c}}) {
+    for (auto [l, stride] : {std::pair{st.la, p.stride_b}, {st.lb, p.stride_a}, {st.lc, p.stride_c}, {st.lc16, p.stride_c}}) {
+      if (l == nullptr) continue;
       std::int64_t s64 = stride;
       check(cublasLtMatrixLayoutSetAttribute(l, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count, sizeof(count)), "batch");
       check(cublasLtMatrixLayoutSetAttribute(l, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &s64, sizeof(s64)),
@@ -103,7 +115,8 @@ cublas_gemm::cublas_gemm(const gemm_problem& p, float alpha, float beta) : impl_
   check(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof(ws)),
         "workspace preference");
   int found = 0;
-  auto hs = cublasLtMatmulAlgoGetHeuristic(st.handle, st.op, st.la, st.lb, st.lc, st.lc, pref, 1, &st.algo, &found);
+  auto hs = cublasLtMatmulAlgoGetHeuristic(st.handle, st.op, st.la, st.lb, st.lc16 ? st.lc16 : st.lc, st.lc, pref, 1,
+                                           &st.algo, &found);
   cublasLtMatmulPreferenceDestroy(pref);
   check(hs, "heuristic");
   if (found == 0) throw std::runtime_error("cuBLASLt found no algorithm for this problem");
@@ -113,6 +126,7 @@ cublas_gemm::~cublas_gemm() {
   auto& st = *impl_;
   if (st.workspace) cudaFree(st.workspace);
   if (st.lc) cublasLtMatrixLayoutDestroy(st.lc);
+  if (st.lc16) cublasLtMatrixLayoutDestroy(st.lc16);
   if (st.lb) cublasLtMatrixLayoutDestroy(st.lb);
   if (st.la) cublasLtMatrixLayoutDestroy(st.la);
   if (st.op) cublasLtMatmulDescDestroy(st.op);
@@ -123,7 +137,8 @@ void cublas_gemm::run(const void* a, const void* b, void* c) const {
   const auto& st = *impl_;
   const void* alpha = st.integer ? static_cast<const void*>(&st.ialpha) : &st.alpha;
   const void* beta = st.integer ? static_cast<const void*>(&st.ibeta) : &st.beta;
-  check(cublasLtMatmul(st.handle, st.op, alpha, b, st.la, a, st.lb, beta, c, st.lc, c, st.lc, &st.algo.algo,
+  check(cublasLtMatmul(st.handle, st.op, alpha, b, st.la, a, st.lb, beta, c, st.lc16 ? st.lc16 : st.lc, c, st.lc,
+                       &st.algo.algo,
                        st.workspace, workspace_bytes, nullptr),
         "matmul");
 }

@@ -61,7 +61,10 @@ void gemm_options::add_to(CLI::App& app, bool sizes_required) {
   app.add_option("--lda", lda, "leading dimension of A (0: packed)")->transform(decimal_integer());
   app.add_option("--ldb", ldb, "leading dimension of B (0: packed)")->transform(decimal_integer());
   app.add_option("--ldc", ldc, "leading dimension of C (0: packed)")->transform(decimal_integer());
-  app.add_option("--dtype", dtype, "dtype of A, B and C: fp16 bf16 fp32 fp64 fp8 bf8 int8")->capture_default_str();
+  app.add_option("--dtype", dtype,
+                 "dtype of A, B and C: fp16 bf16 fp32 fp64 fp8 bf8 int8 (int8: C int32; fp8/bf8: C bf16, as "
+                 "cuBLASLt's GEMMs of those types write; tf32 is --dtype fp32 --compute tf32)")
+      ->capture_default_str();
   app.add_option("--dtypes", dtypes, "dtypes of A,B,C when they differ, e.g. int8,int8,int32");
   app.add_option("--compute", compute, "multiply precision: tf32 lets fp32 data use tensor cores");
   app.add_option("--layout", layout, "layouts of A, B, C: rcr rrr crr ccr (r row-, c column-major)")
@@ -78,6 +81,10 @@ gemm_problem gemm_options::problem() const {
   gemm_problem p;
   p.sizes(m, n, k).batched(batch).leading_dims(lda, ldb, ldc);
   p.dtype(parse_flag<kdecl::dtype>("--dtype", dtype));
+  // int8 GEMMs write int32 and fp8/bf8 GEMMs bf16 by default, as cuBLASLt's usually do:
+  // --dtypes int8,int8,int8 or fp8,fp8,fp8 asks for 8-bit C.
+  if (p.sig.a == kdecl::dtype::int8) p.sig.c = kdecl::dtype::int32;
+  if (p.sig.a == kdecl::dtype::fp8 || p.sig.a == kdecl::dtype::bf8) p.sig.c = kdecl::dtype::bf16;
   if (!dtypes.empty()) {
     std::vector<std::string> parts;
     std::size_t start = 0;

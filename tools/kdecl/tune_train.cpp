@@ -129,6 +129,12 @@ tuning::ranking_model train_on(const std::vector<tuning::measured_problem>& prob
   std::set<std::string> signatures;
   for (const auto& p : problems) signatures.insert(tuning::problem_signature(p.problem));
   info.signatures.assign(signatures.begin(), signatures.end());
+  // The model stays valid while the kernels of its signatures stay as they are:
+  // kernels of other dtypes or layouts may be added without retraining.
+  const auto scoped = tuning::kernels_of_signatures(d.kernels, info.signatures);
+  info.kernel_set_scope = "signatures";
+  info.kernel_set = tuning::fingerprint_of(scoped);
+  info.kernel_count = scoped.size();
   return tuning::ranking_model::train(groups, o.train, info);
 }
 

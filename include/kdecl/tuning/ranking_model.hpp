@@ -18,8 +18,12 @@ namespace kdecl::tuning {
 struct model_info {
   std::string op = "gemm";
   std::string arch;                 // "sm_90"
-  std::string kernel_set;           // fingerprint_of() the arch's registered kernels
+  std::string kernel_set;           // fingerprint_of() the arch's registered kernels (in scope)
   std::size_t kernel_count = 0;
+  // "signatures": kernel_set covers only the kernels whose signature is one of
+  // `signatures` (kernels of other dtypes/layouts may be added without retraining);
+  // empty (models from before this field): every registered kernel of the arch.
+  std::string kernel_set_scope;
   std::string objective = "rank:ndcg";
   std::vector<std::string> features;  // feature_names() at training time
   // Problem signatures (problem_signature()) the model was trained on; it ranks only these.
@@ -30,6 +34,12 @@ struct model_info {
   std::string created;              // UTC
   std::string kdecl_commit;         // of the measurements
 };
+
+// The signatures a model's kernel_set covers: its `signatures` when its scope says
+// so, else none (= every kernel). See registered_kernel_set().
+inline std::vector<std::string> kernel_set_signatures(const model_info& i) {
+  return i.kernel_set_scope == "signatures" ? i.signatures : std::vector<std::string>{};
+}
 
 // One problem's measured kernels: features and relevance labels (higher = faster).
 struct ranking_group {

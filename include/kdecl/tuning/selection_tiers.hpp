@@ -21,8 +21,19 @@ namespace kdecl::tuning {
 
 class ranking_model;
 
-// The fingerprint (tuning::fingerprint_of) and sorted names of the GEMM kernels `reg` holds for `arch`.
-std::string registered_kernel_set(const registry& reg, arch_id arch, std::vector<std::string>* names = nullptr);
+// The fingerprint (tuning::fingerprint_of) and sorted names of the GEMM kernels `reg` holds for `arch`;
+// with `signatures` non-empty only those whose signature (kernel_signature) is one of them: the
+// scope of a model trained on those signatures, which kernels of other signatures leave valid.
+std::string registered_kernel_set(const registry& reg, arch_id arch, std::vector<std::string>* names = nullptr,
+                                  const std::vector<std::string>& signatures = {});
+
+// problem_signature() of the problems a kernel key runs ("bf16-bf16-bf16-fp32-bf16/rcr/standard").
+std::string kernel_signature(const gemm_key& key);
+
+// The names among `names` (kernel names, parse_gemm_name) whose signature is one of `signatures`;
+// names that do not parse are left out.
+std::vector<std::string> kernels_of_signatures(const std::vector<std::string>& names,
+                                               const std::vector<std::string>& signatures);
 
 // Tier 1 from a database file (rows of `arch`). Throws std::runtime_error when it cannot be read.
 std::shared_ptr<const gemm_selection_tier> database_tier(const std::string& path, arch_id arch);

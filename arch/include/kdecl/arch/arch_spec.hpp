@@ -78,7 +78,7 @@ constexpr std::uint32_t bits(E... e) { return (std::uint32_t{0} | ... | bit(e));
 template <class E>
 constexpr bool has(std::uint32_t set, E e) { return (set & bit(e)) != 0; }
 
-// Layout triples are numbered a*4 + b*2 + c (row = 0, col = 1): rcr = 1, rrr = 0, crr = 4, ccr = 6.
+// Layout triples are numbered a*4 + b*2 + c (row = 0, col = 1): rcr = 2, rrr = 0, crr = 4, ccr = 6.
 constexpr unsigned layout_index(gemm_layout l) {
   return static_cast<unsigned>(l.a) * 4 + static_cast<unsigned>(l.b) * 2 + static_cast<unsigned>(l.c);
 }

@@ -118,15 +118,34 @@ inline constexpr shape2 no_cluster[] = {{1, 1}};
 
 // tma_wgmma: warp_tile (16, N, 16): each warp of a consumer warpgroup owns 16 rows
 // of one wgmma m64nNk16; warps (4,1,1) or (8,1,1) consumers plus a producer warpgroup.
+// 8-bit operands use wgmma k32 and tf32 k8 (32 bytes of K per instruction either
+// way); wgmma reads them only K-major from shared memory (no transpose immediate),
+// so they are offered in layout rcr alone, standard variant only
+// (sm90/gemm_sm90_config.cuh, sm90_operand_class). fp8/bf8 mix freely, compute =
+// A's type; per-tensor scales fold into alpha (alpha = scale_a * scale_b, divided
+// by C's scale for fp8 output).
 inline constexpr shape3 wgmma_tiles_k16[] = {{16, 64, 16}, {16, 128, 16}, {16, 192, 16}, {16, 256, 16}};
+inline constexpr shape3 wgmma_tiles_k32[] = {{16, 64, 32}, {16, 128, 32}, {16, 192, 32}, {16, 256, 32}};
+inline constexpr shape3 wgmma_tiles_k8[] = {{16, 64, 8}, {16, 128, 8}, {16, 192, 8}, {16, 256, 8}};
+inline constexpr std::uint32_t wgmma_k_major_layouts = layouts(rcr);
+inline constexpr std::uint32_t c_wgmma_fp8 = bits(dtype::fp16, dtype::bf16, dtype::fp32, dtype::fp8);
+inline constexpr std::uint32_t standard_only = bits(gemm_variant::standard);
 inline constexpr dtype_offer tma_wgmma_dtypes[] = {
     {dtype::fp16, dtype::fp16, dtype::fp32, dtype::fp16, c_16bit, four_layouts, wgmma_tiles_k16, {}, unshuffled_variants},
     {dtype::bf16, dtype::bf16, dtype::fp32, dtype::bf16, c_16bit, four_layouts, wgmma_tiles_k16, {}, unshuffled_variants},
+    {dtype::fp8, dtype::fp8, dtype::fp32, dtype::fp8, c_wgmma_fp8, wgmma_k_major_layouts, wgmma_tiles_k32, {}, standard_only},
+    {dtype::fp8, dtype::bf8, dtype::fp32, dtype::fp8, c_wgmma_fp8, wgmma_k_major_layouts, wgmma_tiles_k32, {}, standard_only},
+    {dtype::bf8, dtype::fp8, dtype::fp32, dtype::bf8, c_wgmma_fp8, wgmma_k_major_layouts, wgmma_tiles_k32, {}, standard_only},
+    {dtype::bf8, dtype::bf8, dtype::fp32, dtype::bf8, c_wgmma_fp8, wgmma_k_major_layouts, wgmma_tiles_k32, {}, standard_only},
+    {dtype::int8, dtype::int8, dtype::int32, dtype::int8, bits(dtype::int32, dtype::int8), wgmma_k_major_layouts,
+     wgmma_tiles_k32, {}, standard_only},
+    {dtype::fp32, dtype::fp32, dtype::fp32, dtype::tf32, bits(dtype::fp32), wgmma_k_major_layouts, wgmma_tiles_k8, {},
+     standard_only},
 };
 inline constexpr shape3 tma_wgmma_warps[] = {{4, 1, 1}, {8, 1, 1}};
 inline constexpr int tma_wgmma_tile_m[] = {64, 128, 192, 256};
 inline constexpr int tma_wgmma_tile_n[] = {64, 128, 192, 256};
-inline constexpr int tma_wgmma_tile_k[] = {64};
+inline constexpr int tma_wgmma_tile_k[] = {32, 64, 128};  // one 128-byte row: tf32, 16-bit, 8-bit
 inline constexpr int tma_wgmma_vectors[] = {16};
 
 // tma_wgmma's ring depth is bounded by shared memory only: the largest depth
@@ -166,7 +185,7 @@ constexpr pipeline_caps tma_wgmma(int smem_opt_in) {
                   tma_wgmma_tile_m, tma_wgmma_tile_n, tma_wgmma_tile_k, {2, tma_wgmma_max_stages(smem_opt_in), 4},
                   bits(epilogue::direct, epilogue::cshuffle), bits(scheduler::intrawave),
                   tma_wgmma_vectors, 16, smem_formula::tma_ring_barriers_strips, smem_opt_in, no_cluster, false};
-  c.tile_max = {256, 256, 64};
+  c.tile_max = {256, 256, 128};
   c.max_accumulators = 128;  // per consumer thread; more spills (setmaxnreg budget)
   // vector_bytes 16 is TMA's rule for A and B; C and D go through a direct-store
   // epilogue that takes any alignment (sm90/epilogue_math.cuh).

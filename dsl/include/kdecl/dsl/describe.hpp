@@ -105,6 +105,10 @@ constexpr message describe(const diagnostic& d) {
     case rule::layout_not_offered_for_dtype:
       dtype_pair(m << "layout " << layout_name(v[0]) << " not offered for ", d.a, d.b)
           << " with " << pipe << " on " << arch;
+      // Offers limited to A row-major, B column-major (rcr = 2, rcc = 3): say why.
+      if (v[1] != 0 && (v[1] & ~long{0xC}) == 0)
+        m << " (these operands must be K-major: A row-major, B column-major, layout rcr; the matrix "
+             "instructions read 8-bit and tf32 operands only K-major)";
       break;
     case rule::preshuffle_requires_preshuffle_pipeline:
       m << "preshuffle variant not built by " << pipe << " on " << arch << " (preshufflev2 and cp_async build it)";

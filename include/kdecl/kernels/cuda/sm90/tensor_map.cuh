@@ -51,7 +51,10 @@ inline std::optional<std::string> encode_tensor_map(CUtensorMap& map, const oper
   switch (v.type) {
     case dtype::fp16: type = CU_TENSOR_MAP_DATA_TYPE_FLOAT16; break;
     case dtype::bf16: type = CU_TENSOR_MAP_DATA_TYPE_BFLOAT16; break;
-    case dtype::fp32: type = CU_TENSOR_MAP_DATA_TYPE_FLOAT32; break;
+    case dtype::fp32: type = CU_TENSOR_MAP_DATA_TYPE_FLOAT32; break;  // also tf32 GEMMs' data
+    case dtype::int32: type = CU_TENSOR_MAP_DATA_TYPE_INT32; break;
+    // 8-bit data moves as bytes; the consumer (wgmma) knows their type.
+    case dtype::fp8: case dtype::bf8: case dtype::int8: type = CU_TENSOR_MAP_DATA_TYPE_UINT8; break;
     default: return "no TMA data type for this dtype";
   }
   const std::int64_t elem = bits_of(v.type) / 8;

@@ -27,6 +27,12 @@ __device__ __forceinline__ void fence_accumulators(float (&acc)[N]) {
 #pragma unroll
   for (int i = 0; i < N; ++i) asm volatile("" : "+f"(acc[i])::"memory");
 }
+// The same for s32 accumulators (int8 wgmma), kept in integer registers.
+template <int N>
+__device__ __forceinline__ void fence_accumulators(std::uint32_t (&acc)[N]) {
+#pragma unroll
+  for (int i = 0; i < N; ++i) asm volatile("" : "+r"(acc[i])::"memory");
+}
 
 // setmaxnreg: hand registers from the producer warpgroup to the consumers.
 // Takes effect only with a register cap at kernel entry (__launch_bounds__(t, 1)).

@@ -217,15 +217,16 @@ struct gemm {
     }
   }
 
+  // Boxes are one 128-byte swizzled row wide: tile_k elements (K-major) or 64 16-bit M/N values.
   static operand_view operand_a(const gemm_problem& p, const gemm_args& args) {
     const bool k_major = K.sig.lay.a == layout::row;
     return {args.a, K.sig.a, k_major ? p.k : p.m, k_major ? p.m : p.k, p.batch, p.lda, p.stride_a,
-            64, k_major ? K.algo.tile.m : 64};
+            k_major ? K.algo.tile.k : 64, k_major ? K.algo.tile.m : K.algo.tile.k};
   }
   static operand_view operand_b(const gemm_problem& p, const gemm_args& args) {
     const bool k_major = K.sig.lay.b == layout::col;
     return {args.b, K.sig.b, k_major ? p.k : p.n, k_major ? p.n : p.k, p.batch, p.ldb, p.stride_b,
-            64, k_major ? K.algo.tile.n : 64};
+            k_major ? K.algo.tile.k : 64, k_major ? K.algo.tile.n : K.algo.tile.k};
   }
 
   static std::optional<std::string> problem_reason(const gemm_problem& p, const gemm_args& args) {

@@ -27,16 +27,53 @@ constexpr int smem_bytes_for(const gemm_key& k) {
   return k.algo.stages * stage + 1024 + 2 * 8 * k.algo.stages + 16 + strips;
 }
 
+// The operand families of wgmma: 16-bit (k16, either major-ness), 8-bit floats
+// (e4m3/e5m2 in any mix, k32), int8 (k32, s32 accumulators), tf32 (fp32 data,
+// k8). All but 16-bit are read only K-major. Every family fills a 128-byte
+// swizzled row with one tile_k and advances 32 bytes per instruction.
+enum class sm90_operand_class { none, bits16, fp8, int8, tf32 };
+
+constexpr bool sm90_is_fp8_family(dtype d) { return d == dtype::fp8 || d == dtype::bf8; }
+
+constexpr sm90_operand_class sm90_operand_class_of(const gemm_signature& s) {
+  if ((s.a == dtype::fp16 || s.a == dtype::bf16) && s.b == s.a && s.compute == s.a && s.acc == dtype::fp32)
+    return sm90_operand_class::bits16;
+  if (sm90_is_fp8_family(s.a) && sm90_is_fp8_family(s.b) && s.compute == s.a && s.acc == dtype::fp32)
+    return sm90_operand_class::fp8;
+  if (s.a == dtype::int8 && s.b == dtype::int8 && s.compute == dtype::int8 && s.acc == dtype::int32)
+    return sm90_operand_class::int8;
+  if (s.a == dtype::fp32 && s.b == dtype::fp32 && s.compute == dtype::tf32 && s.acc == dtype::fp32)
+    return sm90_operand_class::tf32;
+  return sm90_operand_class::none;
+}
+
+// K of one wgmma instruction (32 bytes of the operand type).
+constexpr int sm90_instruction_k(sm90_operand_class c) {
+  return c == sm90_operand_class::bits16 ? 16 : c == sm90_operand_class::tf32 ? 8 : 32;
+}
+
 // nullptr when the key is one this pipeline implements, else the first reason it is not.
 constexpr const char* key_unsupported_reason(const gemm_key& k) {
   const auto& s = k.sig;
   const auto& a = k.algo;
   if (a.pipe != pipeline::tma_wgmma) return "pipeline is not tma_wgmma";
-  if (!(s.a == dtype::fp16 || s.a == dtype::bf16)) return "input dtype must be fp16 or bf16";
-  if (s.b != s.a || s.compute != s.a) return "A, B and compute dtypes must match";
-  if (s.acc != dtype::fp32) return "accumulator must be fp32";
-  if (!(s.c == dtype::fp16 || s.c == dtype::bf16 || s.c == dtype::fp32)) return "C dtype must be fp16, bf16 or fp32";
+  const sm90_operand_class cls = sm90_operand_class_of(s);
+  if (cls == sm90_operand_class::none)
+    return "dtypes must be fp16 or bf16 (same A, B, compute; fp32 acc), fp8/bf8 in any mix (compute = A, fp32 "
+           "acc), int8 (int32 acc) or fp32 data with tf32 compute (fp32 acc)";
+  if (cls == sm90_operand_class::bits16 &&
+      !(s.c == dtype::fp16 || s.c == dtype::bf16 || s.c == dtype::fp32)) return "C dtype must be fp16, bf16 or fp32";
+  if (cls == sm90_operand_class::fp8 &&
+      !(s.c == dtype::fp16 || s.c == dtype::bf16 || s.c == dtype::fp32 || s.c == dtype::fp8))
+    return "C dtype of an fp8/bf8 GEMM must be fp16, bf16, fp32 or fp8";
+  if (cls == sm90_operand_class::int8 && s.c != dtype::int32 && s.c != dtype::int8)
+    return "C dtype of an int8 GEMM must be int32 or int8 (alpha scales, saturating)";
+  if (cls == sm90_operand_class::tf32 && s.c != dtype::fp32) return "C dtype of a tf32 GEMM must be fp32";
   if (s.lay.c != layout::row) return "C must be row-major";
+  if (cls != sm90_operand_class::bits16 && !(s.lay.a == layout::row && s.lay.b == layout::col))
+    return "8-bit and tf32 operands must be K-major (layout rcr): wgmma reads them only K-major from shared memory";
+  if (cls != sm90_operand_class::bits16 && s.variant != gemm_variant::standard)
+    return "8-bit and tf32 GEMMs are built for the standard variant only";
   if (s.variant == gemm_variant::preshuffle) return "preshuffled B is not supported";
   if (s.variant == gemm_variant::multi_d && (s.num_d < 0 || s.num_d > 4)) return "multi_d needs 0..4 D tensors";
   if (s.variant == gemm_variant::standard && (s.num_d != 0 || s.ew != elementwise::pass_through))
@@ -45,11 +82,13 @@ constexpr const char* key_unsupported_reason(const gemm_key& k) {
     return "warps must be (4,1,1) or (8,1,1): one or two consumer warpgroups";
   const int W = a.warps.m / 4;
   const int n = a.warp_tile.n;
-  if (a.warp_tile.m != 16 || a.warp_tile.k != 16) return "warp_tile must be (16, N, 16) for 16-bit inputs";
+  if (a.warp_tile.m != 16 || a.warp_tile.k != sm90_instruction_k(cls))
+    return "warp_tile must be (16, N, K) with K = the wgmma K: 16 for 16-bit, 32 for 8-bit, 8 for tf32 inputs";
   if (!(n == 64 || n == 128 || n == 192 || n == 256)) return "warp_tile.n must be 64, 128, 192 or 256";
   if (a.tile.n != n) return "tile.n must equal warp_tile.n";
   if (a.tile.m <= 0 || a.tile.m % (64 * W) != 0 || a.tile.m > 256) return "tile.m must be a multiple of 64*W, at most 256";
-  if (a.tile.k != 64) return "tile.k must be 64 (128-byte swizzled rows of 16-bit elements)";
+  if (a.tile.k * (bits_of(s.a) / 8) != swizzle_row_bytes)
+    return "tile.k must fill one 128-byte swizzled row: 64 for 16-bit, 128 for 8-bit, 32 for tf32 (fp32) inputs";
   if ((a.tile.m / (64 * W)) * n / 2 > 128) return "more than 128 accumulator registers per consumer thread (spills)";
   if (a.stages < 2) return "stages must be at least 2";
   if (smem_bytes_for(k) > max_dynamic_smem_bytes) return "shared-memory ring exceeds 227 KiB";
@@ -66,7 +105,6 @@ struct sm90_config {
   static_assert(key_unsupported_reason(K) == nullptr, "key not supported by the sm90 tma_wgmma kernel");
 
   static constexpr gemm_key key = K;
-  using in_t = storage_t<K.sig.a>;
   using out_t = storage_t<K.sig.c>;
 
   static constexpr int consumer_warpgroups = K.algo.warps.m / 4;
@@ -78,7 +116,10 @@ struct sm90_config {
   static constexpr int stages = K.algo.stages;
   static constexpr int rows_per_warpgroup = tile_m / consumer_warpgroups;
   static constexpr int m_blocks = rows_per_warpgroup / 64;  // wgmma m64 blocks per consumer
-  static constexpr int k_steps = tile_k / 16;              // wgmma k16 steps per stage
+  static constexpr sm90_operand_class operands = sm90_operand_class_of(K.sig);
+  static constexpr int instruction_k = sm90_instruction_k(operands);
+  static constexpr int k_steps = tile_k / instruction_k;   // wgmma steps per stage, 32 bytes of K each
+  static constexpr bool integer_acc = operands == sm90_operand_class::int8;
   static constexpr int acc_regs = tile_n / 2;              // per m64 block, per thread
 
   static constexpr bool a_k_major = K.sig.lay.a == layout::row;

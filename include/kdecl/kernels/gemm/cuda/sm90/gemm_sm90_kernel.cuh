@@ -5,7 +5,7 @@
 //                    issues the TMA copies of the A and B tiles into it ("full"
 //                    barrier counts the bytes in). It gives registers away. All
 //                    its threads meet the split-K cluster barriers.
-//   warpgroups 1..W  consumers: wait for a full slot, issue tile_k/16 wgmma per
+//   warpgroups 1..W  consumers: wait for a full slot, issue tile_k/instruction_k wgmma per
 //                    m64 block, keep one wgmma group in flight and free the slot
 //                    of the previous k-block once its group has retired. After a
 //                    tile's last k-block they run the fused epilogue straight from
@@ -23,6 +23,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "kdecl/gemm/gemm_key.hpp"
 #include "kdecl/kernels/gemm/cuda/sm90/d_tiles.cuh"
@@ -36,6 +37,7 @@
 #include "kdecl/kernels/cuda/sm90/warpgroup.cuh"
 #include "kdecl/kernels/cuda/sm90/wgmma_descriptor.cuh"
 #include "kdecl/kernels/cuda/sm90/wgmma_mma.cuh"
+#include "kdecl/kernels/cuda/sm90/wgmma_mma_k32b.cuh"
 
 namespace kdecl::kernels::cuda::sm90 {
 
@@ -116,6 +118,19 @@ __device__ __forceinline__ void produce_tiles(const gemm_sm90_params& p, unsigne
   }
 }
 
+// The wgmma of a config: 16-bit types may read either operand M/N-major; 8-bit
+// and tf32 operands are K-major only (the config refuses other layouts).
+template <class Cfg, bool Bits16 = Cfg::operands == sm90_operand_class::bits16>
+struct sm90_mma {
+  using type = wgmma_m64k16<Cfg::key.sig.a, Cfg::tile_n, Cfg::a_k_major ? 0 : 1, Cfg::b_k_major ? 0 : 1>;
+};
+template <class Cfg>
+struct sm90_mma<Cfg, false> {
+  static constexpr dtype a = Cfg::operands == sm90_operand_class::tf32 ? dtype::tf32 : Cfg::key.sig.a;
+  static constexpr dtype b = Cfg::operands == sm90_operand_class::tf32 ? dtype::tf32 : Cfg::key.sig.b;
+  using type = wgmma_k32b<a, b, Cfg::tile_n>;
+};
+
 // Descriptor of the 64 x 16 (A) or N x 16 (B) slice for k-step `kk` of a ring slot at `base`.
 template <bool KMajor>
 __device__ __forceinline__ std::uint64_t operand_descriptor(std::uint32_t base, int kk) {
@@ -126,19 +141,57 @@ __device__ __forceinline__ std::uint64_t operand_descriptor(std::uint32_t base, 
   }
 }
 
+// After a tile's last k-block: split-K reduction or the fused epilogue, from fp32
+// accumulators. `pos` moves past the tile's D slots where the epilogue read them.
+template <gemm_key K, class Cfg>
+__device__ __forceinline__ void finish_tile(float (&acc)[Cfg::m_blocks][Cfg::acc_regs], const gemm_sm90_params& p,
+                                            const tile_work& w, unsigned char* ring_a, unsigned char* ring_b,
+                                            std::uint64_t* full, std::uint64_t* empty, float* strips, int consumer,
+                                            int thread_in_wg, ring_position& pos) {
+  using cfg = Cfg;
+  const int lane = thread_in_wg % 32;
+  const int warp = thread_in_wg / 32;
+  if (p.sched.splits > 1) {  // a cluster launch: this block's only unit
+    split_k_cluster_reduce<K, cfg>(acc, p, w, ring_a, consumer, thread_in_wg);
+    return;
+  }
+
+  const int tile_row0 = consumer * cfg::rows_per_warpgroup + warp * 16;  // warp's first row in the tile
+  const int warp_row0 = w.tile_m * cfg::tile_m + tile_row0;
+  if constexpr (cfg::staged_epilogue) {
+    float* strip = strips + (consumer * 4 + warp) * cshuffle_warp_floats;
+    const d_ring_view d_ring{ring_a, ring_b, full, empty, pos.stage, pos.phase};
+    if constexpr (d_tile_layout<cfg>::enabled) {
+      if (p.d_via_tma) {
+        epilogue_cshuffle<K, cfg, true>(acc, p, w.batch, warp_row0, w.tile_n * cfg::tile_n, strip, lane, d_ring,
+                                        tile_row0);
+#pragma unroll
+        for (int j = 0; j < d_tile_layout<cfg>::slots; ++j) pos.advance<cfg::stages>();
+        return;
+      }
+    }
+    epilogue_cshuffle<K, cfg, false>(acc, p, w.batch, warp_row0, w.tile_n * cfg::tile_n, strip, lane, d_ring,
+                                     tile_row0);
+  } else {
+    epilogue_direct<K, cfg>(acc, p, w.batch, warp_row0 + lane / 4, w.tile_n * cfg::tile_n + 2 * (lane % 4));
+  }
+}
+
 template <gemm_key K>
 __device__ __forceinline__ void consume_tiles(const gemm_sm90_params& p, unsigned char* ring_a,
                                               unsigned char* ring_b, std::uint64_t* full, std::uint64_t* empty,
                                               float* strips, int consumer, int thread_in_wg) {
   using cfg = sm90_config<K>;
-  using mma = wgmma_m64k16<K.sig.a, cfg::tile_n, cfg::a_k_major ? 0 : 1, cfg::b_k_major ? 0 : 1>;
+  using mma = typename sm90_mma<cfg>::type;
   const int lane = thread_in_wg % 32;
-  const int warp = thread_in_wg / 32;
   // This consumer's m64 blocks start m_blocks boxes into each A slot.
   const std::uint32_t a_ring = shared_address(ring_a) + consumer * cfg::m_blocks * mn_block_bytes;
   const std::uint32_t b_ring = shared_address(ring_b);
 
-  float acc[cfg::m_blocks][cfg::acc_regs];
+  // s32 accumulators stay in integer registers through the mainloop (no moves
+  // between register classes next to wgmma, which would make ptxas serialise it).
+  using acc_t = std::conditional_t<cfg::integer_acc, std::uint32_t, float>;
+  acc_t acc[cfg::m_blocks][cfg::acc_regs];
   ring_position pos;
   const int units = p.sched.units();
   for (int unit = blockIdx.x; unit < units; unit += gridDim.x) {
@@ -146,7 +199,7 @@ __device__ __forceinline__ void consume_tiles(const gemm_sm90_params& p, unsigne
 #pragma unroll
     for (int i = 0; i < cfg::m_blocks; ++i)
 #pragma unroll
-      for (int r = 0; r < cfg::acc_regs; ++r) acc[i][r] = 0.0f;
+      for (int r = 0; r < cfg::acc_regs; ++r) acc[i][r] = acc_t{0};
 
     int previous_stage = -1;
     for (int kb = w.k_block_begin; kb < w.k_block_end; ++kb) {
@@ -177,29 +230,16 @@ __device__ __forceinline__ void consume_tiles(const gemm_sm90_params& p, unsigne
     for (int i = 0; i < cfg::m_blocks; ++i) fence_accumulators(acc[i]);
     if (previous_stage >= 0 && lane == 0) mbarrier_arrive(&empty[previous_stage]);
 
-    if (p.sched.splits > 1) {  // a cluster launch: this block's only unit
-      split_k_cluster_reduce<K, cfg>(acc, p, w, ring_a, consumer, thread_in_wg);
-      continue;
-    }
-
-    const int tile_row0 = consumer * cfg::rows_per_warpgroup + warp * 16;  // warp's first row in the tile
-    const int warp_row0 = w.tile_m * cfg::tile_m + tile_row0;
-    if constexpr (cfg::staged_epilogue) {
-      float* strip = strips + (consumer * 4 + warp) * cshuffle_warp_floats;
-      const d_ring_view d_ring{ring_a, ring_b, full, empty, pos.stage, pos.phase};
-      if constexpr (d_tile_layout<cfg>::enabled) {
-        if (p.d_via_tma) {
-          epilogue_cshuffle<K, cfg, true>(acc, p, w.batch, warp_row0, w.tile_n * cfg::tile_n, strip, lane, d_ring,
-                                          tile_row0);
+    if constexpr (cfg::integer_acc) {
+      // s32 accumulators -> fp32 for split-K and the epilogues (exact below 2^24).
+      float acc_f[cfg::m_blocks][cfg::acc_regs];
 #pragma unroll
-          for (int j = 0; j < d_tile_layout<cfg>::slots; ++j) pos.advance<cfg::stages>();
-          continue;
-        }
-      }
-      epilogue_cshuffle<K, cfg, false>(acc, p, w.batch, warp_row0, w.tile_n * cfg::tile_n, strip, lane, d_ring,
-                                       tile_row0);
+      for (int i = 0; i < cfg::m_blocks; ++i)
+#pragma unroll
+        for (int r = 0; r < cfg::acc_regs; ++r) acc_f[i][r] = static_cast<float>(static_cast<std::int32_t>(acc[i][r]));
+      finish_tile<K, cfg>(acc_f, p, w, ring_a, ring_b, full, empty, strips, consumer, thread_in_wg, pos);
     } else {
-      epilogue_direct<K, cfg>(acc, p, w.batch, warp_row0 + lane / 4, w.tile_n * cfg::tile_n + 2 * (lane % 4));
+      finish_tile<K, cfg>(acc, p, w, ring_a, ring_b, full, empty, strips, consumer, thread_in_wg, pos);
     }
   }
 }
