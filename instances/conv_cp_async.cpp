@@ -1,7 +1,7 @@
 // Forward convolutions on the cp.async + mma.sync pipeline (sm_80 family; also
 // built for sm_90): the implicit GEMM of each group with the im2col operand
 // gathered by cp.async (kernels/conv/cuda/sm80/). 16-bit data, channels-last.
-#include "kdecl/declare.hpp"
+#include "kdecl/declare/conv.hpp"
 
 namespace {
 using namespace kdecl::dsl;

@@ -2,7 +2,7 @@
 // built for sm_90): bwd_data as one implicit GEMM per stride phase (no zero taps),
 // bwd_weight as an implicit GEMM split over N x output pixels with a
 // deterministic fp32 reduction (kernels/conv/cuda/sm80/). 16-bit data, channels-last.
-#include "kdecl/declare.hpp"
+#include "kdecl/declare/conv.hpp"
 
 namespace {
 using namespace kdecl::dsl;

@@ -3,7 +3,7 @@
 // groups), memory-bound, on CUDA cores; built for sm_80 and sm_90. 2-D NHWGC and 1-D NWGC,
 // 16-bit data. One instance per channel vector: the dispatcher takes the widest
 // one C, K and the pointers allow.
-#include "kdecl/declare.hpp"
+#include "kdecl/declare/conv.hpp"
 
 namespace {
 using namespace kdecl::dsl;

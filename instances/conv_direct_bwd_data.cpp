@@ -2,7 +2,7 @@
 // kernels/conv/cuda/direct/direct_bwd_data.cuh): the input gradient of depthwise
 // layers (C/G = K/G = 1), any stride without multiplying zeros; built for sm_80
 // and sm_90. 2-D NHWGC and 1-D NWGC, 16-bit data.
-#include "kdecl/declare.hpp"
+#include "kdecl/declare/conv.hpp"
 
 namespace {
 using namespace kdecl::dsl;

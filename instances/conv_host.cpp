@@ -7,7 +7,7 @@
 // backward-data GEMMs are M = pixels x N = K/G or C/G (narrow for grouped
 // layers), deep over channels x taps; backward-weight GEMMs are M = K/G x
 // N = taps x C/G, deep over N x output pixels.
-#include "kdecl/declare.hpp"
+#include "kdecl/declare/conv.hpp"
 
 namespace {
 using namespace kdecl::dsl;

@@ -6,7 +6,7 @@
 // and writes the LSE on request (lse is a capability, so every key has it).
 #include <array>
 
-#include "kdecl/declare.hpp"
+#include "kdecl/declare/fmha.hpp"
 
 namespace {
 

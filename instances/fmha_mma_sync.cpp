@@ -8,7 +8,7 @@
 // arch/fmha_specs.hpp admit them on both targets).
 #include <array>
 
-#include "kdecl/declare.hpp"
+#include "kdecl/declare/fmha.hpp"
 
 namespace {
 

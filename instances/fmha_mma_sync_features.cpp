@@ -8,7 +8,7 @@
 // mask kinds and modes); the plain kernels are in fmha_mma_sync.cpp.
 #include <array>
 
-#include "kdecl/declare.hpp"
+#include "kdecl/declare/fmha.hpp"
 
 namespace {
 

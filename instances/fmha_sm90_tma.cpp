@@ -15,7 +15,7 @@
 // TMA cannot address) go to the mma_sync kernels (fmha_mma_sync*.cpp).
 #include <array>
 
-#include "kdecl/declare.hpp"
+#include "kdecl/declare/fmha.hpp"
 
 namespace {
 

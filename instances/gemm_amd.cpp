@@ -1,7 +1,7 @@
 // AMD CDNA kernels (HIP, MFMA): the essential set for gfx90a (MI200) and gfx942
 // (MI300). Compiled by hipcc for gfx90a and gfx940 code objects and linked;
 // never run (no AMD GPU is available to this project): see docs/kernels/hip.md.
-#include "kdecl/declare.hpp"
+#include "kdecl/declare/gemm.hpp"
 
 namespace {
 using namespace kdecl::dsl;

@@ -10,7 +10,7 @@
 // tiles, 4 through cp.async on 64x64 tiles, 2 and 1 through register-staged loads
 // (the 16-bit narrow widths and the 64-bit-offset kernels are in
 // gemm_cp_async_narrow.cpp, a translation unit of its own so the two build in parallel).
-#include "kdecl/declare.hpp"
+#include "kdecl/declare/gemm.hpp"
 
 namespace {
 using namespace kdecl::dsl;

@@ -3,7 +3,7 @@
 // dtypes). Together with those, every 16-bit signature the shipped sets offer has a
 // kernel for every alignment class: 4 bytes through cp.async, 2 bytes (one element)
 // through register-staged loads, on 64x64 tiles.
-#include "kdecl/declare.hpp"
+#include "kdecl/declare/gemm.hpp"
 
 namespace {
 using namespace kdecl::dsl;

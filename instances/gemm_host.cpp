@@ -4,7 +4,7 @@
 //
 // One shared base declaration: a constexpr variable used inside the macro
 // (the seed's regex-parsed declarations could not do this).
-#include "kdecl/declare.hpp"
+#include "kdecl/declare/gemm.hpp"
 
 namespace {
 using namespace kdecl::dsl;

@@ -10,7 +10,7 @@
 // and batch strides); C and D through an epilogue that takes any alignment of
 // their dtype. Problems whose A or B is aligned to less than 16 bytes run on the
 // cp_async set (gemm_cp_async.cpp), which ships every width down to one element.
-#include "kdecl/declare.hpp"
+#include "kdecl/declare/gemm.hpp"
 
 namespace {
 using namespace kdecl::dsl;

@@ -16,7 +16,7 @@
 // them); a set declaring them would leave their misaligned problems without a kernel.
 //
 // tests/gpu/gemm_sm90_lowp_test.cu passed on an H100 on 2026-11-23 (docs/kernels/sm90.md).
-#include "kdecl/declare.hpp"
+#include "kdecl/declare/gemm.hpp"
 
 namespace {
 using namespace kdecl::dsl;

@@ -5,7 +5,7 @@
 // `kdecl bench gemm --top 0` times every one of them against cuBLAS.
 // Kernels the essential sets also declare register once (an overlap, not an error).
 // (`any` is qualified: nvcc finds another `any` beside kdecl::dsl's in this TU.)
-#include "kdecl/declare.hpp"
+#include "kdecl/declare/gemm.hpp"
 
 namespace {
 using namespace kdecl::dsl;

@@ -1,0 +1,17 @@
+// DECL_KERNEL_SET for attention sets, with the attention kernels of the backend being
+// compiled and no other operation's (see kdecl/declare/kernel_set.hpp).
+#pragma once
+
+#include "kdecl/declare/kernel_set.hpp"
+#include "kdecl/kernels/fmha/host/fmha_host.hpp"
+#if defined(__CUDACC__) && !defined(__HIPCC__)
+#include "kdecl/kernels/fmha/cuda/fmha_kernel_cuda.cuh"
+#endif
+
+namespace kdecl::detail {
+template <>
+struct instance_of_key<fmha_key> {
+  template <fmha_key K, backend B>
+  using type = fmha_instance_of<K, B>;
+};
+}  // namespace kdecl::detail
