@@ -12,7 +12,7 @@ rm -rf .carry && mkdir -p .carry/bin .carry/lib
 # Binaries a build lacks (e.g. one configured without tests, for `kdecl tune`) are left out.
 for b in tools/kdecl tests/kdecl_gpu_tests tests/kdecl_gpu_sm80_tests tests/kdecl_gpu_sm90_tests tests/kdecl_gpu_sm90_lowp_tests \
          tests/kdecl_shipped_tests tests/kdecl_gpu_alignment_tests tests/kdecl_property_tests \
-         tests/kdecl_fmha_gpu_tests benchmarks/kdecl_sm90_probe; do
+         tests/kdecl_fmha_gpu_tests tests/kdecl_fmha_decode_gpu_tests benchmarks/kdecl_sm90_probe benchmarks/kdecl_bench_decode; do
   if [[ -f "$build/$b" ]]; then cp "$build/$b" .carry/bin/; else echo "carry: $build/$b not built, left out"; fi
 done
 strip --strip-debug .carry/bin/* 2>/dev/null || true

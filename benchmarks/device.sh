@@ -26,8 +26,8 @@ status=0
 
 if [[ $what == all || $what == tests ]]; then
   # kdecl_gpu_tests holds the conv kernels' tests, kdecl_fmha_gpu_tests the attention kernels'.
-  for t in kdecl_gpu_tests kdecl_fmha_gpu_tests kdecl_gpu_sm80_tests kdecl_gpu_sm90_tests kdecl_gpu_sm90_lowp_tests \
-           kdecl_shipped_tests; do
+  for t in kdecl_gpu_tests kdecl_fmha_gpu_tests kdecl_fmha_decode_gpu_tests kdecl_gpu_sm80_tests kdecl_gpu_sm90_tests kdecl_gpu_sm90_lowp_tests \
+           kdecl_gpu_alignment_tests kdecl_shipped_tests; do
     [[ -x $bin/$t ]] || { log "test $t: not carried"; status=1; continue; }
     log "test $t"
     timeout 300 "$bin/$t" --gtest_brief=1 > "$out/$t.log" 2>&1; rc=$?
