@@ -309,7 +309,13 @@ gemm_check run_and_check(const gemm_dispatcher& dispatcher, const gemm_problem& 
   for (int i = 0; i < s.num_d; ++i) reference_args.d[std::size_t(i)] = pd[std::size_t(i)];
   gemm_check check;
   check.kernel = kernel->name();
-  check.error = reference::relative_error_over_rows(p, reference_args, out + oc, plan.rows, plan.b_in_double);
+  // tf32 kernels: the sm_90 wgmma path feeds fp32 bits from shared memory (truncated to tf32), the
+  // mma.sync and host kernels round to nearest first; the reference rounds the inputs the same way.
+  const auto rounding = s.compute != dtype::tf32                       ? reference::tf32_inputs::exact
+                        : kernel->key().algo.pipe == pipeline::tma_wgmma ? reference::tf32_inputs::truncate
+                                                                        : reference::tf32_inputs::round_nearest;
+  check.error =
+      reference::relative_error_over_rows(p, reference_args, out + oc, plan.rows, plan.b_in_double, rounding);
   if (plan.sampled && !std::isnan(check.error) && reference::any_nan(p, out + oc))
     check.error = std::numeric_limits<double>::quiet_NaN();
   check.tolerance = reference::tolerance(s);

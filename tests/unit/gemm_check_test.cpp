@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <limits>
+#include <utility>
 #include <vector>
 
 #include "kdecl/numeric/fill.hpp"
@@ -123,6 +124,33 @@ TEST(RowReference, AgreesWithTheFullReferenceAndFindsErrors) {
   unwritten[std::size_t(2 * p.stride_c + 7 * p.ldc + 20)] = half(std::numeric_limits<float>::quiet_NaN());
   EXPECT_LT(reference::relative_error_over_rows(p, args, unwritten.data(), rows, false), 1e-3);  // not in the sample
   EXPECT_TRUE(reference::any_nan(p, unwritten.data()));
+}
+
+// A tf32 kernel's error on a long, cancelling dot product (a 1x1 C) comes from
+// the rounding of its inputs; the reference rounds them as the kernel does
+// (truncation for wgmma reading fp32 from shared memory, round-to-nearest
+// after cvt.rna), so that the check measures the kernel, not tf32 itself.
+TEST(GemmCheckReference, Tf32InputsAreRoundedAsTheKernelRoundsThem) {
+  gemm_problem p = gemm_problem{}.sizes(1, 1, 232).dtype(dtype::fp32).layout(rcr);
+  p.sig.compute = dtype::tf32;
+  p = p.normalized();
+  std::vector<float> a(232), b(232);
+  numeric::fill_uniform(a.data(), dtype::fp32, a.size(), 11);
+  numeric::fill_uniform(b.data(), dtype::fp32, b.size(), 12);
+  gemm_args args{a.data(), b.data(), nullptr, 1.0f, 0.0f};
+  for (auto [round, rounding] : {std::pair{&truncate_to_tf32, reference::tf32_inputs::truncate},
+                                 std::pair{&round_to_tf32, reference::tf32_inputs::round_nearest}}) {
+    // What a kernel with this rounding computes (fp32 accumulation, in order).
+    float dot = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) dot += (*round)(a[i]) * (*round)(b[i]);
+    const float out = dot;
+    EXPECT_LT(reference::relative_error_over_rows(p, args, &out, {}, false, rounding), 1e-5);
+    // Against unrounded inputs the same result is off by the input rounding alone.
+    EXPECT_GT(reference::relative_error_over_rows(p, args, &out, {}, false, reference::tf32_inputs::exact), 1e-5);
+  }
+  EXPECT_EQ(truncate_to_tf32(1.0f + 0x1.ffcp-11f), 1.0f);               // low bits dropped
+  EXPECT_EQ(round_to_tf32(1.0f + 0x1.ffcp-11f), 1.0f + 0x1p-10f);        // rounded up
+  EXPECT_EQ(truncate_to_tf32(-1.5f), -1.5f);
 }
 
 }  // namespace

@@ -3,7 +3,8 @@
 //   C = ew(alpha * op(A)·op(B) + beta * C_old + sum_i D_i)
 //
 // computed in double from the stored input values (so fp16/fp8 inputs are
-// taken exactly; tf32 compute is NOT modelled: the tolerance absorbs it),
+// taken exactly; tf32 compute is modelled only where a caller names the
+// rounding the kernel applies to fp32 inputs: relative_error_over_rows),
 // honouring every dtype, layout, leading dimension, batch stride, multi_d op
 // and the preshuffled B layout. Floating C is returned unrounded; integer C is
 // rounded to nearest even and saturated, because integer results are compared
@@ -29,6 +30,7 @@
 #include "kdecl/kernels/gemm/preshuffle.hpp"
 #include "kdecl/numeric/element_access.hpp"
 #include "kdecl/numeric/relative_error.hpp"
+#include "kdecl/numeric/tf32.hpp"
 
 namespace kdecl::reference {
 
@@ -130,6 +132,12 @@ inline std::vector<double> gemm(const gemm_problem& p, const gemm_args& args) {
   return out;
 }
 
+// How a kernel turns fp32 inputs into tf32 (see numeric/tf32.hpp). A check that
+// compares a tf32 kernel with unrounded inputs fails on cancellation-heavy
+// outputs (a 1x1 C of a long dot product): the input rounding, not the kernel,
+// is then the error, so the reference rounds as the kernel does.
+enum class tf32_inputs { exact, round_nearest, truncate };
+
 // Relative Frobenius error of `out` (C after the run: C's dtype, layout, ldc
 // and batch stride) against the reference over some rows of C, each a flat
 // index b*m + i in ascending order, or over all rows when `rows` is empty;
@@ -139,9 +147,15 @@ inline std::vector<double> gemm(const gemm_problem& p, const gemm_args& args) {
 // fast path for checking every row). `args.c` is C before the run (read when
 // beta != 0). The sum runs in a fixed order: the result is deterministic.
 inline double relative_error_over_rows(const gemm_problem& p, const gemm_args& args, const void* out,
-                                       std::span<const std::int64_t> rows, bool b_in_double) {
+                                       std::span<const std::int64_t> rows, bool b_in_double,
+                                       tf32_inputs rounding = tf32_inputs::exact) {
   detail::require_normalized(p);
   const gemm_signature& s = p.sig;
+  auto operand = [rounding](const void* base, dtype t, std::size_t index) {
+    const double x = numeric::load_as_double(base, t, index);
+    if (rounding == tf32_inputs::exact || t != dtype::fp32) return x;
+    return double(rounding == tf32_inputs::truncate ? truncate_to_tf32(float(x)) : round_to_tf32(float(x)));
+  };
   const std::int64_t m = p.m, n = p.n, k = p.k;
   const std::int64_t total = rows.empty() ? p.batch * m : std::int64_t(rows.size());
   auto row_at = [&](std::int64_t idx) { return rows.empty() ? idx : rows[std::size_t(idx)]; };
@@ -160,7 +174,7 @@ inline double relative_error_over_rows(const gemm_problem& p, const gemm_args& a
       bt.resize(std::size_t(n * k));
       detail::parallel_rows(n, [&](std::int64_t j) {
         for (std::int64_t kk = 0; kk < k; ++kk)
-          bt[std::size_t(j * k + kk)] = numeric::load_as_double(args.b, s.b, detail::b_index(p, b, kk, j));
+          bt[std::size_t(j * k + kk)] = operand(args.b, s.b, detail::b_index(p, b, kk, j));
       });
     }
     // Work items: (row, column chunk), enough of them to keep every thread busy
@@ -176,7 +190,7 @@ inline double relative_error_over_rows(const gemm_problem& p, const gemm_args& a
       const std::int64_t i = row_at(first + item / chunks) - b * m;
       const std::int64_t j0 = item % chunks * chunk_cols, j1 = std::min(n, j0 + chunk_cols);
       auto a_at = [&](std::int64_t kk) {
-        return numeric::load_as_double(args.a, s.a, std::size_t(b * p.stride_a + detail::offset(s.lay.a, p.lda, i, kk)));
+        return operand(args.a, s.a, std::size_t(b * p.stride_a + detail::offset(s.lay.a, p.lda, i, kk)));
       };
       if (cache_a) {
         a_row.resize(std::size_t(k));
@@ -192,7 +206,7 @@ inline double relative_error_over_rows(const gemm_problem& p, const gemm_args& a
           for (std::int64_t kk = 0; kk < k; ++kk)
             dot += (cache_a ? a_row[std::size_t(kk)] : a_at(kk)) *
                    (b_in_double ? bt[std::size_t(j * k + kk)]
-                                : numeric::load_as_double(args.b, s.b, detail::b_index(p, b, kk, j)));
+                                : operand(args.b, s.b, detail::b_index(p, b, kk, j)));
         }
         const double got = numeric::load_as_double(
             out, s.c, std::size_t(b * p.stride_c + detail::offset(s.lay.c, p.ldc, i, j)));
