@@ -2,6 +2,9 @@
 // fp16 and bf16 in every layout it offers, tuned on an H100/H200:
 //   128x256, two consumer warpgroups, 4 stages    large problems (compute bound)
 //   128x128, two consumer warpgroups, 6 stages    medium problems, fewer idle SMs
+//   128x192 (5 stages) / 64x192 (6 stages)        tile counts that fill the SMs better where
+//                                                  128x256 leaves many idle (M = 512 with N = 4-5k;
+//                                                  measured on the sweep's worst shapes, docs/perf/)
 //   64x128 / 64x64, one consumer warpgroup        small M (memory bound: deep rings)
 // plus the fused multi-D epilogues on the large tile, and 64-bit-offset variants
 // of the large tile for matrices of 2^31 elements or more.
@@ -17,6 +20,8 @@ using namespace kdecl::dsl;
 constexpr auto tma = gemm().pipeline(tma_wgmma).epilogue(cshuffle);
 constexpr auto large = tma.tile(128, 256, 64).warps(8, 1, 1).warp_tile(16, 256, 16).stages(4);
 constexpr auto medium = tma.tile(128, 128, 64).warps(8, 1, 1).warp_tile(16, 128, 16).stages(6);
+constexpr auto wide_n = tma.tile(128, 192, 64).warps(8, 1, 1).warp_tile(16, 192, 16).stages(5);
+constexpr auto small_m_wide_n = tma.tile(64, 192, 64).warps(4, 1, 1).warp_tile(16, 192, 16).stages(6);
 constexpr auto small_m = tma.tile(64, 128, 64).warps(4, 1, 1).warp_tile(16, 128, 16).stages(8);
 constexpr auto tiny_m = tma.tile(64, 64, 64).warps(4, 1, 1).warp_tile(16, 64, 16).stages(12);
 }  // namespace
@@ -25,24 +30,32 @@ DECL_KERNEL_SET(gemm_sm90_tma_fp16,
     targets(sm_90),
     large.dtype(fp16).layout(rcr), medium.dtype(fp16).layout(rcr),
     small_m.dtype(fp16).layout(rcr), tiny_m.dtype(fp16).layout(rcr),
+    wide_n.dtype(fp16).layout(rcr), small_m_wide_n.dtype(fp16).layout(rcr),
     large.dtype(fp16).layout(rrr), medium.dtype(fp16).layout(rrr),
     small_m.dtype(fp16).layout(rrr), tiny_m.dtype(fp16).layout(rrr),
+    wide_n.dtype(fp16).layout(rrr), small_m_wide_n.dtype(fp16).layout(rrr),
     large.dtype(fp16).layout(crr), medium.dtype(fp16).layout(crr),
     small_m.dtype(fp16).layout(crr), tiny_m.dtype(fp16).layout(crr),
+    wide_n.dtype(fp16).layout(crr), small_m_wide_n.dtype(fp16).layout(crr),
     large.dtype(fp16).layout(ccr), medium.dtype(fp16).layout(ccr),
     small_m.dtype(fp16).layout(ccr), tiny_m.dtype(fp16).layout(ccr),
+    wide_n.dtype(fp16).layout(ccr), small_m_wide_n.dtype(fp16).layout(ccr),
     large.dtypes(fp16, fp16, fp32).layout(rcr));
 
 DECL_KERNEL_SET(gemm_sm90_tma_bf16,
     targets(sm_90),
     large.dtype(bf16).layout(rcr), medium.dtype(bf16).layout(rcr),
     small_m.dtype(bf16).layout(rcr), tiny_m.dtype(bf16).layout(rcr),
+    wide_n.dtype(bf16).layout(rcr), small_m_wide_n.dtype(bf16).layout(rcr),
     large.dtype(bf16).layout(rrr), medium.dtype(bf16).layout(rrr),
     small_m.dtype(bf16).layout(rrr), tiny_m.dtype(bf16).layout(rrr),
+    wide_n.dtype(bf16).layout(rrr), small_m_wide_n.dtype(bf16).layout(rrr),
     large.dtype(bf16).layout(crr), medium.dtype(bf16).layout(crr),
     small_m.dtype(bf16).layout(crr), tiny_m.dtype(bf16).layout(crr),
+    wide_n.dtype(bf16).layout(crr), small_m_wide_n.dtype(bf16).layout(crr),
     large.dtype(bf16).layout(ccr), medium.dtype(bf16).layout(ccr),
     small_m.dtype(bf16).layout(ccr), tiny_m.dtype(bf16).layout(ccr),
+    wide_n.dtype(bf16).layout(ccr), small_m_wide_n.dtype(bf16).layout(ccr),
     large.dtypes(bf16, bf16, fp32).layout(rcr));
 
 DECL_KERNEL_SET(gemm_sm90_tma_multi_d,
