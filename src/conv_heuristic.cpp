@@ -52,8 +52,9 @@ namespace {
 
 // direct_conv (kernels/conv/cuda/direct/): bytes over bandwidth, or its CUDA-core
 // multiply-adds, whichever is longer. Bytes: every tensor once, the input's halo
-// re-read from L2 counted at a fifth; the multiply-adds run at the fp32 peak,
-// halved off the depthwise path (scalar shared-memory reads per channel).
+// re-read from L2 counted at a fifth; the multiply-adds run at 30% of the fp32
+// peak off the depthwise path (scalar shared-memory reads per channel), the
+// depthwise path counts its multiply-adds and conversions (below).
 double direct_estimate_us(const grouped_conv_key& key, const grouped_conv_problem& p) {
   const arch::arch_spec& s = spec_of(key.algo.arch);
   double fp32_tflops = 20.0;
@@ -76,7 +77,19 @@ double direct_estimate_us(const grouped_conv_key& key, const grouped_conv_proble
   const double used = double(p.k) / ceil_to(double(p.k), tk) * double(p.output_dim(1)) /
                       ceil_to(double(p.output_dim(1)), tm) * double(p.output_dim(2)) / ceil_to(double(p.output_dim(2)), tn);
   const double memory_s = bytes / (bandwidth * issue * std::sqrt(used));
-  const double compute_s = p.flops() / (fp32_tflops * 1e12 * (one_channel ? 0.6 : 0.3) * used);
+  double compute_s = p.flops() / (fp32_tflops * 1e12 * 0.3 * used);
+  if (one_channel) {
+    // Depthwise (direct_dw_fwd_kernel): per output element, one multiply-add per tap plus one
+    // conversion per input element loaded: a sliding window of (ppt - 1) x stride + filter
+    // columns per ppt pixels and filter row (dilation 1 along W), else one per tap and pixel.
+    const double ppt = key.algo.warp_tile.m, fy = double(p.filter_dims[1]), fx = double(p.filter_dims[2]);
+    const double sx = double(p.stride_dims[2]);
+    const bool slides = p.dilation_dims[2] == 1 && (sx == 1 || sx == 2) && p.filter_dims[1] == p.filter_dims[2] &&
+                        (fx == 3 || fx == 5 || fx == 7);
+    const double loads = slides ? fy * ((ppt - 1) * sx + fx) / ppt : fy * fx;
+    const double ops = double(p.elements(conv_tensor::output)) * (fy * fx + loads);
+    compute_s = ops / (fp32_tflops * 1e12 / 2 * 0.7 * used);
+  }
   return (std::max(memory_s, compute_s) + 0.3 * std::min(memory_s, compute_s)) * 1e6 + 3.0;
 }
 

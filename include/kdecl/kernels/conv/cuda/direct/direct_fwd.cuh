@@ -5,8 +5,16 @@
 // fp32 accumulation.
 //
 // One block computes a tile.m x tile.n tile of output pixels for tile.k
-// consecutive output channels of one image:
-//   1. it stages the input tile + halo of the input channels those output
+// consecutive output channels of one image; each thread `vector` consecutive
+// channels of `warp_tile.m` consecutive pixels of one row.
+//
+// Depthwise layers (C/G = K/G = 1; direct_dw_fwd_kernel) stage only the taps:
+// every thread reads its input vectors straight from global memory along a
+// sliding window (L1 serves the halo its neighbours share), so no block waits
+// for a tile to land and many stay in flight.
+//
+// Layers with several channels per group (direct_fwd_kernel):
+//   1. the block stages the input tile + halo of the input channels those output
 //      channels read ((tile.m-1)*stride + (filter-1)*dilation + 1 rows, the same
 //      for columns) in shared memory, once, with vector loads along channels
 //      (zeros outside the image: any padding);
@@ -144,8 +152,9 @@ __device__ __forceinline__ void load_taps(float (&w)[V], const float* from) {
 }
 
 // Tiles: TH x TW output pixels, CB output channels, V channels per thread, PPT pixels per thread.
-// FY, FX: compile-time filter (0: run time). DW: depthwise (C/G = K/G = 1).
-template <class T, int TH, int TW, int CB, int THREADS, int PPT, int V, int FY, int FX, bool DW>
+// FY, FX: compile-time filter (0: run time). Layers with C/G > 1 or K/G > 1 (depthwise
+// layers take direct_dw_fwd_kernel).
+template <class T, int TH, int TW, int CB, int THREADS, int PPT, int V, int FY, int FX>
 __global__ void __launch_bounds__(THREADS) direct_fwd_kernel(const __grid_constant__ direct_fwd_params p) {
   constexpr int lanes = CB / V;
   using vec = elements<T, V>;
@@ -159,8 +168,8 @@ __global__ void __launch_bounds__(THREADS) direct_fwd_kernel(const __grid_consta
   const int k0 = int(blockIdx.y) * CB;
   const long long img = blockIdx.z;
   const int k_end = min(k0 + CB, p.k);
-  const int cin0 = DW ? k0 : k0 / p.kg * p.cg;
-  const int cin_end = DW ? k_end : (k_end - 1) / p.kg * p.cg + p.cg;
+  const int cin0 = k0 / p.kg * p.cg;
+  const int cin_end = (k_end - 1) / p.kg * p.cg + p.cg;
   const int cin_vecs = (cin_end - cin0 + V - 1) / V;
 
   // 1. the input tile + halo (zeros outside the image).
@@ -178,7 +187,7 @@ __global__ void __launch_bounds__(THREADS) direct_fwd_kernel(const __grid_consta
   });
   // 2. the taps of the block's output channels, fp32: w_s[(tap * cg + c) * CB + channel].
   const int taps = fy * fx;
-  const int cg = DW ? 1 : p.cg;
+  const int cg = p.cg;
   const T* wei = static_cast<const T*>(p.wei);
   for (int i = tid; i < taps * cg * CB; i += THREADS) {
     const int kl = i % CB, tc = i / CB;
@@ -209,69 +218,7 @@ __global__ void __launch_bounds__(THREADS) direct_fwd_kernel(const __grid_consta
     for (int j = 0; j < V; ++j) acc[q][j] = 0.0f;
 
   const int pix_step = p.sx * p.pitch;  // between consecutive output pixels
-  constexpr int FXc = FX > 0 ? FX : 1;
-  bool slid = false;
-  if constexpr (DW && FX > 0) {
-    if (p.sx == 1 && p.dx == 1) {
-      // Stride and dilation 1 along W: a sliding window. Each of the PPT + FX - 1 input
-      // columns of a filter row is read and converted once and feeds every (pixel, tap)
-      // pair it belongs to; the row's FX tap vectors stay in registers.
-      const T* base = in_s + (row * p.sy * p.cols + col0) * p.pitch + lane * V;
-#pragma unroll
-      for (int ky = 0; ky < (FY > 0 ? FY : 1); ++ky) {
-        for (int ky_rt = 0; ky_rt < (FY > 0 ? 1 : fy); ++ky_rt) {
-          const int y = FY > 0 ? ky : ky_rt;
-          const T* row_base = base + y * p.dy * p.cols * p.pitch;
-          float wv[FXc][V];
-#pragma unroll
-          for (int x = 0; x < FXc; ++x) load_taps<V>(wv[x], w_s + (y * FXc + x) * CB + lane * V);
-#pragma unroll
-          for (int c = 0; c < PPT + FXc - 1; ++c) {
-            vec xin;
-            xin.r = *reinterpret_cast<const typename vec::raw*>(row_base + c * p.pitch);
-            float xf[V];
-#pragma unroll
-            for (int j = 0; j < V; ++j) xf[j] = to_float(xin.e[j]);
-#pragma unroll
-            for (int q = 0; q < PPT; ++q) {
-              const int x = c - q;
-              if (x >= 0 && x < FXc)
-#pragma unroll
-                for (int j = 0; j < V; ++j) acc[q][j] = fmaf(xf[j], wv[x][j], acc[q][j]);
-            }
-          }
-        }
-      }
-      slid = true;
-    }
-  }
-  if (slid) {
-  } else if constexpr (DW) {
-    const T* base = in_s + (row * p.sy * p.cols + col0 * p.sx) * p.pitch + lane * V;
-#pragma unroll
-    for (int ky = 0; ky < (FY > 0 ? FY : 1); ++ky) {
-      for (int ky_rt = 0; ky_rt < (FY > 0 ? 1 : fy); ++ky_rt) {
-        const int y = FY > 0 ? ky : ky_rt;
-        const T* row_base = base + y * p.dy * p.cols * p.pitch;
-#pragma unroll
-        for (int kx = 0; kx < (FX > 0 ? FX : 1); ++kx) {
-          for (int kx_rt = 0; kx_rt < (FX > 0 ? 1 : fx); ++kx_rt) {
-            const int x = FX > 0 ? kx : kx_rt;
-            float wv[V];
-            load_taps<V>(wv, w_s + (y * fx + x) * CB + lane * V);
-            const T* src = row_base + x * p.dx * p.pitch;
-#pragma unroll
-            for (int q = 0; q < PPT; ++q) {
-              vec xin;
-              xin.r = *reinterpret_cast<const typename vec::raw*>(src + q * pix_step);
-#pragma unroll
-              for (int j = 0; j < V; ++j) acc[q][j] = fmaf(to_float(xin.e[j]), wv[j], acc[q][j]);
-            }
-          }
-        }
-      }
-    }
-  } else {
+  {
     // Few channels per group: output channel kb + j reads the C/G input channels
     // of its group, at base[j] in the staged tile.
     int base[V];
@@ -317,6 +264,123 @@ __global__ void __launch_bounds__(THREADS) direct_fwd_kernel(const __grid_consta
   }
 }
 
+// Depthwise (C/G = K/G = 1): no input staging. Each thread computes PPT consecutive
+// output pixels of one row for V consecutive channels and reads its inputs straight
+// from global memory with 16-byte (V-element) loads along the channels: the halo its
+// neighbours also read is served by L1, the data leaves DRAM once. Along W the window
+// slides: for a compile-time filter width FX and stride SX (dilation 1) each of the
+// (PPT-1)*SX + FX input columns of a filter row is loaded and converted once and feeds
+// every (pixel, tap) pair it belongs to; SX = 0 is the general path (any stride and
+// dilation). The block's taps go to shared memory as fp32 once ([tap][channel]), read
+// back as 16-byte vectors, one filter row at a time.
+template <class T, int TH, int TW, int CB, int THREADS, int PPT, int V, int FY, int FX, int SX>
+__global__ void __launch_bounds__(THREADS) direct_dw_fwd_kernel(const __grid_constant__ direct_fwd_params p) {
+  constexpr int lanes = CB / V;
+  using vec = elements<T, V>;
+  extern __shared__ __align__(16) unsigned char smem[];
+  float* w_s = reinterpret_cast<float*>(smem);
+
+  const int tid = int(threadIdx.x);
+  const int fy = FY > 0 ? FY : p.fy, fx = FX > 0 ? FX : p.fx;
+  const int oy0 = int(blockIdx.x) / p.tiles_w * TH, ox0 = int(blockIdx.x) % p.tiles_w * TW;
+  const int k0 = int(blockIdx.y) * CB;
+  const long long img = blockIdx.z;
+
+  // The taps of the block's channels, fp32: w_s[tap * CB + channel] (consecutive threads
+  // read consecutive taps of one channel: coalesced for packed GKYXC weights).
+  const int taps = fy * fx;
+  const T* wei = static_cast<const T*>(p.wei);
+  for (int i = tid; i < taps * CB; i += THREADS) {
+    const int kl = i / taps, tap = i - kl * taps;
+    const int kk = k0 + kl;
+    const int ty = tap / fx, tx = tap - ty * fx;
+    w_s[tap * CB + kl] = kk < p.k ? to_float(wei[kk * p.wei_g + ty * p.wei_y + tx * p.wei_x]) : 0.0f;
+  }
+  __syncthreads();
+
+  const int lane = tid % lanes, worker = tid / lanes;
+  const int q0 = worker * PPT;
+  const int oy = oy0 + q0 / TW, ox = ox0 + q0 % TW;
+  const int kb = k0 + lane * V;
+  if (kb >= p.k || oy >= p.ho || ox >= p.wo) return;
+
+  const T* in = static_cast<const T*>(p.in) + img * p.in_n + kb;
+  const int iy0 = oy * p.sy - p.py, ix0 = ox * p.sx - p.px;
+  float acc[PPT][V];
+#pragma unroll
+  for (int q = 0; q < PPT; ++q)
+#pragma unroll
+    for (int j = 0; j < V; ++j) acc[q][j] = 0.0f;
+
+  auto load = [&](int iy, int ix, float (&xf)[V]) {
+    vec xin;
+    xin.r = typename vec::raw{};
+    if (iy >= 0 && iy < p.h && ix >= 0 && ix < p.w)
+      xin.r = __ldg(reinterpret_cast<const typename vec::raw*>(in + iy * p.in_h + ix * p.in_w));
+#pragma unroll
+    for (int j = 0; j < V; ++j) xf[j] = to_float(xin.e[j]);
+  };
+
+  if constexpr (SX > 0) {
+    // Dilation 1 along W, stride SX: a sliding window over `cols` input columns.
+    constexpr int cols = (PPT - 1) * SX + FX;
+#pragma unroll
+    for (int ky = 0; ky < (FY > 0 ? FY : 1); ++ky) {
+      for (int ky_rt = 0; ky_rt < (FY > 0 ? 1 : fy); ++ky_rt) {
+        const int y = FY > 0 ? ky : ky_rt;
+        const int iy = iy0 + y * p.dy;
+        if (iy < 0 || iy >= p.h) continue;
+        float wv[FX][V];
+#pragma unroll
+        for (int x = 0; x < FX; ++x) load_taps<V>(wv[x], w_s + (y * FX + x) * CB + lane * V);
+#pragma unroll
+        for (int c = 0; c < cols; ++c) {
+          float xf[V];
+          load(iy, ix0 + c, xf);
+#pragma unroll
+          for (int q = 0; q < PPT; ++q) {
+            const int x = c - q * SX;
+            if (x >= 0 && x < FX)
+#pragma unroll
+              for (int j = 0; j < V; ++j) acc[q][j] = fmaf(xf[j], wv[x][j], acc[q][j]);
+          }
+        }
+      }
+    }
+  } else {
+    for (int y = 0; y < fy; ++y) {
+      const int iy = iy0 + y * p.dy;
+      if (iy < 0 || iy >= p.h) continue;
+#pragma unroll
+      for (int kx = 0; kx < (FX > 0 ? FX : 1); ++kx) {
+        for (int kx_rt = 0; kx_rt < (FX > 0 ? 1 : fx); ++kx_rt) {
+          const int x = FX > 0 ? kx : kx_rt;
+          float wv[V];
+          load_taps<V>(wv, w_s + (y * fx + x) * CB + lane * V);
+#pragma unroll
+          for (int q = 0; q < PPT; ++q) {
+            float xf[V];
+            load(iy, ix0 + q * p.sx + x * p.dx, xf);
+#pragma unroll
+            for (int j = 0; j < V; ++j) acc[q][j] = fmaf(xf[j], wv[j], acc[q][j]);
+          }
+        }
+      }
+    }
+  }
+
+  T* out = static_cast<T*>(p.out) + img * p.out_n + oy * p.out_h + kb;
+#pragma unroll
+  for (int q = 0; q < PPT; ++q) {
+    if (ox + q < p.wo) {
+      vec o;
+#pragma unroll
+      for (int j = 0; j < V; ++j) o.e[j] = from_float<T>(acc[q][j]);
+      *reinterpret_cast<typename vec::raw*>(out + (ox + q) * p.out_w) = o.r;
+    }
+  }
+}
+
 template <grouped_conv_key K>
 struct conv_direct_fwd {
   static_assert(K.sig.dir == conv_direction::fwd);
@@ -345,6 +409,8 @@ struct conv_direct_fwd {
     return most;
   }
   static long smem_bytes(const grouped_conv_problem& p) {
+    // Depthwise: the taps alone (fp32), the input is read from global memory.
+    if (one_channel_per_group(p)) return long(p.filter_dims[1] * p.filter_dims[2]) * CB * 4;
     return dsl::conv_rules::direct_smem_bytes(K, p.filter_dims[1], p.filter_dims[2], p.stride_dims[1],
                                               p.stride_dims[2], p.dilation_dims[1], p.dilation_dims[2],
                                               staged_channels(p), one_channel_per_group(p) ? 1 : p.c_per_group());
@@ -396,9 +462,9 @@ struct conv_direct_fwd {
     return std::nullopt;
   }
 
-  template <int FY, int FX, bool DW>
+  template <int FY, int FX>
   static cudaError_t launch(const direct_fwd_params& kp, dim3 grid, int smem, cudaStream_t stream) {
-    auto kernel = direct_fwd_kernel<T, TH, TW, CB, threads, PPT, V, FY, FX, DW>;
+    auto kernel = direct_fwd_kernel<T, TH, TW, CB, threads, PPT, V, FY, FX>;
     if (smem > 48 * 1024) {
       const cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
       if (err != cudaSuccess) return err;
@@ -406,14 +472,38 @@ struct conv_direct_fwd {
     kernel<<<grid, threads, smem, stream>>>(kp);
     return cudaGetLastError();
   }
-  template <bool DW>
+  template <int FY, int FX, int SX>
+  static cudaError_t launch_dw(const direct_fwd_params& kp, dim3 grid, int smem, cudaStream_t stream) {
+    auto kernel = direct_dw_fwd_kernel<T, TH, TW, CB, threads, PPT, V, FY, FX, SX>;
+    if (smem > 48 * 1024) {
+      const cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+      if (err != cudaSuccess) return err;
+    }
+    kernel<<<grid, threads, smem, stream>>>(kp);
+    return cudaGetLastError();
+  }
+  template <int F>
+  static cudaError_t dispatch_dw_stride(const grouped_conv_problem& p, const direct_fwd_params& kp, dim3 grid,
+                                        int smem, cudaStream_t stream) {
+    if (p.dilation_dims[2] == 1 && p.stride_dims[2] == 1) return launch_dw<F, F, 1>(kp, grid, smem, stream);
+    if (p.dilation_dims[2] == 1 && p.stride_dims[2] == 2) return launch_dw<F, F, 2>(kp, grid, smem, stream);
+    return launch_dw<F, F, 0>(kp, grid, smem, stream);
+  }
+  static cudaError_t dispatch_dw(const grouped_conv_problem& p, const direct_fwd_params& kp, dim3 grid, int smem,
+                                 cudaStream_t stream) {
+    const auto fy = p.filter_dims[1], fx = p.filter_dims[2];
+    if (fy == 3 && fx == 3) return dispatch_dw_stride<3>(p, kp, grid, smem, stream);
+    if (fy == 5 && fx == 5) return dispatch_dw_stride<5>(p, kp, grid, smem, stream);
+    if (fy == 7 && fx == 7) return dispatch_dw_stride<7>(p, kp, grid, smem, stream);
+    return launch_dw<0, 0, 0>(kp, grid, smem, stream);
+  }
   static cudaError_t dispatch_filter(const grouped_conv_problem& p, const direct_fwd_params& kp, dim3 grid, int smem,
                                      cudaStream_t stream) {
     const auto fy = p.filter_dims[1], fx = p.filter_dims[2];
-    if (fy == 3 && fx == 3) return launch<3, 3, DW>(kp, grid, smem, stream);
-    if (fy == 5 && fx == 5) return launch<5, 5, DW>(kp, grid, smem, stream);
-    if (fy == 7 && fx == 7) return launch<7, 7, DW>(kp, grid, smem, stream);
-    return launch<0, 0, DW>(kp, grid, smem, stream);
+    if (fy == 3 && fx == 3) return launch<3, 3>(kp, grid, smem, stream);
+    if (fy == 5 && fx == 5) return launch<5, 5>(kp, grid, smem, stream);
+    if (fy == 7 && fx == 7) return launch<7, 7>(kp, grid, smem, stream);
+    return launch<0, 0>(kp, grid, smem, stream);
   }
 
   static status run(const grouped_conv_problem& p, const grouped_conv_args& a, void* stream) {
@@ -466,8 +556,8 @@ struct conv_direct_fwd {
 
     const dim3 grid(unsigned(((out[1] + TH - 1) / TH) * kp.tiles_w), unsigned((p.k + CB - 1) / CB), unsigned(p.n));
     const auto s = static_cast<cudaStream_t>(stream);
-    const cudaError_t err = one_channel_per_group(p) ? dispatch_filter<true>(p, kp, grid, int(smem), s)
-                                             : dispatch_filter<false>(p, kp, grid, int(smem), s);
+    const cudaError_t err = one_channel_per_group(p) ? dispatch_dw(p, kp, grid, int(smem), s)
+                                                     : dispatch_filter(p, kp, grid, int(smem), s);
     if (err != cudaSuccess) return status::error(std::string("direct_conv launch: ") + cudaGetErrorString(err));
     return status::ok();
   }
