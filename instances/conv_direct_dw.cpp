@@ -20,12 +20,15 @@ constexpr auto p4_c32 = dw.tile(4, 32, 32).warps(4, 1, 1).warp_tile(4, 8, 1);
 constexpr auto p4_c16 = dw.tile(8, 32, 16).warps(4, 1, 1).warp_tile(4, 8, 1);
 constexpr auto p4_small = dw.tile(8, 8, 64).warps(4, 1, 1).warp_tile(4, 8, 1);
 // 8 pixels per thread (7x7 filters: 14 columns loaded per 8 outputs and filter row):
-//   8x32 x 32 channels, 128 threads; 8x64 x 16 channels, 128 threads.
+//   8x32 x 32 channels, 128 threads; 8x64 x 16 channels, 128 threads; 8x32 x 64 channels, 256
+//   threads (8 lanes: a warp's 16-byte loads cover whole 128-byte lines of 4 pixels).
 constexpr auto p8_c32 = dw.tile(8, 32, 32).warps(4, 1, 1).warp_tile(8, 8, 1);
 constexpr auto p8_c16 = dw.tile(8, 64, 16).warps(4, 1, 1).warp_tile(8, 8, 1);
+constexpr auto p8_c64 = dw.tile(8, 32, 64).warps(8, 1, 1).warp_tile(8, 8, 1);
 }  // namespace
 
 DECL_KERNEL_SET(conv_direct_dw_fwd,
     targets(sm_80, sm_90),
     p4_c32.dtype(fp16), p4_c32.dtype(bf16), p4_c16.dtype(fp16), p4_c16.dtype(bf16), p4_small.dtype(fp16),
-    p4_small.dtype(bf16), p8_c32.dtype(fp16), p8_c32.dtype(bf16), p8_c16.dtype(fp16), p8_c16.dtype(bf16));
+    p4_small.dtype(bf16), p8_c32.dtype(fp16), p8_c32.dtype(bf16), p8_c16.dtype(fp16), p8_c16.dtype(bf16),
+    p8_c64.dtype(fp16), p8_c64.dtype(bf16));
