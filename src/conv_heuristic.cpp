@@ -77,7 +77,11 @@ double direct_estimate_us(const grouped_conv_key& key, const grouped_conv_proble
   const double used = double(p.k) / ceil_to(double(p.k), tk) * double(p.output_dim(1)) /
                       ceil_to(double(p.output_dim(1)), tm) * double(p.output_dim(2)) / ceil_to(double(p.output_dim(2)), tn);
   const double memory_s = bytes / (bandwidth * issue * std::sqrt(used));
-  double compute_s = p.flops() / (fp32_tflops * 1e12 * 0.3 * used);
+  // Off the depthwise path: scalar shared-memory reads per input channel (30% of the fp32 peak),
+  // or 16-byte reads of whole groups where C/G = K/G = 4, 8, 16 or 32 with 8-element vectors.
+  const std::int64_t cg = p.c_per_group();
+  const bool group_vectors = key.algo.vector_out == 8 && cg == p.k_per_group() && (cg == 4 || cg == 8 || cg == 16 || cg == 32);
+  double compute_s = p.flops() / (fp32_tflops * 1e12 * (group_vectors ? 0.6 : 0.3) * used);
   if (one_channel) {
     // Depthwise (direct_dw_fwd_kernel): per output element, one multiply-add per tap plus one
     // conversion per input element loaded: a sliding window of (ppt - 1) x stride + filter

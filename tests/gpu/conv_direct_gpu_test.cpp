@@ -71,6 +71,9 @@ std::vector<P> odd_problems(int ndim) {
       P{}.batch(1).channels(64, 128).groups(4).input_size({9, 10}).filter_size({3}).stride({2}).padding({1}),  // 16 -> 32
       P{}.batch(3).channels(18, 12).groups(6).input_size({8, 7}).filter_size({3}).dilation({2}).padding({2}),   // 3 -> 2
       P{}.batch(1).channels(32, 32).groups(2).input_size({7, 9}).filter_size({3}).padding({1}),             // 16 per group
+      P{}.batch(2).channels(48, 48).groups(6).input_size({11, 13}).filter_size({3}).stride({2}).padding({1}),  // 8 per group
+      P{}.batch(1).channels(64, 64).groups(2).input_size({9, 7}).filter_size({3}).dilation({2}).padding({2, 1}, {1, 2}),  // 32
+      P{}.batch(1).channels(24, 24).groups(6).input_size({10, 9}).filter_size({1, 3}).padding({0, 1}),     // 4, 1x3
   };
 }
 

@@ -153,9 +153,14 @@ __device__ __forceinline__ void load_taps(float (&w)[V], const float* from) {
 
 // Tiles: TH x TW output pixels, CB output channels, V channels per thread, PPT pixels per thread.
 // FY, FX: compile-time filter (0: run time). Layers with C/G > 1 or K/G > 1 (depthwise
-// layers take direct_dw_fwd_kernel).
-template <class T, int TH, int TW, int CB, int THREADS, int PPT, int V, int FY, int FX>
+// layers take direct_dw_fwd_kernel). CG > 0: C/G = K/G = CG known at compile time
+// (ResNeXt-like groups of 4, 8, 16 or 32 channels, 8-element vectors): the thread's
+// output vector reads its groups' input channels as 16-byte vectors from the staged
+// tile (max(V, CG) contiguous channels per pixel and tap) and every index is a
+// compile-time constant; CG = 0 is the general path (scalar reads per input channel).
+template <class T, int TH, int TW, int CB, int THREADS, int PPT, int V, int FY, int FX, int CG = 0>
 __global__ void __launch_bounds__(THREADS) direct_fwd_kernel(const __grid_constant__ direct_fwd_params p) {
+  static_assert(CG == 0 || (V == 8 && (CG == 4 || CG % 8 == 0)), "compile-time groups need 8-element vectors");
   constexpr int lanes = CB / V;
   using vec = elements<T, V>;
   extern __shared__ __align__(16) unsigned char smem[];
@@ -187,7 +192,8 @@ __global__ void __launch_bounds__(THREADS) direct_fwd_kernel(const __grid_consta
   });
   // 2. the taps of the block's output channels, fp32: w_s[(tap * cg + c) * CB + channel].
   const int taps = fy * fx;
-  const int cg = p.cg;
+  const int cg = CG > 0 ? CG : p.cg;
+  const int kg = CG > 0 ? CG : p.kg;
   const T* wei = static_cast<const T*>(p.wei);
   for (int i = tid; i < taps * cg * CB; i += THREADS) {
     const int kl = i % CB, tc = i / CB;
@@ -195,8 +201,9 @@ __global__ void __launch_bounds__(THREADS) direct_fwd_kernel(const __grid_consta
     const int kk = k0 + kl;
     float value = 0.0f;
     if (kk < p.k) {
-      const int g = kk / p.kg, kin = kk % p.kg;
-      value = to_float(wei[g * p.wei_g + kin * p.wei_k + (tap / fx) * p.wei_y + (tap % fx) * p.wei_x + c]);
+      const int g = kk / kg, kin = kk % kg;
+      const int ty = tap / fx, tx = tap - ty * fx;
+      value = to_float(wei[g * p.wei_g + kin * p.wei_k + ty * p.wei_y + tx * p.wei_x + c]);
     }
     w_s[i] = value;
   }
@@ -218,7 +225,43 @@ __global__ void __launch_bounds__(THREADS) direct_fwd_kernel(const __grid_consta
     for (int j = 0; j < V; ++j) acc[q][j] = 0.0f;
 
   const int pix_step = p.sx * p.pitch;  // between consecutive output pixels
-  {
+  if constexpr (CG > 0) {
+    // The thread's V outputs read IN contiguous input channels from `ibase`: its
+    // V / CG groups' inputs (CG <= V) or its one group's CG inputs (CG > V).
+    constexpr int IN = V >= CG ? V : CG;
+    const int ibase = kb / CG * CG - cin0;
+    const T* tile = in_s + (row * p.sy * p.cols + col0 * p.sx) * p.pitch + ibase;
+    for (int y = 0; y < fy; ++y)
+      for (int x = 0; x < fx; ++x) {
+        const T* src = tile + (y * p.dy * p.cols + x * p.dx) * p.pitch;
+        const float* wp = w_s + (y * fx + x) * CG * CB + lane * V;
+#pragma unroll
+        for (int chunk = 0; chunk < IN / 8; ++chunk) {
+          float xf[PPT][8];
+#pragma unroll
+          for (int q = 0; q < PPT; ++q) {
+            elements<T, 8> xin;
+            xin.r = *reinterpret_cast<const typename elements<T, 8>::raw*>(src + q * pix_step + chunk * 8);
+#pragma unroll
+            for (int e = 0; e < 8; ++e) xf[q][e] = to_float(xin.e[e]);
+          }
+#pragma unroll
+          for (int e = 0; e < 8; ++e) {
+            const int cin = chunk * 8 + e;
+            // Input channel cin feeds outputs [j0, j0 + nj) of the vector as their channel c.
+            constexpr int nj = V >= CG ? CG : V;
+            const int j0 = V >= CG ? cin / CG * CG : 0;
+            const int c = V >= CG ? cin % CG : cin;
+            float wv[nj];
+            load_taps<nj>(wv, wp + c * CB + j0);
+#pragma unroll
+            for (int q = 0; q < PPT; ++q)
+#pragma unroll
+              for (int j = 0; j < nj; ++j) acc[q][j0 + j] = fmaf(xf[q][e], wv[j], acc[q][j0 + j]);
+          }
+        }
+      }
+  } else {
     // Few channels per group: output channel kb + j reads the C/G input channels
     // of its group, at base[j] in the staged tile.
     int base[V];
@@ -462,9 +505,9 @@ struct conv_direct_fwd {
     return std::nullopt;
   }
 
-  template <int FY, int FX>
+  template <int FY, int FX, int CG = 0>
   static cudaError_t launch(const direct_fwd_params& kp, dim3 grid, int smem, cudaStream_t stream) {
-    auto kernel = direct_fwd_kernel<T, TH, TW, CB, threads, PPT, V, FY, FX>;
+    auto kernel = direct_fwd_kernel<T, TH, TW, CB, threads, PPT, V, FY, FX, CG>;
     if (smem > 48 * 1024) {
       const cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
       if (err != cudaSuccess) return err;
@@ -499,6 +542,15 @@ struct conv_direct_fwd {
   }
   static cudaError_t dispatch_filter(const grouped_conv_problem& p, const direct_fwd_params& kp, dim3 grid, int smem,
                                      cudaStream_t stream) {
+    if constexpr (V == 8) {  // C/G = K/G = 4, 8, 16, 32: the compile-time group path (any filter)
+      if (p.c_per_group() == p.k_per_group()) switch (p.c_per_group()) {
+          case 4: return launch<0, 0, 4>(kp, grid, smem, stream);
+          case 8: return launch<0, 0, 8>(kp, grid, smem, stream);
+          case 16: return launch<0, 0, 16>(kp, grid, smem, stream);
+          case 32: return launch<0, 0, 32>(kp, grid, smem, stream);
+          default: break;
+        }
+    }
     const auto fy = p.filter_dims[1], fx = p.filter_dims[2];
     if (fy == 3 && fx == 3) return launch<3, 3>(kp, grid, smem, stream);
     if (fy == 5 && fx == 5) return launch<5, 5>(kp, grid, smem, stream);
