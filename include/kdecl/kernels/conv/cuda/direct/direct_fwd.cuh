@@ -61,6 +61,7 @@ struct direct_fwd_params {
   long long out_n, out_h, out_w;    // (group stride = K/G)
   long long wei_k, wei_g, wei_y, wei_x;
   int tiles_w;               // output tiles along W
+  int kblocks;               // blocks of tile.k output channels (forward: grid x = tiles x kblocks)
   int rows, cols, pitch;     // staged input tile: rows x cols pixels x pitch channels
   int in_bytes;              // bytes of the staged input (16-byte multiple); the taps follow
 };
@@ -169,8 +170,10 @@ __global__ void __launch_bounds__(THREADS) direct_fwd_kernel(const __grid_consta
 
   const int tid = int(threadIdx.x);
   const int fy = FY > 0 ? FY : p.fy, fx = FX > 0 ? FX : p.fx;
-  const int oy0 = int(blockIdx.x) / p.tiles_w * TH, ox0 = int(blockIdx.x) % p.tiles_w * TW;
-  const int k0 = int(blockIdx.y) * CB;
+  // Channel blocks fastest: the blocks of one pixel tile run together and use whole lines.
+  const int tile = int(blockIdx.x) / p.kblocks, kblock = int(blockIdx.x) - tile * p.kblocks;
+  const int oy0 = tile / p.tiles_w * TH, ox0 = tile % p.tiles_w * TW;
+  const int k0 = kblock * CB;
   const long long img = blockIdx.z;
   const int k_end = min(k0 + CB, p.k);
   const int cin0 = k0 / p.kg * p.cg;
@@ -325,8 +328,10 @@ __global__ void __launch_bounds__(THREADS) direct_dw_fwd_kernel(const __grid_con
 
   const int tid = int(threadIdx.x);
   const int fy = FY > 0 ? FY : p.fy, fx = FX > 0 ? FX : p.fx;
-  const int oy0 = int(blockIdx.x) / p.tiles_w * TH, ox0 = int(blockIdx.x) % p.tiles_w * TW;
-  const int k0 = int(blockIdx.y) * CB;
+  // Channel blocks fastest: the blocks of one pixel tile run together and use whole lines.
+  const int tile = int(blockIdx.x) / p.kblocks, kblock = int(blockIdx.x) - tile * p.kblocks;
+  const int oy0 = tile / p.tiles_w * TH, ox0 = tile % p.tiles_w * TW;
+  const int k0 = kblock * CB;
   const long long img = blockIdx.z;
 
   // The taps of the block's channels, fp32: w_s[tap * CB + channel] (consecutive threads
@@ -475,7 +480,9 @@ struct conv_direct_fwd {
         p.span(conv_tensor::weight) > int_max)
       return std::string("direct_conv indexes with 32 bits: every tensor must span fewer than 2^31 elements");
     if (p.n > 65535) return std::string("direct_conv: N must be at most 65535 (grid z)");
-    if ((p.k + CB - 1) / CB > 65535) return std::string("direct_conv: K / tile channels must be at most 65535 (grid y)");
+    const auto out_dims = p.output_dims();
+    if ((out_dims[1] + TH - 1) / TH * ((out_dims[2] + TW - 1) / TW) * ((p.k + CB - 1) / CB) > int_max)
+      return std::string("direct_conv: output tiles x channel blocks must be fewer than 2^31 (grid x)");
     if (p.in_strides.g != cg || p.out_strides.g != kg)
       return std::string("direct_conv reads channels packed across groups (group stride = channels per group)");
     if (p.c % V != 0 || p.k % V != 0)
@@ -606,7 +613,8 @@ struct conv_direct_fwd {
     kp.pitch = int((staged_channels(p) + V - 1) / V * V);
     kp.in_bytes = int((std::int64_t(kp.rows) * kp.cols * kp.pitch * std::int64_t(sizeof(T)) + 15) / 16 * 16);
 
-    const dim3 grid(unsigned(((out[1] + TH - 1) / TH) * kp.tiles_w), unsigned((p.k + CB - 1) / CB), unsigned(p.n));
+    kp.kblocks = int((p.k + CB - 1) / CB);
+    const dim3 grid(unsigned(((out[1] + TH - 1) / TH) * kp.tiles_w * kp.kblocks), 1u, unsigned(p.n));
     const auto s = static_cast<cudaStream_t>(stream);
     const cudaError_t err = one_channel_per_group(p) ? dispatch_dw(p, kp, grid, int(smem), s)
                                                      : dispatch_filter(p, kp, grid, int(smem), s);
