@@ -85,9 +85,16 @@ __global__ void __launch_bounds__(THREADS) direct_bwd_weight_kernel(const __grid
   };
 
   if (worker < workers && kb < p.c) {
-    const long long items = static_cast<long long>(r1 - r0) * p.runs;
-    for (long long it = worker; it < items; it += workers) {
-      const int r = r0 + int(it / p.runs), ox0 = int(it % p.runs) * PPT;
+    // (row, run) pairs of the range, worker-strided; 32-bit (why_not bounds rows x runs).
+    int r = r0 + worker / p.runs, run = worker % p.runs;
+    const int dr = workers / p.runs, drun = workers % p.runs;
+    for (; r < r1; r += dr, run += drun) {
+      if (run >= p.runs) {
+        run -= p.runs;
+        ++r;
+        if (r >= r1) break;
+      }
+      const int ox0 = run * PPT;
       const int n = r / p.ho, oy = r - n * p.ho;
       const int iy = oy * p.sy - p.py + y * p.dy_;
       if (iy < 0 || iy >= p.h) continue;
@@ -190,12 +197,12 @@ struct conv_direct_bwd_weight {
       return 1;
     return std::max(1, sms);
   }
-  // Ranges of output rows: about four blocks per multiprocessor, each range at least 4 rows.
+  // Ranges of output rows: about eight blocks per multiprocessor, each range at least 4 rows.
   static int splits(const grouped_conv_problem& p) {
     const std::int64_t rows = p.n * p.output_dim(1);
     const std::int64_t per_range = (templated_width(p) ? p.filter_dims[1] : p.filter_dims[1] * p.filter_dims[2]) *
                                    ((p.c + CB - 1) / CB);
-    const std::int64_t wanted = (4 * std::int64_t(multiprocessors()) + per_range - 1) / per_range;
+    const std::int64_t wanted = (8 * std::int64_t(multiprocessors()) + per_range - 1) / per_range;
     return int(std::clamp<std::int64_t>(std::min<std::int64_t>(wanted, rows / 4), 1, 65535));
   }
   static std::size_t workspace_bytes(const grouped_conv_problem& p) {
@@ -216,7 +223,7 @@ struct conv_direct_bwd_weight {
              std::to_string(p.c_per_group()) + ", K/G = " + std::to_string(p.k_per_group());
     constexpr std::int64_t int_max = std::numeric_limits<int>::max();
     if (p.span(conv_tensor::input) > int_max || p.span(conv_tensor::output) > int_max ||
-        p.span(conv_tensor::weight) > int_max || p.n * p.output_dim(1) > int_max)
+        p.span(conv_tensor::weight) > int_max || p.n * p.output_dim(1) * ((p.output_dim(2) + PPT - 1) / PPT) > int_max)
       return std::string("direct_conv indexes with 32 bits: every tensor must span fewer than 2^31 elements");
     if ((p.c + CB - 1) / CB > 65535) return std::string("direct_conv: C / tile channels must be at most 65535 (grid y)");
     if (p.in_strides.g != 1 || p.out_strides.g != 1)
