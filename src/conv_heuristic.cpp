@@ -91,14 +91,16 @@ double direct_estimate_us(const grouped_conv_key& key, const grouped_conv_proble
     const bool slides = p.dilation_dims[2] == 1 && (sx == 1 || sx == 2) && p.filter_dims[1] == p.filter_dims[2] &&
                         (fx == 3 || fx == 5 || fx == 7);
     const double loads = slides ? fy * ((ppt - 1) * sx + fx) / ppt : fy * fx;
-    const double ops = double(p.elements(conv_tensor::output)) * (fy * fx + loads);
+    // Per output element a multiply-add per tap and a conversion per loaded element; per
+    // vector load an address, the load and a select (narrow vectors issue more of them).
+    const double vectors_out = double(p.elements(conv_tensor::output)) / double(key.algo.vector_out);
+    const double ops = double(p.elements(conv_tensor::output)) * (fy * fx + loads) + vectors_out * loads * 4.0;
     compute_s = ops / (fp32_tflops * 1e12 / 2 * 0.7 * used);
     // L1: a warp's load touches one 128-byte line per pixel when its lanes span 128 bytes,
     // more lines (wavefronts) per byte when a pixel's vectors are narrower (few lanes).
     const double lanes = std::max(1.0, tk / double(key.algo.vector_out));
     const double line_share = std::min(1.0, lanes * vector_bytes / 128.0);
-    const double vectors = double(p.elements(conv_tensor::output)) / double(key.algo.vector_out);
-    const double wavefronts = vectors * loads * (vector_bytes / 128.0) / line_share;
+    const double wavefronts = vectors_out * loads * (vector_bytes / 128.0) / line_share;
     compute_s = std::max(compute_s, wavefronts / (fp32_tflops * 1e12 / 256 * 0.8 * used));
   }
   return (std::max(memory_s, compute_s) + 0.3 * std::min(memory_s, compute_s)) * 1e6 + 3.0;

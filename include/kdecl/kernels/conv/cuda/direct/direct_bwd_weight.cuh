@@ -76,13 +76,8 @@ __global__ void __launch_bounds__(THREADS) direct_bwd_weight_kernel(const __grid
 
   const T* xs = static_cast<const T*>(p.x) + kb;
   const T* dys = static_cast<const T*>(p.dy) + kb;
-  auto load = [](const T* at, bool inside, float (&f)[V]) {
-    vec v;
-    v.r = typename vec::raw{};
-    if (inside) v.r = __ldg(reinterpret_cast<const typename vec::raw*>(at));
-#pragma unroll
-    for (int j = 0; j < V; ++j) f[j] = to_float(v.e[j]);
-  };
+  // Branch-free loads (load_or_zero): a run's loads are issued together.
+  auto load = [&](const T* at, bool inside, float (&f)[V]) { load_or_zero<T, V>(at, inside, xs, f); };
 
   if (worker < workers && kb < p.c) {
     // (row, run) pairs of the range, worker-strided; 32-bit (why_not bounds rows x runs).

@@ -89,6 +89,34 @@ struct elements {
   };
 };
 
+// One V-element vector from global memory through the read-only path, or zeros where
+// `inside` is false. Branch-free: the load always goes to a valid address (`fallback`
+// outside) and a select zeroes it, so a thread's loads share one basic block and the
+// compiler issues them together rather than one round trip after another.
+__device__ __forceinline__ void zero_unless(uint4& r, bool keep) {
+  r.x = keep ? r.x : 0u;
+  r.y = keep ? r.y : 0u;
+  r.z = keep ? r.z : 0u;
+  r.w = keep ? r.w : 0u;
+}
+__device__ __forceinline__ void zero_unless(uint2& r, bool keep) {
+  r.x = keep ? r.x : 0u;
+  r.y = keep ? r.y : 0u;
+}
+__device__ __forceinline__ void zero_unless(unsigned& r, bool keep) { r = keep ? r : 0u; }
+__device__ __forceinline__ void zero_unless(unsigned short& r, bool keep) {
+  r = keep ? r : static_cast<unsigned short>(0);
+}
+template <class T, int V>
+__device__ __forceinline__ void load_or_zero(const T* at, bool inside, const T* fallback, float (&xf)[V]) {
+  using vec = elements<T, V>;
+  vec v;
+  v.r = __ldg(reinterpret_cast<const typename vec::raw*>(inside ? at : fallback));
+  zero_unless(v.r, inside);
+#pragma unroll
+  for (int j = 0; j < V; ++j) xf[j] = to_float(v.e[j]);
+}
+
 // Stages `count` vectors of V elements into shared memory: where(i) gives vector i's
 // shared destination, its global source and whether it lies inside the tensor (else
 // zeros). 4-, 8- and 16-byte vectors go by cp.async (every copy of the thread in
@@ -360,24 +388,23 @@ __global__ void __launch_bounds__(THREADS) direct_dw_fwd_kernel(const __grid_con
 #pragma unroll
     for (int j = 0; j < V; ++j) acc[q][j] = 0.0f;
 
+  // Rows outside the image load zeros like columns outside it (no branch: see load_or_zero).
   auto load = [&](int iy, int ix, float (&xf)[V]) {
-    vec xin;
-    xin.r = typename vec::raw{};
-    if (iy >= 0 && iy < p.h && ix >= 0 && ix < p.w)
-      xin.r = __ldg(reinterpret_cast<const typename vec::raw*>(in + iy * p.in_h + ix * p.in_w));
-#pragma unroll
-    for (int j = 0; j < V; ++j) xf[j] = to_float(xin.e[j]);
+    const bool inside = iy >= 0 && iy < p.h && ix >= 0 && ix < p.w;
+    load_or_zero<T, V>(in + iy * p.in_h + ix * p.in_w, inside, in, xf);
   };
 
   if constexpr (SX > 0) {
     // Dilation 1 along W, stride SX: a sliding window over `cols` input columns.
     constexpr int cols = (PPT - 1) * SX + FX;
-#pragma unroll
+    // Every row's loads in flight together where the registers hold them (cols x rows
+    // vectors); wider windows of tall filters unroll by two rows (one row prefetched).
+    constexpr int rows_unrolled = (FY > 0 ? FY : 1) * cols <= 40 ? (FY > 0 ? FY : 1) : 2;
+#pragma unroll rows_unrolled
     for (int ky = 0; ky < (FY > 0 ? FY : 1); ++ky) {
       for (int ky_rt = 0; ky_rt < (FY > 0 ? 1 : fy); ++ky_rt) {
         const int y = FY > 0 ? ky : ky_rt;
         const int iy = iy0 + y * p.dy;
-        if (iy < 0 || iy >= p.h) continue;
         float wv[FX][V];
 #pragma unroll
         for (int x = 0; x < FX; ++x) load_taps<V>(wv[x], w_s + (y * FX + x) * CB + lane * V);
@@ -398,7 +425,6 @@ __global__ void __launch_bounds__(THREADS) direct_dw_fwd_kernel(const __grid_con
   } else {
     for (int y = 0; y < fy; ++y) {
       const int iy = iy0 + y * p.dy;
-      if (iy < 0 || iy >= p.h) continue;
 #pragma unroll
       for (int kx = 0; kx < (FX > 0 ? FX : 1); ++kx) {
         for (int kx_rt = 0; kx_rt < (FX > 0 ? 1 : fx); ++kx_rt) {
