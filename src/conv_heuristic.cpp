@@ -52,8 +52,9 @@ namespace {
 
 // direct_conv (kernels/conv/cuda/direct/): bytes over bandwidth, or its CUDA-core
 // multiply-adds, whichever is longer. Bytes: every tensor once, the input's halo
-// re-read from L2 counted at a fifth; the multiply-adds run at the fp32 peak,
-// halved off the depthwise path (scalar shared-memory reads per channel).
+// re-read from L2 counted at a fifth; the multiply-adds run at 30% of the fp32
+// peak off the depthwise path (scalar shared-memory reads per channel), the
+// depthwise path counts its multiply-adds and conversions (below).
 double direct_estimate_us(const grouped_conv_key& key, const grouped_conv_problem& p) {
   const arch::arch_spec& s = spec_of(key.algo.arch);
   double fp32_tflops = 20.0;
@@ -76,7 +77,37 @@ double direct_estimate_us(const grouped_conv_key& key, const grouped_conv_proble
   const double used = double(p.k) / ceil_to(double(p.k), tk) * double(p.output_dim(1)) /
                       ceil_to(double(p.output_dim(1)), tm) * double(p.output_dim(2)) / ceil_to(double(p.output_dim(2)), tn);
   const double memory_s = bytes / (bandwidth * issue * std::sqrt(used));
-  const double compute_s = p.flops() / (fp32_tflops * 1e12 * (one_channel ? 0.6 : 0.3) * used);
+  // Off the depthwise path: scalar shared-memory reads per input channel (30% of the fp32 peak),
+  // or 16-byte reads of whole groups where C/G = K/G = 4, 8, 16 or 32 with 8-element vectors.
+  const std::int64_t cg = p.c_per_group();
+  const bool group_vectors = key.algo.vector_out == 8 && cg == p.k_per_group() && (cg == 4 || cg == 8 || cg == 16 || cg == 32);
+  // The group path reads a thread's taps once per pixel run: more pixels per thread, fewer
+  // shared-memory reads per multiply-add (ResNeXt at batch 32 on an H100: 8 pixels per thread
+  // beat 2 by 15% with 4 channels per group, 4 beat 2 with 8).
+  const double ppt = key.algo.warp_tile.m;
+  const double group_share = 0.9 * ppt / (ppt + 2.0);
+  double compute_s = p.flops() / (fp32_tflops * 1e12 * (group_vectors ? group_share : 0.3) * used);
+  if (one_channel) {
+    // Depthwise (direct_dw_fwd_kernel): per output element, one multiply-add per tap plus one
+    // conversion per input element loaded: a sliding window of (ppt - 1) x stride + filter
+    // columns per ppt pixels and filter row (dilation 1 along W), else one per tap and pixel.
+    const double ppt = key.algo.warp_tile.m, fy = double(p.filter_dims[1]), fx = double(p.filter_dims[2]);
+    const double sx = double(p.stride_dims[2]);
+    const bool slides = p.dilation_dims[2] == 1 && (sx == 1 || sx == 2) && p.filter_dims[1] == p.filter_dims[2] &&
+                        (fx == 3 || fx == 5 || fx == 7);
+    const double loads = slides ? fy * ((ppt - 1) * sx + fx) / ppt : fy * fx;
+    // Per output element a multiply-add per tap and a conversion per loaded element; per
+    // vector load an address, the load and a select (narrow vectors issue more of them).
+    const double vectors_out = double(p.elements(conv_tensor::output)) / double(key.algo.vector_out);
+    const double ops = double(p.elements(conv_tensor::output)) * (fy * fx + loads) + vectors_out * loads * 4.0;
+    compute_s = ops / (fp32_tflops * 1e12 / 2 * 0.7 * used);
+    // L1: a warp's load touches one 128-byte line per pixel when its lanes span 128 bytes,
+    // more lines (wavefronts) per byte when a pixel's vectors are narrower (few lanes).
+    const double lanes = std::max(1.0, tk / double(key.algo.vector_out));
+    const double line_share = std::min(1.0, lanes * vector_bytes / 128.0);
+    const double wavefronts = vectors_out * loads * (vector_bytes / 128.0) / line_share;
+    compute_s = std::max(compute_s, wavefronts / (fp32_tflops * 1e12 / 256 * 0.8 * used));
+  }
   return (std::max(memory_s, compute_s) + 0.3 * std::min(memory_s, compute_s)) * 1e6 + 3.0;
 }
 

@@ -5,7 +5,8 @@
 // run-time filter sizes, channel multipliers, 3-channel stems, and grouped
 // layers with 2 to 16 channels per group; N = 1 and 3; 1-D layers for the 1-D kernels. Then the dispatcher's
 // choice on real layers: depthwise and stems go to direct_conv, forward and
-// (depthwise) backward data.
+// (depthwise) backward data and backward weight; the backward weight's result is
+// the same bits run after run (its row ranges add in a fixed order).
 // Label `gpu`: skipped (reported as skipped) where no CUDA device exists.
 #include <gtest/gtest.h>
 
@@ -13,6 +14,8 @@
 #include <vector>
 
 #include "kdecl/conv/conv_dispatcher.hpp"
+#include "kdecl/numeric/fill.hpp"
+#include "kdecl/runtime/buffer.hpp"
 #include "kdecl/runtime/conv_check.hpp"
 
 namespace kdecl {
@@ -68,6 +71,9 @@ std::vector<P> odd_problems(int ndim) {
       P{}.batch(1).channels(64, 128).groups(4).input_size({9, 10}).filter_size({3}).stride({2}).padding({1}),  // 16 -> 32
       P{}.batch(3).channels(18, 12).groups(6).input_size({8, 7}).filter_size({3}).dilation({2}).padding({2}),   // 3 -> 2
       P{}.batch(1).channels(32, 32).groups(2).input_size({7, 9}).filter_size({3}).padding({1}),             // 16 per group
+      P{}.batch(2).channels(48, 48).groups(6).input_size({11, 13}).filter_size({3}).stride({2}).padding({1}),  // 8 per group
+      P{}.batch(1).channels(64, 64).groups(2).input_size({9, 7}).filter_size({3}).dilation({2}).padding({2, 1}, {1, 2}),  // 32
+      P{}.batch(1).channels(24, 24).groups(6).input_size({10, 9}).filter_size({1, 3}).padding({0, 1}),     // 4, 1x3
   };
 }
 
@@ -84,10 +90,10 @@ TEST(ConvDirectGpu, EveryInstanceMatchesTheHostReference) {
       const auto& s = k->key().sig;
       p.direction(s.dir).dtypes(s.in, s.wei, s.out).layout(s.lay);
       if (auto why = conv_rejection(*k, p.normalized(), nullptr)) {
-        // Refusals are for the channel vector, or a bwd_data kernel given a layer that is not
+        // Refusals are for the channel vector, or a backward kernel given a layer that is not
         // depthwise (every problem here fits shared memory).
         const bool expected = why->find("vector") != std::string::npos ||
-                              (s.dir == conv_direction::bwd_data && why->find("depthwise") != std::string::npos);
+                              (s.dir != conv_direction::fwd && why->find("depthwise") != std::string::npos);
         EXPECT_TRUE(expected) << k->name() << " on " << p.describe() << ": " << *why;
         continue;
       }
@@ -150,6 +156,53 @@ TEST(ConvDirectGpu, DispatcherPicksDirectForDepthwiseBackwardData) {
       auto r = run_and_check(dispatcher, p, "", 13);
       EXPECT_TRUE(r.passed) << r.kernel << " on " << p.describe() << ": error " << r.error;
       EXPECT_NE(r.kernel.find("direct_conv"), std::string::npos) << r.kernel << " chosen for " << p.describe();
+    }
+  }
+}
+
+// Depthwise backward weight: the dispatcher's choice is a direct_conv kernel (strides 2 and 3,
+// dilation 2, asymmetric padding, odd C), it matches the host reference, and two runs on the same
+// data (the dispatcher lending the split workspace) give the same bits.
+TEST(ConvDirectGpu, DepthwiseBackwardWeightIsDirectAndDeterministic) {
+  auto dev = cuda_device();
+  if (!dev) GTEST_SKIP() << "no CUDA device";
+  conv_dispatcher dispatcher(*dev);
+  for (auto d : {dtype::bf16, dtype::fp16}) {
+    const P layers[] = {
+        P{}.batch(8).channels(144, 144).groups(144).input_size({56, 56}).filter_size({3}).padding({1}).dtype(d),
+        P{}.batch(4).channels(96, 96).groups(96).input_size({112, 112}).filter_size({3}).stride({2})
+            .padding({0, 0}, {1, 1}).dtype(d),
+        P{}.batch(2).channels(240, 240).groups(240).input_size({28, 28}).filter_size({5}).stride({2}).padding({2})
+            .dtype(d),
+        P{}.batch(3).channels(32, 32).groups(32).input_size({14, 14}).filter_size({7}).padding({3}).dtype(d),
+        P{}.batch(1).channels(21, 21).groups(21).input_size({15, 17}).filter_size({7}).stride({3}).dilation({2})
+            .padding({4, 5}, {6, 3}).dtype(d),
+    };
+    for (auto p : layers) {
+      p.direction(conv_direction::bwd_weight);
+      auto r = run_and_check(dispatcher, p, "", 17);
+      EXPECT_TRUE(r.passed) << r.kernel << " on " << p.describe() << ": error " << r.error << " > " << r.tolerance;
+      EXPECT_NE(r.kernel.find("direct_conv"), std::string::npos) << r.kernel << " chosen for " << p.describe();
+
+      const grouped_conv_problem q = p.normalized();
+      buffer x(*dev, std::size_t(q.span(conv_tensor::input)) * 2), dy(*dev, std::size_t(q.span(conv_tensor::output)) * 2);
+      buffer dw(*dev, std::size_t(q.span(conv_tensor::weight)) * 2);
+      std::vector<unsigned char> hx(x.size()), hdy(dy.size());
+      numeric::fill_uniform(hx.data(), d, hx.size() / 2, 5);
+      numeric::fill_uniform(hdy.data(), d, hdy.size() / 2, 6);
+      x.upload(hx.data(), hx.size());
+      dy.upload(hdy.data(), hdy.size());
+      const grouped_conv_args args{x.data(), dw.data(), dy.data()};
+      std::vector<unsigned char> first, again;
+      for (auto* result : {&first, &again}) {
+        dw.fill_bytes(0xFF);
+        auto st = dispatcher.run(q, args);
+        ASSERT_TRUE(st) << st.message();
+        ASSERT_TRUE(synchronize(*dev));
+        result->resize(dw.size());
+        dw.download(result->data(), result->size());
+      }
+      EXPECT_EQ(first, again) << "two runs of " << r.kernel << " on " << q.describe() << " differ";
     }
   }
 }

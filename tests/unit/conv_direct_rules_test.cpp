@@ -79,8 +79,8 @@ TEST(ConvDirectRules, EachRuleRejectsWithItsDiagnostic) {
   k.algo.warps = {8, 2, 1};
   EXPECT_EQ(rule_of(k), dsl::rule::conv_direct_shape_not_one_dimensional);
   k = direct_key();
-  k.sig.dir = conv_direction::bwd_weight;
-  EXPECT_EQ(rule_of(k), dsl::rule::conv_direction_not_offered_by_pipeline);
+  k.sig.dir = conv_direction::bwd_weight;  // every direction is offered (bwd_data and bwd_weight: depthwise)
+  EXPECT_TRUE(dsl::validate(k, arch_id::sm_90).ok());
   k = direct_key();
   k.sig.in = k.sig.wei = k.sig.out = dtype::fp32;
   EXPECT_EQ(rule_of(k), dsl::rule::conv_dtypes_not_offered_by_pipeline);

@@ -195,12 +195,12 @@ constexpr pipeline_caps tma_wgmma(int smem_opt_in) {
 }
 
 // direct_conv: the direct convolution (kernels/conv/cuda/direct/, direct_unsupported_reason):
-// 1-D and 2-D channels-last forward and (depthwise only, checked per problem) backward data,
-// 16-bit data; 16-, 8-, 4- and 2-byte channel vectors.
+// 1-D and 2-D channels-last forward and (depthwise only, checked per problem) backward data
+// and backward weight, 16-bit data; 16-, 8-, 4- and 2-byte channel vectors.
 inline constexpr int direct_conv_threads[] = {64, 128, 256, 512};
 inline constexpr int direct_conv_vectors[] = {16, 8, 4, 2};
 constexpr direct_conv_caps direct_conv(int smem_opt_in) {
-  return {bits(conv_direction::fwd, conv_direction::bwd_data), bits(conv_layout::nwgc, conv_layout::nhwgc), bits(dtype::fp16, dtype::bf16),
+  return {bits(conv_direction::fwd, conv_direction::bwd_data, conv_direction::bwd_weight), bits(conv_layout::nwgc, conv_layout::nhwgc), bits(dtype::fp16, dtype::bf16),
           direct_conv_threads, /*max_tile_pixels=*/1024, /*max_tile_channels=*/256, /*max_pixels_per_thread=*/8,
           direct_conv_vectors, smem_opt_in};
 }

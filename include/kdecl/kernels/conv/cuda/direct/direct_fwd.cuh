@@ -5,8 +5,16 @@
 // fp32 accumulation.
 //
 // One block computes a tile.m x tile.n tile of output pixels for tile.k
-// consecutive output channels of one image:
-//   1. it stages the input tile + halo of the input channels those output
+// consecutive output channels of one image; each thread `vector` consecutive
+// channels of `warp_tile.m` consecutive pixels of one row.
+//
+// Depthwise layers (C/G = K/G = 1; direct_dw_fwd_kernel) stage only the taps:
+// every thread reads its input vectors straight from global memory along a
+// sliding window (L1 serves the halo its neighbours share), so no block waits
+// for a tile to land and many stay in flight.
+//
+// Layers with several channels per group (direct_fwd_kernel):
+//   1. the block stages the input tile + halo of the input channels those output
 //      channels read ((tile.m-1)*stride + (filter-1)*dilation + 1 rows, the same
 //      for columns) in shared memory, once, with vector loads along channels
 //      (zeros outside the image: any padding);
@@ -53,6 +61,7 @@ struct direct_fwd_params {
   long long out_n, out_h, out_w;    // (group stride = K/G)
   long long wei_k, wei_g, wei_y, wei_x;
   int tiles_w;               // output tiles along W
+  int kblocks;               // blocks of tile.k output channels (forward: grid x = tiles x kblocks)
   int rows, cols, pitch;     // staged input tile: rows x cols pixels x pitch channels
   int in_bytes;              // bytes of the staged input (16-byte multiple); the taps follow
 };
@@ -79,6 +88,34 @@ struct elements {
     T e[V];
   };
 };
+
+// One V-element vector from global memory through the read-only path, or zeros where
+// `inside` is false. Branch-free: the load always goes to a valid address (`fallback`
+// outside) and a select zeroes it, so a thread's loads share one basic block and the
+// compiler issues them together rather than one round trip after another.
+__device__ __forceinline__ void zero_unless(uint4& r, bool keep) {
+  r.x = keep ? r.x : 0u;
+  r.y = keep ? r.y : 0u;
+  r.z = keep ? r.z : 0u;
+  r.w = keep ? r.w : 0u;
+}
+__device__ __forceinline__ void zero_unless(uint2& r, bool keep) {
+  r.x = keep ? r.x : 0u;
+  r.y = keep ? r.y : 0u;
+}
+__device__ __forceinline__ void zero_unless(unsigned& r, bool keep) { r = keep ? r : 0u; }
+__device__ __forceinline__ void zero_unless(unsigned short& r, bool keep) {
+  r = keep ? r : static_cast<unsigned short>(0);
+}
+template <class T, int V>
+__device__ __forceinline__ void load_or_zero(const T* at, bool inside, const T* fallback, float (&xf)[V]) {
+  using vec = elements<T, V>;
+  vec v;
+  v.r = __ldg(reinterpret_cast<const typename vec::raw*>(inside ? at : fallback));
+  zero_unless(v.r, inside);
+#pragma unroll
+  for (int j = 0; j < V; ++j) xf[j] = to_float(v.e[j]);
+}
 
 // Stages `count` vectors of V elements into shared memory: where(i) gives vector i's
 // shared destination, its global source and whether it lies inside the tensor (else
@@ -144,9 +181,15 @@ __device__ __forceinline__ void load_taps(float (&w)[V], const float* from) {
 }
 
 // Tiles: TH x TW output pixels, CB output channels, V channels per thread, PPT pixels per thread.
-// FY, FX: compile-time filter (0: run time). DW: depthwise (C/G = K/G = 1).
-template <class T, int TH, int TW, int CB, int THREADS, int PPT, int V, int FY, int FX, bool DW>
+// FY, FX: compile-time filter (0: run time). Layers with C/G > 1 or K/G > 1 (depthwise
+// layers take direct_dw_fwd_kernel). CG > 0: C/G = K/G = CG known at compile time
+// (ResNeXt-like groups of 4, 8, 16 or 32 channels, 8-element vectors): the thread's
+// output vector reads its groups' input channels as 16-byte vectors from the staged
+// tile (max(V, CG) contiguous channels per pixel and tap) and every index is a
+// compile-time constant; CG = 0 is the general path (scalar reads per input channel).
+template <class T, int TH, int TW, int CB, int THREADS, int PPT, int V, int FY, int FX, int CG = 0>
 __global__ void __launch_bounds__(THREADS) direct_fwd_kernel(const __grid_constant__ direct_fwd_params p) {
+  static_assert(CG == 0 || (V == 8 && (CG == 4 || CG % 8 == 0)), "compile-time groups need 8-element vectors");
   constexpr int lanes = CB / V;
   using vec = elements<T, V>;
   extern __shared__ __align__(16) unsigned char smem[];
@@ -155,12 +198,14 @@ __global__ void __launch_bounds__(THREADS) direct_fwd_kernel(const __grid_consta
 
   const int tid = int(threadIdx.x);
   const int fy = FY > 0 ? FY : p.fy, fx = FX > 0 ? FX : p.fx;
-  const int oy0 = int(blockIdx.x) / p.tiles_w * TH, ox0 = int(blockIdx.x) % p.tiles_w * TW;
-  const int k0 = int(blockIdx.y) * CB;
+  // Channel blocks fastest: the blocks of one pixel tile run together and use whole lines.
+  const int tile = int(blockIdx.x) / p.kblocks, kblock = int(blockIdx.x) - tile * p.kblocks;
+  const int oy0 = tile / p.tiles_w * TH, ox0 = tile % p.tiles_w * TW;
+  const int k0 = kblock * CB;
   const long long img = blockIdx.z;
   const int k_end = min(k0 + CB, p.k);
-  const int cin0 = DW ? k0 : k0 / p.kg * p.cg;
-  const int cin_end = DW ? k_end : (k_end - 1) / p.kg * p.cg + p.cg;
+  const int cin0 = k0 / p.kg * p.cg;
+  const int cin_end = (k_end - 1) / p.kg * p.cg + p.cg;
   const int cin_vecs = (cin_end - cin0 + V - 1) / V;
 
   // 1. the input tile + halo (zeros outside the image).
@@ -178,7 +223,8 @@ __global__ void __launch_bounds__(THREADS) direct_fwd_kernel(const __grid_consta
   });
   // 2. the taps of the block's output channels, fp32: w_s[(tap * cg + c) * CB + channel].
   const int taps = fy * fx;
-  const int cg = DW ? 1 : p.cg;
+  const int cg = CG > 0 ? CG : p.cg;
+  const int kg = CG > 0 ? CG : p.kg;
   const T* wei = static_cast<const T*>(p.wei);
   for (int i = tid; i < taps * cg * CB; i += THREADS) {
     const int kl = i % CB, tc = i / CB;
@@ -186,8 +232,9 @@ __global__ void __launch_bounds__(THREADS) direct_fwd_kernel(const __grid_consta
     const int kk = k0 + kl;
     float value = 0.0f;
     if (kk < p.k) {
-      const int g = kk / p.kg, kin = kk % p.kg;
-      value = to_float(wei[g * p.wei_g + kin * p.wei_k + (tap / fx) * p.wei_y + (tap % fx) * p.wei_x + c]);
+      const int g = kk / kg, kin = kk % kg;
+      const int ty = tap / fx, tx = tap - ty * fx;
+      value = to_float(wei[g * p.wei_g + kin * p.wei_k + ty * p.wei_y + tx * p.wei_x + c]);
     }
     w_s[i] = value;
   }
@@ -209,68 +256,42 @@ __global__ void __launch_bounds__(THREADS) direct_fwd_kernel(const __grid_consta
     for (int j = 0; j < V; ++j) acc[q][j] = 0.0f;
 
   const int pix_step = p.sx * p.pitch;  // between consecutive output pixels
-  constexpr int FXc = FX > 0 ? FX : 1;
-  bool slid = false;
-  if constexpr (DW && FX > 0) {
-    if (p.sx == 1 && p.dx == 1) {
-      // Stride and dilation 1 along W: a sliding window. Each of the PPT + FX - 1 input
-      // columns of a filter row is read and converted once and feeds every (pixel, tap)
-      // pair it belongs to; the row's FX tap vectors stay in registers.
-      const T* base = in_s + (row * p.sy * p.cols + col0) * p.pitch + lane * V;
+  if constexpr (CG > 0) {
+    // The thread's V outputs read IN contiguous input channels from `ibase`: its
+    // V / CG groups' inputs (CG <= V) or its one group's CG inputs (CG > V).
+    constexpr int IN = V >= CG ? V : CG;
+    const int ibase = kb / CG * CG - cin0;
+    const T* tile = in_s + (row * p.sy * p.cols + col0 * p.sx) * p.pitch + ibase;
+    for (int y = 0; y < fy; ++y)
+      for (int x = 0; x < fx; ++x) {
+        const T* src = tile + (y * p.dy * p.cols + x * p.dx) * p.pitch;
+        const float* wp = w_s + (y * fx + x) * CG * CB + lane * V;
 #pragma unroll
-      for (int ky = 0; ky < (FY > 0 ? FY : 1); ++ky) {
-        for (int ky_rt = 0; ky_rt < (FY > 0 ? 1 : fy); ++ky_rt) {
-          const int y = FY > 0 ? ky : ky_rt;
-          const T* row_base = base + y * p.dy * p.cols * p.pitch;
-          float wv[FXc][V];
+        for (int chunk = 0; chunk < IN / 8; ++chunk) {
+          float xf[PPT][8];
 #pragma unroll
-          for (int x = 0; x < FXc; ++x) load_taps<V>(wv[x], w_s + (y * FXc + x) * CB + lane * V);
+          for (int q = 0; q < PPT; ++q) {
+            elements<T, 8> xin;
+            xin.r = *reinterpret_cast<const typename elements<T, 8>::raw*>(src + q * pix_step + chunk * 8);
 #pragma unroll
-          for (int c = 0; c < PPT + FXc - 1; ++c) {
-            vec xin;
-            xin.r = *reinterpret_cast<const typename vec::raw*>(row_base + c * p.pitch);
-            float xf[V];
+            for (int e = 0; e < 8; ++e) xf[q][e] = to_float(xin.e[e]);
+          }
 #pragma unroll
-            for (int j = 0; j < V; ++j) xf[j] = to_float(xin.e[j]);
+          for (int e = 0; e < 8; ++e) {
+            const int cin = chunk * 8 + e;
+            // Input channel cin feeds outputs [j0, j0 + nj) of the vector as their channel c.
+            constexpr int nj = V >= CG ? CG : V;
+            const int j0 = V >= CG ? cin / CG * CG : 0;
+            const int c = V >= CG ? cin % CG : cin;
+            float wv[nj];
+            load_taps<nj>(wv, wp + c * CB + j0);
 #pragma unroll
-            for (int q = 0; q < PPT; ++q) {
-              const int x = c - q;
-              if (x >= 0 && x < FXc)
+            for (int q = 0; q < PPT; ++q)
 #pragma unroll
-                for (int j = 0; j < V; ++j) acc[q][j] = fmaf(xf[j], wv[x][j], acc[q][j]);
-            }
+              for (int j = 0; j < nj; ++j) acc[q][j0 + j] = fmaf(xf[q][e], wv[j], acc[q][j0 + j]);
           }
         }
       }
-      slid = true;
-    }
-  }
-  if (slid) {
-  } else if constexpr (DW) {
-    const T* base = in_s + (row * p.sy * p.cols + col0 * p.sx) * p.pitch + lane * V;
-#pragma unroll
-    for (int ky = 0; ky < (FY > 0 ? FY : 1); ++ky) {
-      for (int ky_rt = 0; ky_rt < (FY > 0 ? 1 : fy); ++ky_rt) {
-        const int y = FY > 0 ? ky : ky_rt;
-        const T* row_base = base + y * p.dy * p.cols * p.pitch;
-#pragma unroll
-        for (int kx = 0; kx < (FX > 0 ? FX : 1); ++kx) {
-          for (int kx_rt = 0; kx_rt < (FX > 0 ? 1 : fx); ++kx_rt) {
-            const int x = FX > 0 ? kx : kx_rt;
-            float wv[V];
-            load_taps<V>(wv, w_s + (y * fx + x) * CB + lane * V);
-            const T* src = row_base + x * p.dx * p.pitch;
-#pragma unroll
-            for (int q = 0; q < PPT; ++q) {
-              vec xin;
-              xin.r = *reinterpret_cast<const typename vec::raw*>(src + q * pix_step);
-#pragma unroll
-              for (int j = 0; j < V; ++j) acc[q][j] = fmaf(to_float(xin.e[j]), wv[j], acc[q][j]);
-            }
-          }
-        }
-      }
-    }
   } else {
     // Few channels per group: output channel kb + j reads the C/G input channels
     // of its group, at base[j] in the staged tile.
@@ -317,6 +338,123 @@ __global__ void __launch_bounds__(THREADS) direct_fwd_kernel(const __grid_consta
   }
 }
 
+// Depthwise (C/G = K/G = 1): no input staging. Each thread computes PPT consecutive
+// output pixels of one row for V consecutive channels and reads its inputs straight
+// from global memory with 16-byte (V-element) loads along the channels: the halo its
+// neighbours also read is served by L1, the data leaves DRAM once. Along W the window
+// slides: for a compile-time filter width FX and stride SX (dilation 1) each of the
+// (PPT-1)*SX + FX input columns of a filter row is loaded and converted once and feeds
+// every (pixel, tap) pair it belongs to; SX = 0 is the general path (any stride and
+// dilation). The block's taps go to shared memory as fp32 once ([tap][channel]), read
+// back as 16-byte vectors, one filter row at a time.
+template <class T, int TH, int TW, int CB, int THREADS, int PPT, int V, int FY, int FX, int SX>
+__global__ void __launch_bounds__(THREADS) direct_dw_fwd_kernel(const __grid_constant__ direct_fwd_params p) {
+  constexpr int lanes = CB / V;
+  using vec = elements<T, V>;
+  extern __shared__ __align__(16) unsigned char smem[];
+  float* w_s = reinterpret_cast<float*>(smem);
+
+  const int tid = int(threadIdx.x);
+  const int fy = FY > 0 ? FY : p.fy, fx = FX > 0 ? FX : p.fx;
+  // Channel blocks fastest: the blocks of one pixel tile run together and use whole lines.
+  const int tile = int(blockIdx.x) / p.kblocks, kblock = int(blockIdx.x) - tile * p.kblocks;
+  const int oy0 = tile / p.tiles_w * TH, ox0 = tile % p.tiles_w * TW;
+  const int k0 = kblock * CB;
+  const long long img = blockIdx.z;
+
+  // The taps of the block's channels, fp32: w_s[tap * CB + channel] (consecutive threads
+  // read consecutive taps of one channel: coalesced for packed GKYXC weights).
+  const int taps = fy * fx;
+  const T* wei = static_cast<const T*>(p.wei);
+  for (int i = tid; i < taps * CB; i += THREADS) {
+    const int kl = i / taps, tap = i - kl * taps;
+    const int kk = k0 + kl;
+    const int ty = tap / fx, tx = tap - ty * fx;
+    w_s[tap * CB + kl] = kk < p.k ? to_float(wei[kk * p.wei_g + ty * p.wei_y + tx * p.wei_x]) : 0.0f;
+  }
+  __syncthreads();
+
+  const int lane = tid % lanes, worker = tid / lanes;
+  const int q0 = worker * PPT;
+  const int oy = oy0 + q0 / TW, ox = ox0 + q0 % TW;
+  const int kb = k0 + lane * V;
+  if (kb >= p.k || oy >= p.ho || ox >= p.wo) return;
+
+  const T* in = static_cast<const T*>(p.in) + img * p.in_n + kb;
+  const int iy0 = oy * p.sy - p.py, ix0 = ox * p.sx - p.px;
+  float acc[PPT][V];
+#pragma unroll
+  for (int q = 0; q < PPT; ++q)
+#pragma unroll
+    for (int j = 0; j < V; ++j) acc[q][j] = 0.0f;
+
+  // Rows outside the image load zeros like columns outside it (no branch: see load_or_zero).
+  auto load = [&](int iy, int ix, float (&xf)[V]) {
+    const bool inside = iy >= 0 && iy < p.h && ix >= 0 && ix < p.w;
+    load_or_zero<T, V>(in + iy * p.in_h + ix * p.in_w, inside, in, xf);
+  };
+
+  if constexpr (SX > 0) {
+    // Dilation 1 along W, stride SX: a sliding window over `cols` input columns.
+    constexpr int cols = (PPT - 1) * SX + FX;
+    // Every row's loads in flight together where the registers hold them (cols x rows
+    // vectors); wider windows of tall filters unroll by two rows (one row prefetched).
+    constexpr int rows_unrolled = (FY > 0 ? FY : 1) * cols <= 40 ? (FY > 0 ? FY : 1) : 2;
+#pragma unroll rows_unrolled
+    for (int ky = 0; ky < (FY > 0 ? FY : 1); ++ky) {
+      for (int ky_rt = 0; ky_rt < (FY > 0 ? 1 : fy); ++ky_rt) {
+        const int y = FY > 0 ? ky : ky_rt;
+        const int iy = iy0 + y * p.dy;
+        float wv[FX][V];
+#pragma unroll
+        for (int x = 0; x < FX; ++x) load_taps<V>(wv[x], w_s + (y * FX + x) * CB + lane * V);
+#pragma unroll
+        for (int c = 0; c < cols; ++c) {
+          float xf[V];
+          load(iy, ix0 + c, xf);
+#pragma unroll
+          for (int q = 0; q < PPT; ++q) {
+            const int x = c - q * SX;
+            if (x >= 0 && x < FX)
+#pragma unroll
+              for (int j = 0; j < V; ++j) acc[q][j] = fmaf(xf[j], wv[x][j], acc[q][j]);
+          }
+        }
+      }
+    }
+  } else {
+    for (int y = 0; y < fy; ++y) {
+      const int iy = iy0 + y * p.dy;
+#pragma unroll
+      for (int kx = 0; kx < (FX > 0 ? FX : 1); ++kx) {
+        for (int kx_rt = 0; kx_rt < (FX > 0 ? 1 : fx); ++kx_rt) {
+          const int x = FX > 0 ? kx : kx_rt;
+          float wv[V];
+          load_taps<V>(wv, w_s + (y * fx + x) * CB + lane * V);
+#pragma unroll
+          for (int q = 0; q < PPT; ++q) {
+            float xf[V];
+            load(iy, ix0 + q * p.sx + x * p.dx, xf);
+#pragma unroll
+            for (int j = 0; j < V; ++j) acc[q][j] = fmaf(xf[j], wv[j], acc[q][j]);
+          }
+        }
+      }
+    }
+  }
+
+  T* out = static_cast<T*>(p.out) + img * p.out_n + oy * p.out_h + kb;
+#pragma unroll
+  for (int q = 0; q < PPT; ++q) {
+    if (ox + q < p.wo) {
+      vec o;
+#pragma unroll
+      for (int j = 0; j < V; ++j) o.e[j] = from_float<T>(acc[q][j]);
+      *reinterpret_cast<typename vec::raw*>(out + (ox + q) * p.out_w) = o.r;
+    }
+  }
+}
+
 template <grouped_conv_key K>
 struct conv_direct_fwd {
   static_assert(K.sig.dir == conv_direction::fwd);
@@ -345,6 +483,8 @@ struct conv_direct_fwd {
     return most;
   }
   static long smem_bytes(const grouped_conv_problem& p) {
+    // Depthwise: the taps alone (fp32), the input is read from global memory.
+    if (one_channel_per_group(p)) return long(p.filter_dims[1] * p.filter_dims[2]) * CB * 4;
     return dsl::conv_rules::direct_smem_bytes(K, p.filter_dims[1], p.filter_dims[2], p.stride_dims[1],
                                               p.stride_dims[2], p.dilation_dims[1], p.dilation_dims[2],
                                               staged_channels(p), one_channel_per_group(p) ? 1 : p.c_per_group());
@@ -366,7 +506,9 @@ struct conv_direct_fwd {
         p.span(conv_tensor::weight) > int_max)
       return std::string("direct_conv indexes with 32 bits: every tensor must span fewer than 2^31 elements");
     if (p.n > 65535) return std::string("direct_conv: N must be at most 65535 (grid z)");
-    if ((p.k + CB - 1) / CB > 65535) return std::string("direct_conv: K / tile channels must be at most 65535 (grid y)");
+    const auto out_dims = p.output_dims();
+    if ((out_dims[1] + TH - 1) / TH * ((out_dims[2] + TW - 1) / TW) * ((p.k + CB - 1) / CB) > int_max)
+      return std::string("direct_conv: output tiles x channel blocks must be fewer than 2^31 (grid x)");
     if (p.in_strides.g != cg || p.out_strides.g != kg)
       return std::string("direct_conv reads channels packed across groups (group stride = channels per group)");
     if (p.c % V != 0 || p.k % V != 0)
@@ -396,9 +538,9 @@ struct conv_direct_fwd {
     return std::nullopt;
   }
 
-  template <int FY, int FX, bool DW>
+  template <int FY, int FX, int CG = 0>
   static cudaError_t launch(const direct_fwd_params& kp, dim3 grid, int smem, cudaStream_t stream) {
-    auto kernel = direct_fwd_kernel<T, TH, TW, CB, threads, PPT, V, FY, FX, DW>;
+    auto kernel = direct_fwd_kernel<T, TH, TW, CB, threads, PPT, V, FY, FX, CG>;
     if (smem > 48 * 1024) {
       const cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
       if (err != cudaSuccess) return err;
@@ -406,14 +548,47 @@ struct conv_direct_fwd {
     kernel<<<grid, threads, smem, stream>>>(kp);
     return cudaGetLastError();
   }
-  template <bool DW>
+  template <int FY, int FX, int SX>
+  static cudaError_t launch_dw(const direct_fwd_params& kp, dim3 grid, int smem, cudaStream_t stream) {
+    auto kernel = direct_dw_fwd_kernel<T, TH, TW, CB, threads, PPT, V, FY, FX, SX>;
+    if (smem > 48 * 1024) {
+      const cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+      if (err != cudaSuccess) return err;
+    }
+    kernel<<<grid, threads, smem, stream>>>(kp);
+    return cudaGetLastError();
+  }
+  template <int F>
+  static cudaError_t dispatch_dw_stride(const grouped_conv_problem& p, const direct_fwd_params& kp, dim3 grid,
+                                        int smem, cudaStream_t stream) {
+    if (p.dilation_dims[2] == 1 && p.stride_dims[2] == 1) return launch_dw<F, F, 1>(kp, grid, smem, stream);
+    if (p.dilation_dims[2] == 1 && p.stride_dims[2] == 2) return launch_dw<F, F, 2>(kp, grid, smem, stream);
+    return launch_dw<F, F, 0>(kp, grid, smem, stream);
+  }
+  static cudaError_t dispatch_dw(const grouped_conv_problem& p, const direct_fwd_params& kp, dim3 grid, int smem,
+                                 cudaStream_t stream) {
+    const auto fy = p.filter_dims[1], fx = p.filter_dims[2];
+    if (fy == 3 && fx == 3) return dispatch_dw_stride<3>(p, kp, grid, smem, stream);
+    if (fy == 5 && fx == 5) return dispatch_dw_stride<5>(p, kp, grid, smem, stream);
+    if (fy == 7 && fx == 7) return dispatch_dw_stride<7>(p, kp, grid, smem, stream);
+    return launch_dw<0, 0, 0>(kp, grid, smem, stream);
+  }
   static cudaError_t dispatch_filter(const grouped_conv_problem& p, const direct_fwd_params& kp, dim3 grid, int smem,
                                      cudaStream_t stream) {
+    if constexpr (V == 8) {  // C/G = K/G = 4, 8, 16, 32: the compile-time group path (any filter)
+      if (p.c_per_group() == p.k_per_group()) switch (p.c_per_group()) {
+          case 4: return launch<0, 0, 4>(kp, grid, smem, stream);
+          case 8: return launch<0, 0, 8>(kp, grid, smem, stream);
+          case 16: return launch<0, 0, 16>(kp, grid, smem, stream);
+          case 32: return launch<0, 0, 32>(kp, grid, smem, stream);
+          default: break;
+        }
+    }
     const auto fy = p.filter_dims[1], fx = p.filter_dims[2];
-    if (fy == 3 && fx == 3) return launch<3, 3, DW>(kp, grid, smem, stream);
-    if (fy == 5 && fx == 5) return launch<5, 5, DW>(kp, grid, smem, stream);
-    if (fy == 7 && fx == 7) return launch<7, 7, DW>(kp, grid, smem, stream);
-    return launch<0, 0, DW>(kp, grid, smem, stream);
+    if (fy == 3 && fx == 3) return launch<3, 3>(kp, grid, smem, stream);
+    if (fy == 5 && fx == 5) return launch<5, 5>(kp, grid, smem, stream);
+    if (fy == 7 && fx == 7) return launch<7, 7>(kp, grid, smem, stream);
+    return launch<0, 0>(kp, grid, smem, stream);
   }
 
   static status run(const grouped_conv_problem& p, const grouped_conv_args& a, void* stream) {
@@ -464,10 +639,11 @@ struct conv_direct_fwd {
     kp.pitch = int((staged_channels(p) + V - 1) / V * V);
     kp.in_bytes = int((std::int64_t(kp.rows) * kp.cols * kp.pitch * std::int64_t(sizeof(T)) + 15) / 16 * 16);
 
-    const dim3 grid(unsigned(((out[1] + TH - 1) / TH) * kp.tiles_w), unsigned((p.k + CB - 1) / CB), unsigned(p.n));
+    kp.kblocks = int((p.k + CB - 1) / CB);
+    const dim3 grid(unsigned(((out[1] + TH - 1) / TH) * kp.tiles_w * kp.kblocks), 1u, unsigned(p.n));
     const auto s = static_cast<cudaStream_t>(stream);
-    const cudaError_t err = one_channel_per_group(p) ? dispatch_filter<true>(p, kp, grid, int(smem), s)
-                                             : dispatch_filter<false>(p, kp, grid, int(smem), s);
+    const cudaError_t err = one_channel_per_group(p) ? dispatch_dw(p, kp, grid, int(smem), s)
+                                                     : dispatch_filter(p, kp, grid, int(smem), s);
     if (err != cudaSuccess) return status::error(std::string("direct_conv launch: ") + cudaGetErrorString(err));
     return status::ok();
   }
