@@ -17,7 +17,9 @@
 
 namespace {
 using namespace kdecl::dsl;
-constexpr auto tma = gemm().pipeline(tma_wgmma).epilogue(cshuffle);
+// intrawave: the consumer warpgroups share each tile (the pingpong kernels, two consumers on
+// alternate tiles, are in gemm_sm90_tma_pingpong_*.cpp).
+constexpr auto tma = gemm().pipeline(tma_wgmma).epilogue(cshuffle).scheduler(intrawave);
 constexpr auto large = tma.tile(128, 256, 64).warps(8, 1, 1).warp_tile(16, 256, 16).stages(4);
 constexpr auto medium = tma.tile(128, 128, 64).warps(8, 1, 1).warp_tile(16, 128, 16).stages(6);
 constexpr auto wide_n = tma.tile(128, 192, 64).warps(8, 1, 1).warp_tile(16, 192, 16).stages(5);

@@ -20,7 +20,7 @@
 
 namespace {
 using namespace kdecl::dsl;
-constexpr auto tma = gemm().pipeline(tma_wgmma).epilogue(cshuffle).layout(rcr);
+constexpr auto tma = gemm().pipeline(tma_wgmma).epilogue(cshuffle).scheduler(intrawave).layout(rcr);
 constexpr auto large8 = tma.tile(128, 256, 128).warps(8, 1, 1).warp_tile(16, 256, 32).stages(4);
 constexpr auto medium8 = tma.tile(128, 128, 128).warps(8, 1, 1).warp_tile(16, 128, 32).stages(6);
 constexpr auto small_m8 = tma.tile(64, 128, 128).warps(4, 1, 1).warp_tile(16, 128, 32).stages(8);

@@ -33,8 +33,17 @@ kernel_profile profile_of(const gemm_key& key, const machine_model& mm) {
   kp.rates.persistent = a.pipe == pipeline::tma_wgmma;
   // The sm_90 kernel splits K inside a cluster when its fp32 partial tile fits
   // in the ring it no longer needs (see kernels/gemm/cuda/sm90/gemm_sm90.cuh).
-  kp.rates.splits_k = a.pipe == pipeline::tma_wgmma &&
+  kp.rates.splits_k = a.pipe == pipeline::tma_wgmma && a.sched != scheduler::pingpong &&
                 kp.tile_m * (kp.tile_n + 8) * 4 <= a.stages * (kp.tile_m + kp.tile_n) * kp.tile_k * kp.bytes_a;
+  // The persistent kernel stores a tile's C (and reads its D) between two main loops: at
+  // about twice a processor's share of the bandwidth (L2 absorbs the writes), a short-K
+  // tile spends a fifth of its time there. pingpong runs it under the other consumer's
+  // main loop (kernels/gemm/cuda/sm90/gemm_sm90_kernel.cuh).
+  if (kp.rates.persistent) {
+    const double c_bytes = kp.tile_m * kp.tile_n * element_bytes(key.sig.c) * (1 + key.sig.num_d);
+    kp.rates.epilogue_s_per_tile = float(c_bytes / (2.0 * kp.bandwidth / kp.processors));
+    kp.rates.overlaps_epilogue = a.sched == scheduler::pingpong;
+  }
   kp.rates.launch_us = a.arch == arch_id::host ? 5.0f : 3.0f;
 
   // Occupancy allowed by the main loop's shared-memory ring. A persistent grid launches
@@ -76,6 +85,7 @@ tile_terms terms_of(const kernel_profile& kp, const problem_profile& pp) {
   const double k_blocks = std::ceil(pp.k / kp.tile_k);
   const double flops_per_tile = 2.0 * kp.tile_m * kp.tile_n * k_blocks * kp.tile_k;
   for (int r = 1; r <= 4; ++r) t.work[r] = std::ceil(t.tiles / (kp.processors * r)) * flops_per_tile * r;
+  t.tiles_per_processor = std::ceil(t.tiles / kp.processors);
   // Memory: every operand once from DRAM, tile re-reads from L2; with few
   // active processors neither bandwidth is reached.
   const double l2 = t.tiles * (std::min(kp.tile_m, pp.m) * kp.bytes_a + std::min(kp.tile_n, pp.n) * kp.bytes_b) * pp.k;
@@ -105,7 +115,8 @@ double estimate_microseconds(const kernel_rates& r, const tile_terms& t) {
     // block per processor (kernels/gemm/cuda/sm90/tile_scheduler.cuh), so the busiest block
     // runs ceil(tiles / processors) of them and a partial last wave costs a whole tile time.
     const int resident = std::min(int(r.fit), t.resident_cap);
-    compute_s = t.work[resident] * r.seconds_per_flop;
+    compute_s = t.work[resident] * r.seconds_per_flop +
+                (r.overlaps_epilogue ? 1.0 : t.tiles_per_processor) * r.epilogue_s_per_tile;
     memory_s = t.memory_s;
   }
   const double us = overlapped(compute_s, memory_s) * 1e6 + r.launch_us;

@@ -9,7 +9,7 @@
 
 namespace {
 using namespace kdecl::dsl;
-constexpr auto tma_sweep = gemm().layout(rcr).pipeline(tma_wgmma).epilogue(cshuffle)
+constexpr auto tma_sweep = gemm().layout(rcr).pipeline(tma_wgmma).epilogue(cshuffle).scheduler(intrawave)
                                .tile(kdecl::dsl::any, kdecl::dsl::any, 64).warps(kdecl::dsl::any).warp_tile(kdecl::dsl::any).stages(kdecl::dsl::any);
 constexpr auto mma_sweep = gemm().layout(rcr).pipeline(cp_async).epilogue(cshuffle)
                                .tile(kdecl::dsl::any, kdecl::dsl::any, 32).warps(2, 2, 1).warp_tile(64, 64, 16).stages(kdecl::dsl::any);

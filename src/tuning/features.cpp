@@ -21,7 +21,8 @@ const std::array<std::string_view, feature_count>& feature_names() {
       "pipeline", "stages", "warps_mn", "warp_tile_m", "warp_tile_n", "cluster",
       "split_k", "persistent", "blocks_per_processor",
       "log2_estimate_us", "estimate_ratio",     // the analytical model: its estimate, and relative to the best candidate's
-      "layout", "element_bytes", "epilogue"};
+      "layout", "element_bytes", "epilogue",
+      "pingpong"};                              // two consumers on alternate tiles (epilogue under main loop)
   return names;
 }
 
@@ -110,6 +111,7 @@ feature_row features_of(const gemm_problem& p, const gemm_key& key, double estim
   f[i++] = float(lay);
   f[i++] = float(elem);
   f[i++] = float(int(a.epi));
+  f[i++] = a.sched == scheduler::pingpong ? 1.0f : 0.0f;
   return f;
 }
 

@@ -468,4 +468,58 @@ TEST(GemmSm90, WhyNotNamesUnsupportedInputs) {
   EXPECT_NE(why->find("pad_m"), std::string::npos) << *why;
 }
 
+
+// ---------------------------------------------------------------- pingpong schedule
+// Two consumer warpgroups on alternate tiles of the block's share (warps (4,1,1) name
+// one of them). Beyond the edge shapes, problems with several tiles per block, so
+// that both consumers take turns, step over each other's ring slots (k-blocks and D
+// slots) and hand the main loop over through the named barriers.
+constexpr gemm_key as_pingpong(gemm_key k) {
+  k.algo.sched = scheduler::pingpong;
+  return k;
+}
+constexpr gemm_key pp_bf16_rcr_128x128 =
+    as_pingpong(make_key(dtype::bf16, dtype::bf16, rcr, 128, 128, 1, 6, gemm_variant::standard,
+                         elementwise::pass_through, 0, tristate::yes, epilogue::cshuffle));
+constexpr gemm_key pp_fp16_crr_64x256 =
+    as_pingpong(make_key(dtype::fp16, dtype::fp16, crr, 64, 256, 1, 5, gemm_variant::standard,
+                         elementwise::pass_through, 0, tristate::yes, epilogue::cshuffle));
+constexpr gemm_key pp_bf16_ccr_64x128_direct = as_pingpong(make_key(dtype::bf16, dtype::bf16, ccr, 64, 128, 1, 8));
+constexpr gemm_key pp_fp16_rrr_128x128_f32out =
+    as_pingpong(make_key(dtype::fp16, dtype::fp32, rrr, 128, 128, 1, 4, gemm_variant::standard,
+                         elementwise::pass_through, 0, tristate::yes, epilogue::cshuffle));
+// D tiles through the ring: a consumer also steps over the other's D slots.
+constexpr gemm_key pp_bf16_rcr_128x128_add2 =
+    as_pingpong(make_key(dtype::bf16, dtype::bf16, rcr, 128, 128, 1, 6, gemm_variant::multi_d,
+                         elementwise::multi_d_add, 2, tristate::yes, epilogue::cshuffle));
+static_assert(sm90::sm90_config<pp_bf16_rcr_128x128>::threads == 384, "producer + two consumers");
+static_assert(!sm90::sm90_config<pp_bf16_rcr_128x128>::split_k_fits, "pingpong never splits K");
+static_assert(d_through_ring<pp_bf16_rcr_128x128_add2>);
+
+template <gemm_key K>
+void run_pingpong_shapes() {
+  run_edge_shapes<K>();
+  if (::testing::Test::HasFatalFailure()) return;
+  unsigned seed = 101;
+  check_problem<K>({3000, 3000, 64}, 1.0f, 0.0f, seed++);     // 4-5 tiles per block: both consumers, many turns
+  check_problem<K>({1100, 1000, 300, 3}, 0.5f, 1.0f, seed++); // batched, beta
+  check_problem<K>({2500, 2100, 97}, 1.0f, 0.0f, seed++);     // odd K: a partial k-block per tile
+}
+
+TEST(GemmSm90Pingpong, Bf16Rcr128x128) { KDECL_SM90_REQUIRE_DEVICE(); run_pingpong_shapes<pp_bf16_rcr_128x128>(); }
+TEST(GemmSm90Pingpong, Fp16Crr64x256) { KDECL_SM90_REQUIRE_DEVICE(); run_pingpong_shapes<pp_fp16_crr_64x256>(); }
+TEST(GemmSm90Pingpong, Bf16Ccr64x128Direct) {
+  KDECL_SM90_REQUIRE_DEVICE();
+  run_pingpong_shapes<pp_bf16_ccr_64x128_direct>();
+}
+TEST(GemmSm90Pingpong, Fp16RrrFp32Out) { KDECL_SM90_REQUIRE_DEVICE(); run_pingpong_shapes<pp_fp16_rrr_128x128_f32out>(); }
+TEST(GemmSm90Pingpong, MultiDThroughRing) {
+  KDECL_SM90_REQUIRE_DEVICE();
+  run_pingpong_shapes<pp_bf16_rcr_128x128_add2>();
+}
+TEST(GemmSm90Pingpong, NeverSplitsK) {
+  KDECL_SM90_REQUIRE_DEVICE();
+  EXPECT_EQ(splits_for<pp_bf16_rcr_128x128>({64, 1000, 4097}), 1);
+}
+
 }  // namespace

@@ -57,6 +57,18 @@ inline constexpr auto host_convs = kernel_set(targets(host), grouped_conv().dire
 inline constexpr auto attention = kernel_set(targets(gfx942, gfx950), fmha().dtype(fp16).hdim(128)
                                                  .tile(128, any, 32).warp_tile(32, 32, 16).pipeline(any)
                                                  .pad(true, true, false, false));
+// tma_wgmma with the scheduler left open: one consumer warpgroup gives a cooperative
+// and a pingpong kernel; two consumer warpgroups only the cooperative one.
+inline constexpr auto sched_any_one_wg = kernel_set(targets(sm_90), gemm().dtype(bf16).layout(rcr).pipeline(tma_wgmma)
+                                                        .epilogue(cshuffle).tile(128, 128, 64).warps(4, 1, 1)
+                                                        .warp_tile(16, 128, 16).stages(4));
+inline constexpr auto sched_any_two_wg = kernel_set(targets(sm_90), gemm().dtype(bf16).layout(rcr).pipeline(tma_wgmma)
+                                                        .epilogue(cshuffle).tile(128, 128, 64).warps(8, 1, 1)
+                                                        .warp_tile(16, 128, 16).stages(4));
+// Deep enough that a pingpong block's second set of cshuffle strips no longer fits.
+inline constexpr auto sched_any_deep = kernel_set(targets(sm_90), gemm().dtype(bf16).layout(rcr).pipeline(tma_wgmma)
+                                                      .epilogue(cshuffle).tile(64, 128, 64).warps(4, 1, 1)
+                                                      .warp_tile(16, 128, 16).stages(9));
 }  // namespace sets
 
 namespace {
@@ -210,6 +222,29 @@ TEST(DslExpand, AttentionExpandsPipelinesAndTiles) {
   }
   EXPECT_FALSE(on_942.count(fmha_pipeline::qr_async_trload));  // gfx950-only pipeline
   EXPECT_TRUE(on_950.count(fmha_pipeline::qr_async_trload));
+}
+
+TEST(DslExpand, PingpongNeedsOneConsumerWarpgroupAndRoomForItsStrips) {
+  constexpr auto one = dsl::expand<sets::sched_any_one_wg>();
+  constexpr auto two = dsl::expand<sets::sched_any_two_wg>();
+  constexpr auto deep = dsl::expand<sets::sched_any_deep>();
+  std::set<scheduler> one_scheds, two_scheds, deep_scheds;
+  for (const auto& k : one) one_scheds.insert(k.algo.sched);
+  for (const auto& k : two) two_scheds.insert(k.algo.sched);
+  for (const auto& k : deep) deep_scheds.insert(k.algo.sched);
+  EXPECT_EQ(one_scheds, (std::set<scheduler>{scheduler::intrawave, scheduler::pingpong}));
+  EXPECT_EQ(two_scheds, (std::set<scheduler>{scheduler::intrawave}));
+  EXPECT_EQ(deep_scheds, (std::set<scheduler>{scheduler::intrawave}));
+
+  gemm_key k = one[0];
+  k.algo.sched = scheduler::pingpong;
+  k.algo.warps = {8, 1, 1};
+  auto d = dsl::validate(k, arch_id::sm_90);
+  EXPECT_EQ(d.r, dsl::rule::pingpong_needs_one_consumer_warpgroup);
+  EXPECT_EQ(std::string(dsl::describe(d).view()),
+            "pingpong scheduler needs warps 4x1x1 (one consumer warpgroup, run twice on alternate tiles), not 8x1x1");
+  k.algo.warps = {4, 1, 1};
+  EXPECT_TRUE(dsl::validate(k, arch_id::sm_90).ok());
 }
 
 TEST(DslValidate, RunTimeDiagnosticsNameRuleAndValues) {

@@ -40,7 +40,10 @@ enum class pipeline : std::uint8_t {
 };
 
 enum class epilogue : std::uint8_t { direct, cshuffle, any };   // direct: registers -> global
-enum class scheduler : std::uint8_t { intrawave, interwave, any };
+// intrawave / interwave: CK's instruction schedules inside a block tile. pingpong
+// (tma_wgmma): two consumer warpgroups alternate tiles, one's epilogue under the
+// other's main loop.
+enum class scheduler : std::uint8_t { intrawave, interwave, pingpong, any };
 enum class gemm_variant : std::uint8_t { standard, preshuffle, multi_d };
 enum class elementwise : std::uint8_t { pass_through, multi_d_add, relu, gelu, sigmoid, tanh };
 
@@ -63,7 +66,7 @@ inline constexpr std::array<std::string_view, 12> pipeline{
     "mem", "compv3", "compv4", "compv5", "compv6", "comp_async", "preshufflev2",
     "cp_async", "tma_wgmma", "host_blocked", "direct_conv", "*"};
 inline constexpr std::array<std::string_view, 3> epilogue{"direct", "cshuffle", "*"};
-inline constexpr std::array<std::string_view, 3> scheduler{"intrawave", "interwave", "*"};
+inline constexpr std::array<std::string_view, 4> scheduler{"intrawave", "interwave", "pingpong", "*"};
 inline constexpr std::array<std::string_view, 3> gemm_variant{"standard", "preshuffle", "multi_d"};
 inline constexpr std::array<std::string_view, 6> elementwise{
     "pass_through", "multi_d_add", "relu", "gelu", "sigmoid", "tanh"};

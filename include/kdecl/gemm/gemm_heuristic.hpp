@@ -38,6 +38,10 @@ struct kernel_rates {
   float launch_us = 3;
   bool persistent = false;      // one block per processor taking tiles round-robin (fit is 1)
   bool splits_k = false;        // splits K over a cluster when tiles are few (sm_90 TMA pipeline)
+  // The epilogue of one tile (storing C from registers) where it does not overlap the
+  // next tile's main loop; pingpong hides all but the last one (overlaps_epilogue).
+  float epilogue_s_per_tile = 0;
+  bool overlaps_epilogue = false;
 };
 
 struct kernel_profile {
@@ -62,6 +66,7 @@ struct tile_terms {
   // Flops one processor must issue for the problem, given r resident blocks
   // (index r = 1..4): the whole waves times each block's padded work.
   double work[5] = {};
+  double tiles_per_processor = 1;  // ceil(tiles / processors): a persistent block's tiles
   double memory_s = 0;
   // The same when the kernel splits K (for kernels with splits_k).
   double splits = 1;

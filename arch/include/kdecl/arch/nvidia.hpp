@@ -183,7 +183,8 @@ constexpr pipeline_caps cp_async(int smem_opt_in, std::span<const dtype_offer> d
 constexpr pipeline_caps tma_wgmma(int smem_opt_in) {
   pipeline_caps c{pipeline::tma_wgmma, tma_wgmma_dtypes, tma_wgmma_warps, 4, {64, 64, 8}, {16, 8, 8}, true, 128,
                   tma_wgmma_tile_m, tma_wgmma_tile_n, tma_wgmma_tile_k, {2, tma_wgmma_max_stages(smem_opt_in), 4},
-                  bits(epilogue::direct, epilogue::cshuffle), bits(scheduler::intrawave),
+                  // intrawave: the consumers share one tile; pingpong: two consumers, a tile each
+                  bits(epilogue::direct, epilogue::cshuffle), bits(scheduler::intrawave, scheduler::pingpong),
                   tma_wgmma_vectors, 16, smem_formula::tma_ring_barriers_strips, smem_opt_in, no_cluster, false};
   c.tile_max = {256, 256, 128};
   c.max_accumulators = 128;  // per consumer thread; more spills (setmaxnreg budget)

@@ -39,7 +39,8 @@ inline constexpr pipeline mem = pipeline::mem, compv3 = pipeline::compv3, compv4
                           tma_wgmma = pipeline::tma_wgmma, host_blocked = pipeline::host_blocked,
                           direct_conv = pipeline::direct_conv;
 inline constexpr epilogue direct = epilogue::direct, cshuffle = epilogue::cshuffle;
-inline constexpr scheduler intrawave = scheduler::intrawave, interwave = scheduler::interwave;
+inline constexpr scheduler intrawave = scheduler::intrawave, interwave = scheduler::interwave,
+                           pingpong = scheduler::pingpong;
 
 // ---- GEMM variants and elementwise ops (tanh is tanh_op: ::tanh would clash under a using-directive)
 inline constexpr gemm_variant standard = gemm_variant::standard, preshuffle = gemm_variant::preshuffle;

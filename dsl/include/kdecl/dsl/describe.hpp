@@ -204,6 +204,10 @@ constexpr message describe(const diagnostic& d) {
     case rule::interwave_scheduler_not_allowed_with_pipeline:
       m << "interwave scheduler not allowed with " << pipe << " (" << name<epilogue>(v[0]) << " epilogue)";
       break;
+    case rule::pingpong_needs_one_consumer_warpgroup:
+      m << "pingpong scheduler needs warps 4x1x1 (one consumer warpgroup, run twice on alternate tiles), not "
+        << v[0] << "x" << v[1] << "x" << v[2];
+      break;
     case rule::vector_bytes_not_offered_by_pipeline:
       m << "vector_bytes " << v[0] << " not offered by " << pipe << " on " << arch;
       break;

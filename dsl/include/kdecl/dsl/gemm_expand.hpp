@@ -289,14 +289,22 @@ constexpr outcome walk(const gemm_key& decl, arch_id target, Extra&& extra, Sink
                     for (std::size_t ei = 0; ei < enum_count<epilogue>(); ++ei) {
                       if ((epis >> ei & 1u) == 0) continue;
                       k.algo.epi = static_cast<epilogue>(ei);
+                      // Shared memory of the smallest schedule here; pingpong's (two consumers'
+                      // epilogue strips) is checked with the scheduler below.
+                      k.algo.sched = scheduler::intrawave;
                       if (fail_here(check_smem(k, s, c))) {
                         if (stop) { out.error = w.fatal; return out; }
                         continue;
                       }
+                      constexpr std::uint32_t pingpong_bit = arch::bit(scheduler::pingpong);
                       if constexpr (Mode == walk_mode::count && trivial_extra) {
-                        out.produced += static_cast<long>(popcount(sched_ok[ei])) * popcount(vec_ok) *
-                                        popcount(cluster_ok) * n_pads;
-                      } else {
+                        if ((sched_ok[ei] & pingpong_bit) == 0) {  // no rule below reads tiles or warps
+                          out.produced += static_cast<long>(popcount(sched_ok[ei])) * popcount(vec_ok) *
+                                          popcount(cluster_ok) * n_pads;
+                          continue;
+                        }
+                      }
+                      {
                         for (std::size_t si = 0; si < enum_count<scheduler>(); ++si) {
                           if ((scheds >> si & 1u) == 0) continue;
                           k.algo.sched = static_cast<scheduler>(si);
@@ -306,6 +314,11 @@ constexpr outcome walk(const gemm_key& decl, arch_id target, Extra&& extra, Sink
                               continue;
                             }
                           } else if ((sched_ok[ei] >> si & 1u) == 0) {
+                            continue;
+                          }
+                          if (k.algo.sched == scheduler::pingpong &&
+                              (fail_here(check_schedule_warps(k)) || fail_here(check_smem(k, s, c)))) {
+                            if (stop) { out.error = w.fatal; return out; }
                             continue;
                           }
                           // ---- access width (0: default; any: every offered width)

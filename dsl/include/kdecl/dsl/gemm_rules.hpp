@@ -54,7 +54,9 @@ constexpr long smem_use(const gemm_key& k, const pipeline_caps& c, bool with_epi
       return ring > staging ? ring : staging;
     }
     case arch::smem_formula::tma_ring_barriers_strips:
-      return st * (m + n) * kk * (sa > 0 ? sa : 1) + 1024 + 16 * st + 16 + (cshuffle ? k.algo.warps.m * 2304L : 0);
+      // cshuffle strips: one per consumer warp; pingpong runs the declared warps twice.
+      return st * (m + n) * kk * (sa > 0 ? sa : 1) + 1024 + 16 * st + 16 +
+             (cshuffle ? (k.algo.sched == scheduler::pingpong ? 2 : 1) * k.algo.warps.m * 2304L : 0);
     case arch::smem_formula::hip_padded_ring_or_shuffle: {
       if (sa == 0 || sb == 0) return 0;
       const long ring = st * (m * (kk + 16 / sa) * sa + n * (kk + 16 / sb) * sb);
@@ -259,6 +261,17 @@ constexpr diagnostic check_stages(const gemm_key& k, const arch_spec& s, const p
 }
 
 // ---- level 6: epilogue and scheduler --------------------------------------------------
+// The rule of a scheduler that reads the block's shape (the expander runs it per
+// kernel; the other trait rules it runs once per pipeline). pingpong: the declared
+// warps are one consumer warpgroup and the block runs two of them (each with its
+// own epilogue strips: smem_use counts them).
+constexpr diagnostic check_schedule_warps(const gemm_key& k) {
+  const auto& w = k.algo.warps;
+  if (k.algo.sched == scheduler::pingpong && !(w.m == 4 && w.n == 1 && w.k == 1))
+    return fail(rule::pingpong_needs_one_consumer_warpgroup, k, field::sched | field::warps, w.m, w.n, w.k);
+  return {};
+}
+
 constexpr diagnostic check_traits(const gemm_key& k, const arch_spec& s, const pipeline_caps& c) {
   using namespace field;
   if (!arch::has(c.epilogues, k.algo.epi))
@@ -395,6 +408,7 @@ constexpr diagnostic validate(const gemm_key& key, arch_id target) {
   if (k.algo.vector_bytes == 0) k.algo.vector_bytes = c.vector_default;
   if (auto d = check_signature(k, s, c); !d.ok()) return d;
   if (auto d = check_warps(k, s, c); !d.ok()) return d;
+  if (auto d = check_schedule_warps(k); !d.ok()) return d;
   if (auto d = check_warp_tile(k, c); !d.ok()) return d;
   if (auto d = check_tile(k, s, c); !d.ok()) return d;
   if (auto d = check_stages(k, s, c); !d.ok()) return d;

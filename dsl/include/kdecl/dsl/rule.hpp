@@ -57,6 +57,7 @@ enum class rule : std::uint8_t {
   epilogue_not_offered_by_pipeline,
   scheduler_not_offered_by_pipeline,
   interwave_scheduler_not_allowed_with_pipeline,
+  pingpong_needs_one_consumer_warpgroup,  // NVIDIA tma_wgmma: warps (4,1,1), run twice
   // ---- global access width
   vector_bytes_not_offered_by_pipeline,
   vector_bytes_not_multiple_of_element_size,

@@ -1,9 +1,13 @@
 // Compile-time shape of one tma_wgmma kernel instance, derived from its key,
 // and the list of key values this pipeline supports.
 //
-// Block = 1 producer warpgroup (TMA issue) + W consumer warpgroups (wgmma), W =
-// warps.m / 4, stacked along M: consumer w owns rows [w*tile_m/W, (w+1)*tile_m/W)
-// of the block tile and computes them as tile_m/(64W) wgmma m64 x N blocks.
+// Block = 1 producer warpgroup (TMA issue) + consumer warpgroups (wgmma):
+//   intrawave (cooperative): W = warps.m / 4 consumers stacked along M on one tile:
+//     consumer w owns rows [w*tile_m/W, (w+1)*tile_m/W) and computes them as
+//     tile_m/(64W) wgmma m64 x N blocks;
+//   pingpong: warps (4,1,1) describe one consumer; the block runs two of them,
+//     each on its own tile (alternate tiles of the block's share), so that one's
+//     epilogue overlaps the other's main loop.
 #pragma once
 
 #include "kdecl/core/enums.hpp"
@@ -23,7 +27,8 @@ inline constexpr int cshuffle_strip_bytes = 16 * 36 * 4;
 constexpr int smem_bytes_for(const gemm_key& k) {
   const int elem = bits_of(k.sig.a) / 8;
   const int stage = (k.algo.tile.m + k.algo.tile.n) * k.algo.tile.k * (elem > 0 ? elem : 1);
-  const int strips = k.algo.epi == epilogue::cshuffle ? k.algo.warps.m * cshuffle_strip_bytes : 0;
+  const int consumer_copies = k.algo.sched == scheduler::pingpong ? 2 : 1;
+  const int strips = k.algo.epi == epilogue::cshuffle ? consumer_copies * k.algo.warps.m * cshuffle_strip_bytes : 0;
   return k.algo.stages * stage + 1024 + 2 * 8 * k.algo.stages + 16 + strips;
 }
 
@@ -80,6 +85,10 @@ constexpr const char* key_unsupported_reason(const gemm_key& k) {
     return "standard variant takes no D tensors and no elementwise op";
   if (!(a.warps.m == 4 || a.warps.m == 8) || a.warps.n != 1 || a.warps.k != 1)
     return "warps must be (4,1,1) or (8,1,1): one or two consumer warpgroups";
+  if (a.sched != scheduler::intrawave && a.sched != scheduler::pingpong)
+    return "scheduler must be intrawave (consumers share a tile) or pingpong (two consumers, a tile each)";
+  if (a.sched == scheduler::pingpong && a.warps.m != 4)
+    return "pingpong needs warps (4,1,1): the block runs two copies of one consumer warpgroup";
   const int W = a.warps.m / 4;
   const int n = a.warp_tile.n;
   if (a.warp_tile.m != 16 || a.warp_tile.k != sm90_instruction_k(cls))
@@ -107,14 +116,17 @@ struct sm90_config {
   static constexpr gemm_key key = K;
   using out_t = storage_t<K.sig.c>;
 
-  static constexpr int consumer_warpgroups = K.algo.warps.m / 4;
+  // pingpong: two consumers, each on its own tile; otherwise all consumers on one tile.
+  static constexpr bool pingpong = K.algo.sched == scheduler::pingpong;
+  static constexpr int consumer_warpgroups = pingpong ? 2 : K.algo.warps.m / 4;
+  static constexpr int warpgroups_per_tile = pingpong ? 1 : consumer_warpgroups;
   static constexpr int threads = (consumer_warpgroups + 1) * 128;
   static constexpr int consumer_threads = consumer_warpgroups * 128;
   static constexpr int tile_m = K.algo.tile.m;
   static constexpr int tile_n = K.algo.tile.n;
   static constexpr int tile_k = K.algo.tile.k;
   static constexpr int stages = K.algo.stages;
-  static constexpr int rows_per_warpgroup = tile_m / consumer_warpgroups;
+  static constexpr int rows_per_warpgroup = tile_m / warpgroups_per_tile;
   static constexpr int m_blocks = rows_per_warpgroup / 64;  // wgmma m64 blocks per consumer
   static constexpr sm90_operand_class operands = sm90_operand_class_of(K.sig);
   static constexpr int instruction_k = sm90_instruction_k(operands);
@@ -133,7 +145,8 @@ struct sm90_config {
   // Split-K partial tile (fp32, rows padded by 8 floats against bank conflicts),
   // written over the operand ring once the block's single unit is done.
   static constexpr int split_k_partial_ld = tile_n + 8;
-  static constexpr bool split_k_fits = tile_m * split_k_partial_ld * 4 <= stages * stage_bytes;
+  // (pingpong never splits: its two consumers already work on separate tiles.)
+  static constexpr bool split_k_fits = !pingpong && tile_m * split_k_partial_ld * 4 <= stages * stage_bytes;
 
   static constexpr bool staged_epilogue = K.algo.epi == epilogue::cshuffle;
   static constexpr bool check_m = K.algo.pad_m != tristate::no;

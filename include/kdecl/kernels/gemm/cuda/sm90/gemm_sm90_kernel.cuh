@@ -16,6 +16,13 @@
 //   split-K          (splits > 1) one unit per block, the splits of a tile form a
 //                    cluster and reduce through distributed shared memory
 //                    (split_k.cuh).
+//   pingpong         (scheduler pingpong) two consumer warpgroups, each on its own
+//                    tile: consumer c takes the block's units c, c+2, ... The
+//                    producer still fills one ring in unit order, so each consumer
+//                    steps over the other's slots. A pair of named barriers hands
+//                    the tensor cores over: a consumer issues its main loop only
+//                    after the other has issued its previous tile's, so one tile's
+//                    epilogue runs under the other's main loop.
 //
 // Shared memory: [A ring: stages x tile_m x 128 B][B ring: stages x tile_n x 128 B]
 // [full barriers][empty barriers][16 spare bytes][cshuffle strips, one per consumer
@@ -32,6 +39,7 @@
 #include "kdecl/kernels/gemm/cuda/sm90/gemm_sm90_config.cuh"
 #include "kdecl/kernels/gemm/cuda/sm90/gemm_sm90_params.cuh"
 #include "kdecl/kernels/cuda/sm90/mbarrier.cuh"
+#include "kdecl/kernels/cuda/sm90/named_barrier_arrive.cuh"
 #include "kdecl/kernels/gemm/cuda/sm90/split_k.cuh"
 #include "kdecl/kernels/cuda/sm90/tma_load.cuh"
 #include "kdecl/kernels/cuda/sm90/warpgroup.cuh"
@@ -52,7 +60,29 @@ struct ring_position {
       phase ^= 1;
     }
   }
+  // `slots` advances at once (a pingpong consumer stepping over the other's tile).
+  template <int Stages>
+  __device__ __forceinline__ void skip(int slots) {
+    const int to = stage + slots;
+    phase ^= static_cast<std::uint32_t>(to / Stages) & 1u;
+    stage = to % Stages;
+  }
 };
+
+// Ring slots one unit of work fills: its k-blocks, then its D slots (d_tiles.cuh).
+template <class Cfg>
+__device__ __forceinline__ int ring_slots_of(const gemm_sm90_params& p, const tile_work& w) {
+  int slots = w.k_block_end - w.k_block_begin;
+  if constexpr (d_tile_layout<Cfg>::enabled) {
+    if (p.d_via_tma) slots += d_tile_layout<Cfg>::slots;
+  }
+  return slots;
+}
+
+// pingpong's turn-taking: named barriers 2 and 3 (0 is __syncthreads, 1 split-K's).
+// The main loop of the block's i-th unit starts once the consumer of unit i-1 has
+// issued its own: that consumer arrives on barrier 2 + (i & 1), this one syncs on it.
+inline constexpr int pingpong_barrier_base = 2;
 
 // The D slots of one tile (d_tiles.cuh), in ring order after its k-blocks.
 template <class Cfg>
@@ -151,12 +181,15 @@ __device__ __forceinline__ void finish_tile(float (&acc)[Cfg::m_blocks][Cfg::acc
   using cfg = Cfg;
   const int lane = thread_in_wg % 32;
   const int warp = thread_in_wg / 32;
-  if (p.sched.splits > 1) {  // a cluster launch: this block's only unit
-    split_k_cluster_reduce<K, cfg>(acc, p, w, ring_a, consumer, thread_in_wg);
-    return;
+  if constexpr (!cfg::pingpong) {
+    if (p.sched.splits > 1) {  // a cluster launch: this block's only unit
+      split_k_cluster_reduce<K, cfg>(acc, p, w, ring_a, consumer, thread_in_wg);
+      return;
+    }
   }
 
-  const int tile_row0 = consumer * cfg::rows_per_warpgroup + warp * 16;  // warp's first row in the tile
+  // Warp's first row in the tile (a pingpong consumer owns the whole tile).
+  const int tile_row0 = (cfg::pingpong ? 0 : consumer * cfg::rows_per_warpgroup) + warp * 16;
   const int warp_row0 = w.tile_m * cfg::tile_m + tile_row0;
   if constexpr (cfg::staged_epilogue) {
     float* strip = strips + (consumer * 4 + warp) * cshuffle_warp_floats;
@@ -184,9 +217,13 @@ __device__ __forceinline__ void consume_tiles(const gemm_sm90_params& p, unsigne
   using cfg = sm90_config<K>;
   using mma = typename sm90_mma<cfg>::type;
   const int lane = thread_in_wg % 32;
-  // This consumer's m64 blocks start m_blocks boxes into each A slot.
-  const std::uint32_t a_ring = shared_address(ring_a) + consumer * cfg::m_blocks * mn_block_bytes;
+  // This consumer's m64 blocks start m_blocks boxes into each A slot (pingpong: all of them).
+  const std::uint32_t a_ring =
+      shared_address(ring_a) + (cfg::pingpong ? 0 : consumer * cfg::m_blocks * mn_block_bytes);
   const std::uint32_t b_ring = shared_address(ring_b);
+  // pingpong: this consumer takes every other unit of the block's share.
+  constexpr int units_per_turn = cfg::pingpong ? 2 : 1;
+  const int first_turn = cfg::pingpong ? consumer : 0;
 
   // s32 accumulators stay in integer registers through the mainloop (no moves
   // between register classes next to wgmma, which would make ptxas serialise it).
@@ -194,12 +231,19 @@ __device__ __forceinline__ void consume_tiles(const gemm_sm90_params& p, unsigne
   acc_t acc[cfg::m_blocks][cfg::acc_regs];
   ring_position pos;
   const int units = p.sched.units();
-  for (int unit = blockIdx.x; unit < units; unit += gridDim.x) {
+  if (cfg::pingpong && first_turn == 1 && static_cast<int>(blockIdx.x) < units)
+    pos.skip<cfg::stages>(ring_slots_of<cfg>(p, p.sched.at(blockIdx.x)));  // the other consumer's first unit
+  for (int turn = first_turn;; turn += units_per_turn) {
+    const int unit = blockIdx.x + turn * gridDim.x;
+    if (unit >= units) break;
     const tile_work w = p.sched.at(unit);
 #pragma unroll
     for (int i = 0; i < cfg::m_blocks; ++i)
 #pragma unroll
       for (int r = 0; r < cfg::acc_regs; ++r) acc[i][r] = acc_t{0};
+    if constexpr (cfg::pingpong) {
+      if (turn > 0) named_barrier_sync(pingpong_barrier_base + (turn & 1), 256);
+    }
 
     int previous_stage = -1;
     for (int kb = w.k_block_begin; kb < w.k_block_end; ++kb) {
@@ -225,6 +269,11 @@ __device__ __forceinline__ void consume_tiles(const gemm_sm90_params& p, unsigne
       previous_stage = pos.stage;
       pos.advance<cfg::stages>();
     }
+    const int next_unit = unit + static_cast<int>(gridDim.x);  // the other consumer's next (pingpong)
+    if constexpr (cfg::pingpong) {
+      // Main loop issued: the other consumer may issue its next tile's (if it has one).
+      if (next_unit < units) named_barrier_arrive(pingpong_barrier_base + ((turn + 1) & 1), 256);
+    }
     wgmma_wait_group<0>();
 #pragma unroll
     for (int i = 0; i < cfg::m_blocks; ++i) fence_accumulators(acc[i]);
@@ -240,6 +289,9 @@ __device__ __forceinline__ void consume_tiles(const gemm_sm90_params& p, unsigne
       finish_tile<K, cfg>(acc_f, p, w, ring_a, ring_b, full, empty, strips, consumer, thread_in_wg, pos);
     } else {
       finish_tile<K, cfg>(acc, p, w, ring_a, ring_b, full, empty, strips, consumer, thread_in_wg, pos);
+    }
+    if constexpr (cfg::pingpong) {
+      if (next_unit < units) pos.skip<cfg::stages>(ring_slots_of<cfg>(p, p.sched.at(next_unit)));
     }
   }
 }
@@ -267,7 +319,7 @@ __global__ void __launch_bounds__(Cfg::threads, 1) gemm_sm90_kernel(const __grid
   if (threadIdx.x == 0) {
     for (int s = 0; s < cfg::stages; ++s) {
       mbarrier_init(&full[s], 1);                                 // the producer's expect_tx arrival
-      mbarrier_init(&empty[s], cfg::consumer_warpgroups * 4);    // one arrival per consumer warp
+      mbarrier_init(&empty[s], cfg::warpgroups_per_tile * 4);    // one arrival per warp reading the slot
     }
     mbarrier_init_fence();
   }
