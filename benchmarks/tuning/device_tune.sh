@@ -5,7 +5,7 @@
 #
 # On the development machine (the full sets take ~10 minutes to compile here):
 #   cmake --preset tuning -DKDECL_BUILD_TESTS=OFF && cmake --build build-tuning --target kdecl_tool
-#   benchmarks/carry.sh build-tuning && cp benchmarks/tuning/problems_sm90.csv .carry/
+#   benchmarks/carry.sh build-tuning && cp benchmarks/tuning/problems_sm90*.csv .carry/
 # On the GPU machine, in the repository root with .carry/ alongside:
 #   bash benchmarks/tuning/device_tune.sh [.carry] [SECONDS=340]
 # Then, back here: kdecl train / kdecl eval-selection (docs/tuning.md).
@@ -27,7 +27,7 @@ end=$((SECONDS + budget))
 for attempt in 1 2 3 4 5 6; do
   left=$((end - SECONDS - 5))
   ((left > 10)) || break
-  "$k" tune gemm --problems "$carry/problems_sm90.csv" --db "$out/tuning_$arch.db" \
+  "$k" tune gemm --problems "$carry"/problems_sm90*.csv --db "$out/tuning_$arch.db" \
        --commit "$(cat "$carry/COMMIT")" --time-budget "$left" 2>&1 | tr '\r' '\n' >> "$out/tune.log"
   rc=$?
   echo "== attempt $attempt: exit $rc" >> "$out/tune.log"

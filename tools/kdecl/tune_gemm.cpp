@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -31,7 +32,7 @@ namespace {
 
 struct tune_options {
   std::string op;
-  std::string problems;
+  std::vector<std::string> problems;  // CSV files, read in order
   std::string kernels;
   std::string db = "tuning.db";
   std::string export_path, import_path;
@@ -129,7 +130,11 @@ tuning::machine_info machine_of(const device& dev, const std::string& commit) {
 int run_tune(const tune_options& o) {
   auto dt = parse<dtype>(o.dtype);
   if (!dt) throw std::invalid_argument(fmt::format("--dtype '{}' is not a known dtype", o.dtype));
-  const auto problems = tuning::read_problem_csv(o.problems, *dt, tuning::parse_layout_code(o.layout));
+  std::vector<tuning::listed_problem> problems;
+  for (const auto& file : o.problems) {
+    auto more = tuning::read_problem_csv(file, *dt, tuning::parse_layout_code(o.layout));
+    problems.insert(problems.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
+  }
   device dev = default_device();
   if (dev.kind() != backend::cuda)
     throw std::invalid_argument("tune needs a CUDA GPU with a kernel table; none was found");  // as bench: exit 2
@@ -282,7 +287,8 @@ void add_tune_command(CLI::App& app, command_state& state) {
                                          "--export/--import move databases as JSON lines");
   auto o = std::make_shared<tune_options>();
   cmd->add_option("op", o->op, "operation (gemm)");
-  cmd->add_option("--problems", o->problems, "CSV of problems: m,n,k[,batch] or benchmarks/shapes/ columns");
+  cmd->add_option("--problems", o->problems, "CSVs of problems: m,n,k[,batch] or benchmarks/shapes/ columns")
+      ->expected(1, -1);
   cmd->add_option("--kernels", o->kernels, "filter of candidate kernels (as kdecl list --filter)");
   cmd->add_option("--db", o->db, "tuning database (SQLite), created when absent")->capture_default_str();
   cmd->add_option("--export", o->export_path, "write the database as JSON lines to this file");
@@ -317,7 +323,7 @@ void add_tune_command(CLI::App& app, command_state& state) {
       if (o->op != "gemm")
         throw std::invalid_argument(fmt::format("tune: operation '{}' is not supported (gemm; conv and attention "
                                                 "have no GPU kernels yet)", o->op));
-      if (o->problems.empty()) throw std::invalid_argument("tune gemm needs --problems FILE");
+      if (o->problems.empty()) throw std::invalid_argument("tune gemm needs --problems FILE...");
 #if KDECL_WITH_CUDA
       return run_tune(*o);
 #else
