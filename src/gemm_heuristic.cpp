@@ -34,6 +34,7 @@ kernel_profile profile_of(const gemm_key& key, const machine_model& mm) {
   // The sm_90 kernel splits K inside a cluster when its fp32 partial tile fits
   // in the ring it no longer needs (see kernels/gemm/cuda/sm90/gemm_sm90.cuh).
   kp.rates.splits_k = a.pipe == pipeline::tma_wgmma && a.sched != scheduler::pingpong &&
+                a.cluster_m * a.cluster_n == 1 &&  // a multicast cluster never splits K
                 kp.tile_m * (kp.tile_n + 8) * 4 <= a.stages * (kp.tile_m + kp.tile_n) * kp.tile_k * kp.bytes_a;
   // The persistent kernel stores a tile's C (and reads its D) between two main loops: at
   // about twice a processor's share of the bandwidth (L2 absorbs the writes), a short-K

@@ -522,4 +522,64 @@ TEST(GemmSm90Pingpong, NeverSplitsK) {
   EXPECT_EQ(splits_for<pp_bf16_rcr_128x128>({64, 1000, 4097}), 1);
 }
 
+
+// ---------------------------------------------------------------- multicast clusters
+// Two blocks on neighbouring tiles share B (2x1) or A (1x2), each loading half of it into
+// both by TMA multicast: K-major halves (one box each) and M/N-major 64-wide boxes taken
+// alternately, odd tile counts (the last pair's second block computes nothing it stores),
+// batches, several pairs per cluster.
+constexpr gemm_key with_cluster(gemm_key k, int cm, int cn) {
+  k.algo.cluster_m = cm;
+  k.algo.cluster_n = cn;
+  return k;
+}
+constexpr gemm_key mc_bf16_rcr_128x256_2x1 = with_cluster(
+    make_key(dtype::bf16, dtype::bf16, rcr, 128, 256, 2, 4, gemm_variant::standard, elementwise::pass_through, 0,
+             tristate::yes, epilogue::cshuffle), 2, 1);
+constexpr gemm_key mc_fp16_rcr_128x256_1x2 = with_cluster(
+    make_key(dtype::fp16, dtype::fp16, rcr, 128, 256, 2, 4, gemm_variant::standard, elementwise::pass_through, 0,
+             tristate::yes, epilogue::cshuffle), 1, 2);
+constexpr gemm_key mc_bf16_rcr_256x128_1x2 = with_cluster(
+    make_key(dtype::bf16, dtype::bf16, rcr, 256, 128, 2, 4, gemm_variant::standard, elementwise::pass_through, 0,
+             tristate::yes, epilogue::cshuffle), 1, 2);
+constexpr gemm_key mc_bf16_crr_128x128_1x2 = with_cluster(make_key(dtype::bf16, dtype::bf16, crr, 128, 128, 2, 6), 1, 2);
+constexpr gemm_key mc_fp16_rrr_128x128_2x1_f32out = with_cluster(
+    make_key(dtype::fp16, dtype::fp32, rrr, 128, 128, 2, 4, gemm_variant::standard, elementwise::pass_through, 0,
+             tristate::yes, epilogue::cshuffle), 2, 1);
+static_assert(sm90::sm90_config<mc_bf16_rcr_128x256_2x1>::cluster_size == 2 &&
+              sm90::sm90_config<mc_bf16_rcr_128x256_2x1>::multicast_b &&
+              !sm90::sm90_config<mc_bf16_rcr_128x256_2x1>::split_k_fits);
+
+TEST(GemmSm90Multicast, Bf16Rcr128x256SharesB) {
+  KDECL_SM90_REQUIRE_DEVICE();
+  run_pingpong_shapes<mc_bf16_rcr_128x256_2x1>();
+}
+TEST(GemmSm90Multicast, Fp16Rcr128x256SharesA) {
+  KDECL_SM90_REQUIRE_DEVICE();
+  run_pingpong_shapes<mc_fp16_rcr_128x256_1x2>();
+}
+TEST(GemmSm90Multicast, Bf16Rcr256x128SharesA) {
+  KDECL_SM90_REQUIRE_DEVICE();
+  run_pingpong_shapes<mc_bf16_rcr_256x128_1x2>();
+}
+TEST(GemmSm90Multicast, Bf16CrrColumnMajorASharedInBoxes) {
+  KDECL_SM90_REQUIRE_DEVICE();
+  run_pingpong_shapes<mc_bf16_crr_128x128_1x2>();
+}
+TEST(GemmSm90Multicast, Fp16RrrRowMajorBSharedInBoxes) {
+  KDECL_SM90_REQUIRE_DEVICE();
+  run_pingpong_shapes<mc_fp16_rrr_128x128_2x1_f32out>();
+}
+TEST(GemmSm90Multicast, PlansPairsOfBlocks) {
+  KDECL_SM90_REQUIRE_DEVICE();
+  gemm_problem p;
+  p.sig = mc_bf16_rcr_128x256_2x1.sig;
+  p.sizes(1000, 1000, 4097).leading_dims(4097, 4097, 1000);
+  const auto plan = sm90::gemm<mc_bf16_rcr_128x256_2x1>::plan(p);
+  EXPECT_EQ(plan.sched.splits, 1);
+  EXPECT_EQ(plan.grid % 2, 0);
+  EXPECT_EQ(plan.sched.units(), 4 * 4);  // 8 tile rows in 4 pairs x 4 tile columns
+  EXPECT_LE(plan.grid, 2 * plan.sched.units());
+}
+
 }  // namespace

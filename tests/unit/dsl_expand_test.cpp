@@ -247,6 +247,23 @@ TEST(DslExpand, PingpongNeedsOneConsumerWarpgroupAndRoomForItsStrips) {
   EXPECT_TRUE(dsl::validate(k, arch_id::sm_90).ok());
 }
 
+TEST(DslValidate, MulticastClustersAreCooperativeStandardKernels) {
+  gemm_key k = dsl::expand<sets::sched_any_two_wg>()[0];  // bf16 rcr 128x128, cooperative
+  k.algo.cluster_m = 2;
+  EXPECT_TRUE(dsl::validate(k, arch_id::sm_90).ok());
+  k.algo.cluster_m = 1;
+  k.algo.cluster_n = 2;
+  EXPECT_TRUE(dsl::validate(k, arch_id::sm_90).ok());
+  k.algo.cluster_m = 2;  // 2x2: not offered
+  EXPECT_EQ(dsl::validate(k, arch_id::sm_90).r, dsl::rule::cluster_not_offered_by_pipeline);
+  k.algo.cluster_m = 1;
+  k.sig.variant = gemm_variant::multi_d;
+  k.sig.num_d = 1;
+  auto d = dsl::validate(k, arch_id::sm_90);
+  EXPECT_EQ(d.r, dsl::rule::multicast_cluster_unsupported);
+  EXPECT_EQ(std::string(dsl::describe(d).view()), "cluster 1x2 is built for the standard variant only on sm_90");
+}
+
 TEST(DslValidate, RunTimeDiagnosticsNameRuleAndValues) {
   gemm_key k{};
   k.sig = {dtype::fp16, dtype::fp16, dtype::fp16, dtype::fp32, dtype::fp16};

@@ -115,6 +115,8 @@ inline constexpr int cp_async_tile_k[] = {8, 16, 32, 64, 128};
 // size) for data aligned to one 16-bit or 8-bit element only.
 inline constexpr int cp_async_vectors[] = {16, 8, 4, 2, 1};
 inline constexpr shape2 no_cluster[] = {{1, 1}};
+// tma_wgmma: one block, or two sharing B (2x1, along M) or A (1x2, along N) by TMA multicast.
+inline constexpr shape2 tma_wgmma_clusters[] = {{1, 1}, {2, 1}, {1, 2}};
 
 // tma_wgmma: warp_tile (16, N, 16): each warp of a consumer warpgroup owns 16 rows
 // of one wgmma m64nNk16; warps (4,1,1) or (8,1,1) consumers plus a producer warpgroup.
@@ -185,7 +187,8 @@ constexpr pipeline_caps tma_wgmma(int smem_opt_in) {
                   tma_wgmma_tile_m, tma_wgmma_tile_n, tma_wgmma_tile_k, {2, tma_wgmma_max_stages(smem_opt_in), 4},
                   // intrawave: the consumers share one tile; pingpong: two consumers, a tile each
                   bits(epilogue::direct, epilogue::cshuffle), bits(scheduler::intrawave, scheduler::pingpong),
-                  tma_wgmma_vectors, 16, smem_formula::tma_ring_barriers_strips, smem_opt_in, no_cluster, false};
+                  tma_wgmma_vectors, 16, smem_formula::tma_ring_barriers_strips, smem_opt_in, tma_wgmma_clusters,
+                  false};
   c.tile_max = {256, 256, 128};
   c.max_accumulators = 128;  // per consumer thread; more spills (setmaxnreg budget)
   // vector_bytes 16 is TMA's rule for A and B; C and D go through a direct-store

@@ -223,6 +223,15 @@ constexpr message describe(const diagnostic& d) {
     case rule::cluster_requires_sm_90:
       m << "cluster " << v[0] << "x" << v[1] << " needs sm_90, not " << arch;
       break;
+    case rule::multicast_cluster_unsupported: {
+      constexpr std::string_view why[4] = {
+          "is built for the standard variant only",
+          "is built for the cooperative (intrawave) schedule only",
+          "with column-major A needs tile_m a multiple of 128 (the two blocks share A's 64-row boxes)",
+          "with row-major B needs tile_n a multiple of 128 (the two blocks share B's 64-column boxes)"};
+      m << "cluster " << v[1] << "x" << v[2] << " " << why[v[0] % 4] << " on " << arch;
+      break;
+    }
     case rule::cluster_not_offered_by_pipeline:
       m << "cluster " << v[0] << "x" << v[1] << " not offered by " << pipe << " on " << arch;
       break;

@@ -153,6 +153,7 @@ constexpr outcome walk(const gemm_key& decl, arch_id target, Extra&& extra, Sink
     };
     std::uint32_t sched_ok[enum_count<epilogue>()]{};  // per epilogue: valid schedulers
     std::uint32_t cluster_ok = 0;                      // valid cluster choices, bit per index
+    bool single_blocks_only = true;                    // no valid choice is a multicast cluster
     if constexpr (!diagnose) {
       for (std::size_t ei = 0; ei < enum_count<epilogue>(); ++ei) {
         if ((epis >> ei & 1u) == 0) continue;
@@ -170,7 +171,10 @@ constexpr outcome walk(const gemm_key& decl, arch_id target, Extra&& extra, Sink
           k.algo.cluster_m = cl.m;
           k.algo.cluster_n = cl.n;
         }
-        if (check_cluster(k, c).ok()) cluster_ok |= 1u << li;
+        if (check_cluster(k, c).ok()) {
+          cluster_ok |= 1u << li;
+          if (k.algo.cluster_m * k.algo.cluster_n > 1) single_blocks_only = false;
+        }
       }
       if (cluster_ok == 0) continue;
     }
@@ -298,7 +302,9 @@ constexpr outcome walk(const gemm_key& decl, arch_id target, Extra&& extra, Sink
                       }
                       constexpr std::uint32_t pingpong_bit = arch::bit(scheduler::pingpong);
                       if constexpr (Mode == walk_mode::count && trivial_extra) {
-                        if ((sched_ok[ei] & pingpong_bit) == 0) {  // no rule below reads tiles or warps
+                        // Neither pingpong's nor a multicast cluster's rules (which read tiles,
+                        // warps and layouts) apply below: count without walking.
+                        if ((sched_ok[ei] & pingpong_bit) == 0 && single_blocks_only) {
                           out.produced += static_cast<long>(popcount(sched_ok[ei])) * popcount(vec_ok) *
                                           popcount(cluster_ok) * n_pads;
                           continue;
@@ -346,6 +352,10 @@ constexpr outcome walk(const gemm_key& decl, arch_id target, Extra&& extra, Sink
                                   continue;
                                 }
                               } else if ((cluster_ok >> li & 1u) == 0) {
+                                continue;
+                              }
+                              if (fail_here(check_cluster_kernel(k))) {
+                                if (stop) { out.error = w.fatal; return out; }
                                 continue;
                               }
                               if constexpr (!trivial_extra) {

@@ -359,6 +359,22 @@ constexpr diagnostic check_cluster(const gemm_key& k, const pipeline_caps& c) {
   return fail(rule::cluster_not_offered_by_pipeline, k, field::cluster | field::pipe, cm, cn);
 }
 
+// What a multicast cluster (two blocks sharing A or B) builds: the cooperative
+// standard kernel, with operands read M/N-major split in whole 64-wide boxes. These read
+// the tile, layout and schedule: the expander runs them per kernel, after the cluster.
+constexpr diagnostic check_cluster_kernel(const gemm_key& k) {
+  const int cm = k.algo.cluster_m, cn = k.algo.cluster_n;
+  if (cm * cn == 1) return {};
+  auto no = [&](long why, std::uint32_t fields) {
+    return fail(rule::multicast_cluster_unsupported, k, field::cluster | fields, why, cm, cn);
+  };
+  if (k.sig.variant != gemm_variant::standard) return no(0, field::variant);
+  if (k.algo.sched != scheduler::intrawave) return no(1, field::sched);
+  if (cn == 2 && k.sig.lay.a != layout::row && (k.algo.tile.m / 64) % 2 != 0) return no(2, field::tile_m | field::layout);
+  if (cm == 2 && k.sig.lay.b != layout::col && (k.algo.tile.n / 64) % 2 != 0) return no(3, field::tile_n | field::layout);
+  return {};
+}
+
 }  // namespace kdecl::dsl::gemm_rules
 
 namespace kdecl::dsl {
@@ -415,6 +431,7 @@ constexpr diagnostic validate(const gemm_key& key, arch_id target) {
   if (auto d = check_traits(k, s, c); !d.ok()) return d;
   if (auto d = check_vector(k, c); !d.ok()) return d;
   if (auto d = check_cluster(k, c); !d.ok()) return d;
+  if (auto d = check_cluster_kernel(k); !d.ok()) return d;
   return {};
 }
 

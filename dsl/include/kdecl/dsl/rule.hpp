@@ -65,6 +65,7 @@ enum class rule : std::uint8_t {
   // ---- clusters
   cluster_requires_sm_90,
   cluster_not_offered_by_pipeline,
+  multicast_cluster_unsupported,          // NVIDIA tma_wgmma: what its 2-block clusters build
   // ---- offsets
   index_bits_not_offered_by_pipeline,
   // ---- grouped convolution

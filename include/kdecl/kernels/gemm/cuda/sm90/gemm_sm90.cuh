@@ -3,7 +3,8 @@
 //
 // run() builds the two TMA descriptors, plans the persistent grid (one block per
 // SM, grouped tile order, split-K over a thread-block cluster when the output has
-// too few tiles to occupy the SMs) and launches the kernel. No workspace is used.
+// too few tiles to occupy the SMs; pairs of blocks for a multicast cluster key) and
+// launches the kernel. No workspace is used.
 #pragma once
 
 #include <algorithm>
@@ -42,9 +43,10 @@ inline constexpr int min_k_blocks_per_split = 4;
 // resident at once; 0 where the cluster size cannot be launched at all.
 using cluster_capacity = std::array<int, max_cluster_splits + 1>;
 
-// `capacity` == nullptr: never split K.
+// `capacity` == nullptr: never split K. A multicast cluster (cluster_m or cluster_n = 2)
+// never splits K either: its grid is as many pairs of blocks as fit on the GPU at once.
 inline launch_plan plan_launch(const gemm_problem& p, int tile_m, int tile_n, int tile_k, int sm_count,
-                               const cluster_capacity* capacity) {
+                               const cluster_capacity* capacity, int cluster_m = 1, int cluster_n = 1) {
   launch_plan plan;
   tile_scheduler& s = plan.sched;
   s.tiles_m = static_cast<int>((p.m + tile_m - 1) / tile_m);
@@ -52,7 +54,18 @@ inline launch_plan plan_launch(const gemm_problem& p, int tile_m, int tile_n, in
   s.batch = static_cast<int>(p.batch);
   s.k_blocks = static_cast<int>((p.k + tile_k - 1) / tile_k);
   s.splits = 1;
+  s.cluster_m = cluster_m;
+  s.cluster_n = cluster_n;
   const int sms = std::max(sm_count, 1);
+  if (const int size = cluster_m * cluster_n; size > 1) {
+    // Pairs of blocks resident at once (the GPCs may hold fewer than sms / 2).
+    const int fit = capacity != nullptr && (*capacity)[size] > 0 ? (*capacity)[size] / size : sms / size;
+    const int clusters = std::min(s.units(), std::max(fit, 1));
+    plan.grid = clusters * size;
+    const double g = std::sqrt(double(clusters) * tile_n * cluster_n / (double(tile_m) * cluster_m));
+    s.group_m = std::clamp(static_cast<int>(g + 0.5), 1, std::max(s.pairs_m(), 1));
+    return plan;
+  }
   const int tiles = s.tiles();
   // Split K only when fewer than half the SMs would have a tile: then the job is
   // bound by how fast the busy SMs can stream B, and more streams win. Take the
@@ -94,7 +107,8 @@ struct gemm {
     const device_info dev = current_device_info();
     prepare_kernel();
     return plan_launch(p, cfg::tile_m, cfg::tile_n, cfg::tile_k, dev.sm_count,
-                       cfg::split_k_fits ? &cluster_capacity_of(dev) : nullptr);
+                       cfg::split_k_fits || cfg::cluster_size > 1 ? &cluster_capacity_of(dev) : nullptr,
+                       cfg::cluster_m, cfg::cluster_n);
   }
 
   static status run(const gemm_problem& p, const gemm_args& args, void* stream) {
@@ -129,7 +143,7 @@ struct gemm {
                               (p.ldc * elem_bytes(K.sig.c)) % run_bytes == 0 &&
                               (p.batch == 1 || (p.stride_c * elem_bytes(K.sig.c)) % run_bytes == 0);
       auto st = static_cast<cudaStream_t>(stream);
-      if (shape.sched.splits > 1) {
+      if (shape.sched.splits > 1 || cfg::cluster_size > 1) {
         cudaLaunchConfig_t launch{};
         launch.gridDim = dim3(shape.grid);
         launch.blockDim = dim3(cfg::threads);
@@ -137,7 +151,7 @@ struct gemm {
         launch.stream = st;
         cudaLaunchAttribute cluster{};
         cluster.id = cudaLaunchAttributeClusterDimension;
-        cluster.val.clusterDim.x = static_cast<unsigned>(shape.sched.splits);
+        cluster.val.clusterDim.x = static_cast<unsigned>(shape.sched.splits > 1 ? shape.sched.splits : cfg::cluster_size);
         cluster.val.clusterDim.y = cluster.val.clusterDim.z = 1;
         launch.attrs = &cluster;
         launch.numAttrs = 1;
@@ -220,13 +234,16 @@ struct gemm {
   // Boxes are one 128-byte swizzled row wide: tile_k elements (K-major) or 64 16-bit M/N values.
   static operand_view operand_a(const gemm_problem& p, const gemm_args& args) {
     const bool k_major = K.sig.lay.a == layout::row;
+    // A multicast cluster along N loads half of A's K-major box per block.
+    const int rows = K.algo.tile.m / (K.algo.cluster_n == 2 ? 2 : 1);
     return {args.a, K.sig.a, k_major ? p.k : p.m, k_major ? p.m : p.k, p.batch, p.lda, p.stride_a,
-            k_major ? K.algo.tile.k : 64, k_major ? K.algo.tile.m : K.algo.tile.k};
+            k_major ? K.algo.tile.k : 64, k_major ? rows : K.algo.tile.k};
   }
   static operand_view operand_b(const gemm_problem& p, const gemm_args& args) {
     const bool k_major = K.sig.lay.b == layout::col;
+    const int rows = K.algo.tile.n / (K.algo.cluster_m == 2 ? 2 : 1);  // half of B per block along M
     return {args.b, K.sig.b, k_major ? p.k : p.n, k_major ? p.n : p.k, p.batch, p.ldb, p.stride_b,
-            k_major ? K.algo.tile.k : 64, k_major ? K.algo.tile.n : K.algo.tile.k};
+            k_major ? K.algo.tile.k : 64, k_major ? rows : K.algo.tile.k};
   }
 
   static std::optional<std::string> problem_reason(const gemm_problem& p, const gemm_args& args) {

@@ -103,7 +103,18 @@ constexpr const char* key_unsupported_reason(const gemm_key& k) {
   if (smem_bytes_for(k) > max_dynamic_smem_bytes) return "shared-memory ring exceeds 227 KiB";
   if (a.epi != epilogue::direct && a.epi != epilogue::cshuffle) return "epilogue must be direct or cshuffle";
   if (a.vector_bytes != 16) return "vector_bytes must be 16 (TMA alignment of A and B)";
-  if (a.cluster_m != 1 || a.cluster_n != 1) return "thread-block clusters are not implemented";
+  const int cluster = a.cluster_m * a.cluster_n;
+  if (!(cluster == 1 || (a.cluster_m == 2 && a.cluster_n == 1) || (a.cluster_m == 1 && a.cluster_n == 2)))
+    return "cluster must be 1x1, 2x1 (two tiles along M share B, multicast) or 1x2 (two along N share A)";
+  if (cluster > 1 && s.variant != gemm_variant::standard)
+    return "multicast clusters are built for the standard variant only";
+  if (cluster > 1 && a.sched != scheduler::intrawave)
+    return "multicast clusters are built for the cooperative (intrawave) schedule only";
+  // An operand read M/N-major moves in 64-wide boxes: the two blocks take alternate ones.
+  if (a.cluster_n == 2 && s.lay.a != layout::row && (a.tile.m / 64) % 2 != 0)
+    return "a 1x2 cluster with column-major A needs tile.m a multiple of 128 (the blocks share A's 64-row boxes)";
+  if (a.cluster_m == 2 && s.lay.b != layout::col && (a.tile.n / 64) % 2 != 0)
+    return "a 2x1 cluster with row-major B needs tile.n a multiple of 128 (the blocks share B's 64-column boxes)";
   if (a.index_bits != 32 && a.index_bits != 64) return "index_bits must be 32 or 64";
   if (a.pad_m == tristate::any || a.pad_n == tristate::any || a.pad_k == tristate::any) return "padding must be concrete";
   return nullptr;
@@ -121,6 +132,13 @@ struct sm90_config {
   static constexpr int consumer_warpgroups = pingpong ? 2 : K.algo.warps.m / 4;
   static constexpr int warpgroups_per_tile = pingpong ? 1 : consumer_warpgroups;
   static constexpr int threads = (consumer_warpgroups + 1) * 128;
+  // Multicast cluster: two blocks on neighbouring tiles; each loads half of the tile they
+  // share (A along N, B along M) into both (tma_multicast.cuh).
+  static constexpr int cluster_m = K.algo.cluster_m;
+  static constexpr int cluster_n = K.algo.cluster_n;
+  static constexpr int cluster_size = cluster_m * cluster_n;
+  static constexpr bool multicast_a = cluster_n == 2;
+  static constexpr bool multicast_b = cluster_m == 2;
   static constexpr int consumer_threads = consumer_warpgroups * 128;
   static constexpr int tile_m = K.algo.tile.m;
   static constexpr int tile_n = K.algo.tile.n;
@@ -145,8 +163,10 @@ struct sm90_config {
   // Split-K partial tile (fp32, rows padded by 8 floats against bank conflicts),
   // written over the operand ring once the block's single unit is done.
   static constexpr int split_k_partial_ld = tile_n + 8;
-  // (pingpong never splits: its two consumers already work on separate tiles.)
-  static constexpr bool split_k_fits = !pingpong && tile_m * split_k_partial_ld * 4 <= stages * stage_bytes;
+  // (pingpong never splits: its two consumers already work on separate tiles; a multicast
+  // cluster neither: its cluster is the pair of blocks.)
+  static constexpr bool split_k_fits =
+      !pingpong && cluster_size == 1 && tile_m * split_k_partial_ld * 4 <= stages * stage_bytes;
 
   static constexpr bool staged_epilogue = K.algo.epi == epilogue::cshuffle;
   static constexpr bool check_m = K.algo.pad_m != tristate::no;

@@ -16,6 +16,12 @@
 //   split-K          (splits > 1) one unit per block, the splits of a tile form a
 //                    cluster and reduce through distributed shared memory
 //                    (split_k.cuh).
+//   multicast        (cluster 2x1 or 1x2) two blocks of a cluster take a pair of
+//                    neighbouring tiles that share B (2x1) or A (1x2); each block's
+//                    producer loads half of the shared tile and multicasts it into
+//                    both blocks' slots, so a slot is free only when the consumers of
+//                    both blocks have released it: they arrive on their own and on
+//                    the other block's empty barrier.
 //   pingpong         (scheduler pingpong) two consumer warpgroups, each on its own
 //                    tile: consumer c takes the block's units c, c+2, ... The
 //                    producer still fills one ring in unit order, so each consumer
@@ -41,7 +47,9 @@
 #include "kdecl/kernels/cuda/sm90/mbarrier.cuh"
 #include "kdecl/kernels/cuda/sm90/named_barrier_arrive.cuh"
 #include "kdecl/kernels/gemm/cuda/sm90/split_k.cuh"
+#include "kdecl/kernels/cuda/sm90/cluster.cuh"
 #include "kdecl/kernels/cuda/sm90/tma_load.cuh"
+#include "kdecl/kernels/cuda/sm90/tma_multicast.cuh"
 #include "kdecl/kernels/cuda/sm90/warpgroup.cuh"
 #include "kdecl/kernels/cuda/sm90/wgmma_descriptor.cuh"
 #include "kdecl/kernels/cuda/sm90/wgmma_mma.cuh"
@@ -77,6 +85,30 @@ __device__ __forceinline__ int ring_slots_of(const gemm_sm90_params& p, const ti
     if (p.d_via_tma) slots += d_tile_layout<Cfg>::slots;
   }
   return slots;
+}
+
+// The block's place in the persistent grid: its cluster (a unit of work is one per
+// cluster) and its rank there (0 without a multicast cluster).
+template <class Cfg>
+struct grid_place {
+  int rank, cluster, clusters;
+  __device__ static grid_place here() {
+    if constexpr (Cfg::cluster_size > 1) {
+      return {cluster_rank(), static_cast<int>(blockIdx.x) / Cfg::cluster_size,
+              static_cast<int>(gridDim.x) / Cfg::cluster_size};
+    } else {
+      return {0, static_cast<int>(blockIdx.x), static_cast<int>(gridDim.x)};
+    }
+  }
+};
+
+// A consumer warp frees a ring slot: in a multicast cluster on both blocks' empty
+// barriers, since both producers write into the slot.
+template <class Cfg>
+__device__ __forceinline__ void release_slot(std::uint64_t* empty, int stage, int rank) {
+  mbarrier_arrive(&empty[stage]);
+  if constexpr (Cfg::cluster_size > 1)
+    mbarrier_arrive_remote(cluster_map_shared(shared_address(&empty[stage]), rank ^ 1));
 }
 
 // pingpong's turn-taking: named barriers 2 and 3 (0 is __syncthreads, 1 split-K's).
@@ -116,29 +148,54 @@ __device__ __forceinline__ void produce_tiles(const gemm_sm90_params& p, unsigne
   }
   ring_position pos;
   const int units = p.sched.units();
-  for (int unit = blockIdx.x; unit < units; unit += gridDim.x) {
-    const tile_work w = p.sched.at(unit);
+  const grid_place<cfg> place = grid_place<cfg>::here();
+  constexpr std::uint16_t both_blocks = 0x3;
+  for (int unit = place.cluster; unit < units; unit += place.clusters) {
+    const tile_work w = p.sched.at(unit, place.rank);
     const int m0 = w.tile_m * cfg::tile_m;
     const int n0 = w.tile_n * cfg::tile_n;
     for (int kb = w.k_block_begin; kb < w.k_block_end; ++kb) {
       mbarrier_wait(&empty[pos.stage], pos.phase ^ 1);
+      // The whole stage lands here, half of the shared operand from the other block.
       mbarrier_arrive_expect_tx(&full[pos.stage], cfg::stage_bytes);
       unsigned char* a = ring_a + pos.stage * cfg::a_stage_bytes;
       unsigned char* b = ring_b + pos.stage * cfg::b_stage_bytes;
       const int k0 = kb * cfg::tile_k;
-      if constexpr (cfg::a_k_major) {
+      if constexpr (cfg::a_k_major && cfg::multicast_a) {
+        constexpr int half = cfg::tile_m / 2;  // the map's box is half a tile high
+        tma_load_3d_multicast(a + place.rank * half * swizzle_row_bytes, &p.map_a, &full[pos.stage], k0,
+                              m0 + place.rank * half, w.batch, both_blocks);
+      } else if constexpr (cfg::a_k_major) {
         tma_load_3d(a, &p.map_a, &full[pos.stage], k0, m0, w.batch);
       } else {
 #pragma unroll
-        for (int j = 0; j < cfg::tile_m / 64; ++j)
-          tma_load_3d(a + j * mn_block_bytes, &p.map_a, &full[pos.stage], m0 + 64 * j, k0, w.batch);
+        for (int j = 0; j < cfg::tile_m / 64; ++j) {
+          if constexpr (cfg::multicast_a) {
+            if (j % 2 == place.rank)
+              tma_load_3d_multicast(a + j * mn_block_bytes, &p.map_a, &full[pos.stage], m0 + 64 * j, k0, w.batch,
+                                    both_blocks);
+          } else {
+            tma_load_3d(a + j * mn_block_bytes, &p.map_a, &full[pos.stage], m0 + 64 * j, k0, w.batch);
+          }
+        }
       }
-      if constexpr (cfg::b_k_major) {
+      if constexpr (cfg::b_k_major && cfg::multicast_b) {
+        constexpr int half = cfg::tile_n / 2;
+        tma_load_3d_multicast(b + place.rank * half * swizzle_row_bytes, &p.map_b, &full[pos.stage], k0,
+                              n0 + place.rank * half, w.batch, both_blocks);
+      } else if constexpr (cfg::b_k_major) {
         tma_load_3d(b, &p.map_b, &full[pos.stage], k0, n0, w.batch);
       } else {
 #pragma unroll
-        for (int j = 0; j < cfg::tile_n / 64; ++j)
-          tma_load_3d(b + j * mn_block_bytes, &p.map_b, &full[pos.stage], n0 + 64 * j, k0, w.batch);
+        for (int j = 0; j < cfg::tile_n / 64; ++j) {
+          if constexpr (cfg::multicast_b) {
+            if (j % 2 == place.rank)
+              tma_load_3d_multicast(b + j * mn_block_bytes, &p.map_b, &full[pos.stage], n0 + 64 * j, k0, w.batch,
+                                    both_blocks);
+          } else {
+            tma_load_3d(b + j * mn_block_bytes, &p.map_b, &full[pos.stage], n0 + 64 * j, k0, w.batch);
+          }
+        }
       }
       pos.advance<cfg::stages>();
     }
@@ -231,12 +288,13 @@ __device__ __forceinline__ void consume_tiles(const gemm_sm90_params& p, unsigne
   acc_t acc[cfg::m_blocks][cfg::acc_regs];
   ring_position pos;
   const int units = p.sched.units();
-  if (cfg::pingpong && first_turn == 1 && static_cast<int>(blockIdx.x) < units)
-    pos.skip<cfg::stages>(ring_slots_of<cfg>(p, p.sched.at(blockIdx.x)));  // the other consumer's first unit
+  const grid_place<cfg> place = grid_place<cfg>::here();
+  if (cfg::pingpong && first_turn == 1 && place.cluster < units)
+    pos.skip<cfg::stages>(ring_slots_of<cfg>(p, p.sched.at(place.cluster)));  // the other consumer's first unit
   for (int turn = first_turn;; turn += units_per_turn) {
-    const int unit = blockIdx.x + turn * gridDim.x;
+    const int unit = place.cluster + turn * place.clusters;
     if (unit >= units) break;
-    const tile_work w = p.sched.at(unit);
+    const tile_work w = p.sched.at(unit, place.rank);
 #pragma unroll
     for (int i = 0; i < cfg::m_blocks; ++i)
 #pragma unroll
@@ -265,11 +323,11 @@ __device__ __forceinline__ void consume_tiles(const gemm_sm90_params& p, unsigne
       for (int i = 0; i < cfg::m_blocks; ++i) fence_accumulators(acc[i]);
       // The group of the previous k-block has now retired: its slot may be refilled.
       wgmma_wait_group<1>();
-      if (previous_stage >= 0 && lane == 0) mbarrier_arrive(&empty[previous_stage]);
+      if (previous_stage >= 0 && lane == 0) release_slot<cfg>(empty, previous_stage, place.rank);
       previous_stage = pos.stage;
       pos.advance<cfg::stages>();
     }
-    const int next_unit = unit + static_cast<int>(gridDim.x);  // the other consumer's next (pingpong)
+    const int next_unit = unit + place.clusters;  // the other consumer's next (pingpong)
     if constexpr (cfg::pingpong) {
       // Main loop issued: the other consumer may issue its next tile's (if it has one).
       if (next_unit < units) named_barrier_arrive(pingpong_barrier_base + ((turn + 1) & 1), 256);
@@ -277,7 +335,9 @@ __device__ __forceinline__ void consume_tiles(const gemm_sm90_params& p, unsigne
     wgmma_wait_group<0>();
 #pragma unroll
     for (int i = 0; i < cfg::m_blocks; ++i) fence_accumulators(acc[i]);
-    if (previous_stage >= 0 && lane == 0) mbarrier_arrive(&empty[previous_stage]);
+    if (previous_stage >= 0 && lane == 0) release_slot<cfg>(empty, previous_stage, place.rank);
+    // A cluster's block past the last tile row or column loaded its half for the other only.
+    if (!w.valid) continue;
 
     if constexpr (cfg::integer_acc) {
       // s32 accumulators -> fp32 for split-K and the epilogues (exact below 2^24).
@@ -319,11 +379,14 @@ __global__ void __launch_bounds__(Cfg::threads, 1) gemm_sm90_kernel(const __grid
   if (threadIdx.x == 0) {
     for (int s = 0; s < cfg::stages; ++s) {
       mbarrier_init(&full[s], 1);                                 // the producer's expect_tx arrival
-      mbarrier_init(&empty[s], cfg::warpgroups_per_tile * 4);    // one arrival per warp reading the slot
+      // one arrival per warp reading the slot, in both blocks of a multicast cluster
+      mbarrier_init(&empty[s], cfg::warpgroups_per_tile * 4 * cfg::cluster_size);
     }
     mbarrier_init_fence();
   }
-  __syncthreads();
+  // A multicast cluster: the other block's barriers must exist before anything reaches them.
+  if constexpr (cfg::cluster_size > 1) cluster_sync();
+  else __syncthreads();
 
   const int warpgroup = threadIdx.x / 128;
   if (warpgroup == 0) {
@@ -334,6 +397,8 @@ __global__ void __launch_bounds__(Cfg::threads, 1) gemm_sm90_kernel(const __grid
     warpgroup_claim_registers<cfg::consumer_regs>();
     consume_tiles<K>(p, ring_a, ring_b, full, empty, strips, warpgroup - 1, threadIdx.x % 128);
   }
+  // ... and no block leaves while the other may still write into its slots or barriers.
+  if constexpr (cfg::cluster_size > 1) cluster_sync();
 #endif
 }
 

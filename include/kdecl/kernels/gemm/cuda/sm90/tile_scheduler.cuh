@@ -1,5 +1,6 @@
 // Persistent-grid work order. A unit of work is one (batch, tile_m, tile_n, k-split)
-// quadruple; block b takes units b, b + gridDim.x, ...  Output tiles are visited in
+// quadruple; block b takes units b, b + gridDim.x, ... (a multicast cluster c of two blocks:
+// units c, c + clusters, ...)  Output tiles are visited in
 // groups of `group_m` tile rows, column by column inside a group, so the blocks
 // running at once share A rows and B columns in L2. The k-splits of one tile are
 // adjacent units.
@@ -12,31 +13,42 @@ struct tile_work {
   int tile;                    // linear output-tile index (batch included)
   int split;                   // which K range of the tile
   int k_block_begin, k_block_end;
+  bool valid;                  // false: a multicast cluster's block past the last tile row or column
 };
 
+// Multicast clusters (cluster_m or cluster_n = 2): a unit is a pair of neighbouring tiles
+// along M (or N), one per block of the cluster; the pair's block `rank` takes the tile
+// rank places on. Where the tile count is odd, the last pair's second tile lies outside C:
+// that block still loads its half of the shared operand for the other and stores nothing.
 struct tile_scheduler {
   int tiles_m, tiles_n, batch;
-  int group_m;   // tile rows per raster group (>= 1)
+  int group_m;   // tile rows per raster group (>= 1), in units of cluster_m tiles
   int splits;    // K ranges per tile (1 = no split-K)
   int k_blocks;  // ceil(K / tile_k)
+  int cluster_m = 1, cluster_n = 1;
 
   __host__ __device__ int tiles() const { return batch * tiles_m * tiles_n; }
-  __host__ __device__ int units() const { return tiles() * splits; }
+  __host__ __device__ int pairs_m() const { return (tiles_m + cluster_m - 1) / cluster_m; }
+  __host__ __device__ int pairs_n() const { return (tiles_n + cluster_n - 1) / cluster_n; }
+  __host__ __device__ int units() const { return batch * pairs_m() * pairs_n() * splits; }
 
-  __device__ tile_work at(int unit) const {
+  __device__ tile_work at(int unit, int rank = 0) const {
     tile_work w;
-    w.tile = unit / splits;
-    w.split = unit - w.tile * splits;
-    const int per_batch = tiles_m * tiles_n;
-    w.batch = w.tile / per_batch;
-    const int t = w.tile - w.batch * per_batch;
-    const int per_group = group_m * tiles_n;
+    const int cell = unit / splits;  // (batch, pair row, pair column)
+    w.split = unit - cell * splits;
+    const int rows = pairs_m(), cols = pairs_n();
+    const int per_batch = rows * cols;
+    w.batch = cell / per_batch;
+    const int t = cell - w.batch * per_batch;
+    const int per_group = group_m * cols;
     const int group = t / per_group;
     const int first_m = group * group_m;
-    const int rows_here = min(tiles_m - first_m, group_m);
+    const int rows_here = min(rows - first_m, group_m);
     const int in_group = t - group * per_group;
-    w.tile_m = first_m + in_group % rows_here;
-    w.tile_n = in_group / rows_here;
+    w.tile_m = (first_m + in_group % rows_here) * cluster_m + (cluster_m > 1 ? rank : 0);
+    w.tile_n = (in_group / rows_here) * cluster_n + (cluster_n > 1 ? rank : 0);
+    w.valid = w.tile_m < tiles_m && w.tile_n < tiles_n;
+    w.tile = (w.batch * tiles_m + w.tile_m) * tiles_n + w.tile_n;
     // Even split of the k-blocks; the host keeps splits <= k_blocks so none is empty.
     w.k_block_begin = static_cast<int>(static_cast<long long>(k_blocks) * w.split / splits);
     w.k_block_end = static_cast<int>(static_cast<long long>(k_blocks) * (w.split + 1) / splits);
