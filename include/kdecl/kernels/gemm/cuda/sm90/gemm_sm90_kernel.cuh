@@ -136,6 +136,33 @@ __device__ __forceinline__ void produce_d_slots(const gemm_sm90_params& p, unsig
   }
 }
 
+// One operand's share of a stage: `rows` M (or N) values from `row0`, tile_k deep. K-major:
+// one box (with Multicast, this block's half of the rows, the map's box being half as high);
+// M/N-major: 64-row boxes (with Multicast, every other one). Multicast copies land in both
+// blocks of the cluster.
+template <int Rows, bool KMajor, bool Multicast>
+__device__ __forceinline__ void load_operand_tile(unsigned char* slot, const CUtensorMap* map, std::uint64_t* full,
+                                                  int row0, int k0, int batch, int rank) {
+  constexpr std::uint16_t both_blocks = 0x3;
+  if constexpr (KMajor && Multicast) {
+    constexpr int half = Rows / 2;
+    tma_load_3d_multicast(slot + rank * half * swizzle_row_bytes, map, full, k0, row0 + rank * half, batch,
+                          both_blocks);
+  } else if constexpr (KMajor) {
+    tma_load_3d(slot, map, full, k0, row0, batch);
+  } else {
+#pragma unroll
+    for (int j = 0; j < Rows / 64; ++j) {
+      if constexpr (Multicast) {
+        if (j % 2 == rank)
+          tma_load_3d_multicast(slot + j * mn_block_bytes, map, full, row0 + 64 * j, k0, batch, both_blocks);
+      } else {
+        tma_load_3d(slot + j * mn_block_bytes, map, full, row0 + 64 * j, k0, batch);
+      }
+    }
+  }
+}
+
 template <gemm_key K>
 __device__ __forceinline__ void produce_tiles(const gemm_sm90_params& p, unsigned char* ring_a,
                                               unsigned char* ring_b, std::uint64_t* full, std::uint64_t* empty) {
@@ -149,7 +176,6 @@ __device__ __forceinline__ void produce_tiles(const gemm_sm90_params& p, unsigne
   ring_position pos;
   const int units = p.sched.units();
   const grid_place<cfg> place = grid_place<cfg>::here();
-  constexpr std::uint16_t both_blocks = 0x3;
   for (int unit = place.cluster; unit < units; unit += place.clusters) {
     const tile_work w = p.sched.at(unit, place.rank);
     const int m0 = w.tile_m * cfg::tile_m;
@@ -161,42 +187,10 @@ __device__ __forceinline__ void produce_tiles(const gemm_sm90_params& p, unsigne
       unsigned char* a = ring_a + pos.stage * cfg::a_stage_bytes;
       unsigned char* b = ring_b + pos.stage * cfg::b_stage_bytes;
       const int k0 = kb * cfg::tile_k;
-      if constexpr (cfg::a_k_major && cfg::multicast_a) {
-        constexpr int half = cfg::tile_m / 2;  // the map's box is half a tile high
-        tma_load_3d_multicast(a + place.rank * half * swizzle_row_bytes, &p.map_a, &full[pos.stage], k0,
-                              m0 + place.rank * half, w.batch, both_blocks);
-      } else if constexpr (cfg::a_k_major) {
-        tma_load_3d(a, &p.map_a, &full[pos.stage], k0, m0, w.batch);
-      } else {
-#pragma unroll
-        for (int j = 0; j < cfg::tile_m / 64; ++j) {
-          if constexpr (cfg::multicast_a) {
-            if (j % 2 == place.rank)
-              tma_load_3d_multicast(a + j * mn_block_bytes, &p.map_a, &full[pos.stage], m0 + 64 * j, k0, w.batch,
-                                    both_blocks);
-          } else {
-            tma_load_3d(a + j * mn_block_bytes, &p.map_a, &full[pos.stage], m0 + 64 * j, k0, w.batch);
-          }
-        }
-      }
-      if constexpr (cfg::b_k_major && cfg::multicast_b) {
-        constexpr int half = cfg::tile_n / 2;
-        tma_load_3d_multicast(b + place.rank * half * swizzle_row_bytes, &p.map_b, &full[pos.stage], k0,
-                              n0 + place.rank * half, w.batch, both_blocks);
-      } else if constexpr (cfg::b_k_major) {
-        tma_load_3d(b, &p.map_b, &full[pos.stage], k0, n0, w.batch);
-      } else {
-#pragma unroll
-        for (int j = 0; j < cfg::tile_n / 64; ++j) {
-          if constexpr (cfg::multicast_b) {
-            if (j % 2 == place.rank)
-              tma_load_3d_multicast(b + j * mn_block_bytes, &p.map_b, &full[pos.stage], n0 + 64 * j, k0, w.batch,
-                                    both_blocks);
-          } else {
-            tma_load_3d(b + j * mn_block_bytes, &p.map_b, &full[pos.stage], n0 + 64 * j, k0, w.batch);
-          }
-        }
-      }
+      load_operand_tile<cfg::tile_m, cfg::a_k_major, cfg::multicast_a>(a, &p.map_a, &full[pos.stage], m0, k0,
+                                                                       w.batch, place.rank);
+      load_operand_tile<cfg::tile_n, cfg::b_k_major, cfg::multicast_b>(b, &p.map_b, &full[pos.stage], n0, k0,
+                                                                       w.batch, place.rank);
       pos.advance<cfg::stages>();
     }
     if constexpr (d_tile_layout<cfg>::enabled) {
@@ -337,18 +331,19 @@ __device__ __forceinline__ void consume_tiles(const gemm_sm90_params& p, unsigne
     for (int i = 0; i < cfg::m_blocks; ++i) fence_accumulators(acc[i]);
     if (previous_stage >= 0 && lane == 0) release_slot<cfg>(empty, previous_stage, place.rank);
     // A cluster's block past the last tile row or column loaded its half for the other only.
-    if (!w.valid) continue;
-
-    if constexpr (cfg::integer_acc) {
-      // s32 accumulators -> fp32 for split-K and the epilogues (exact below 2^24).
-      float acc_f[cfg::m_blocks][cfg::acc_regs];
+    if (w.valid) {
+      if constexpr (cfg::integer_acc) {
+        // s32 accumulators -> fp32 for split-K and the epilogues (exact below 2^24).
+        float acc_f[cfg::m_blocks][cfg::acc_regs];
 #pragma unroll
-      for (int i = 0; i < cfg::m_blocks; ++i)
+        for (int i = 0; i < cfg::m_blocks; ++i)
 #pragma unroll
-        for (int r = 0; r < cfg::acc_regs; ++r) acc_f[i][r] = static_cast<float>(static_cast<std::int32_t>(acc[i][r]));
-      finish_tile<K, cfg>(acc_f, p, w, ring_a, ring_b, full, empty, strips, consumer, thread_in_wg, pos);
-    } else {
-      finish_tile<K, cfg>(acc, p, w, ring_a, ring_b, full, empty, strips, consumer, thread_in_wg, pos);
+          for (int r = 0; r < cfg::acc_regs; ++r)
+            acc_f[i][r] = static_cast<float>(static_cast<std::int32_t>(acc[i][r]));
+        finish_tile<K, cfg>(acc_f, p, w, ring_a, ring_b, full, empty, strips, consumer, thread_in_wg, pos);
+      } else {
+        finish_tile<K, cfg>(acc, p, w, ring_a, ring_b, full, empty, strips, consumer, thread_in_wg, pos);
+      }
     }
     if constexpr (cfg::pingpong) {
       if (next_unit < units) pos.skip<cfg::stages>(ring_slots_of<cfg>(p, p.sched.at(next_unit)));
