@@ -5,7 +5,7 @@
 #     -fconstexpr-* or max_cost flags kdecl's targets add): g++ and clang++
 #     instantiate the host kernels; hipcc and nvcc validate every target and
 #     expand their own (none: these sets are host and sm_90). nvcc checks issue
-#     6's sm_90 set through expansion_check.cpp (building its 5,368 kernels would
+#     6's sm_90 set through expansion_check.cpp (building its 5,432 kernels would
 #     take hours);
 #  2. builds and runs the consumer project (find_package(kdecl),
 #     kdecl_add_kernel_sets) with g++ for the host pass, nvcc for the cuda pass
