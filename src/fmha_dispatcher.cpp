@@ -249,8 +249,11 @@ std::shared_ptr<const fmha_dispatcher::index> fmha_dispatcher::current_index() c
     idx->generation = gen;
     for (const auto& e : registry_->filter([&](const registered_kernel& k) {
            return k.instance->op() == op_kind::fmha && k.instance->arch() == device_.arch;
-         }))
-      idx->kernels.push_back(std::static_pointer_cast<const fmha_instance>(e.instance));
+         })) {
+      auto kernel = std::static_pointer_cast<const fmha_instance>(e.instance);
+      // The serving families' kernels (a paged cache) are fmha_paged_dispatcher's.
+      if (!is_paged_family(kernel->key().sig.family)) idx->kernels.push_back(std::move(kernel));
+    }
     index_ = std::move(idx);
   }
   return index_;

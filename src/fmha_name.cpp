@@ -122,6 +122,7 @@ std::string kernel_name(const fmha_key& key) {
   const auto& t = a.tile;
   std::string out = fmt::format("fmha_{}_", to_string(s.family));
   out += s.o == s.qkv ? std::string(to_string(s.qkv)) : fmt::format("{}-{}", to_string(s.qkv), to_string(s.o));
+  if (s.cache != dtype::any) out += fmt::format("_kv-{}", to_string(s.cache));
   out += fmt::format("_{}_h{}x{}", to_string(s.mode), s.hdim_q, s.hdim_v);
   if (s.v_layout == layout::col) out += "_vcol";
   out += fmt::format("_mask-{}_bias-{}", to_string(s.mask), to_string(s.bias));
@@ -162,6 +163,11 @@ fmha_key parse_fmha_name(std::string_view name) {
     if (s.o == s.qkv) bad(name, dt, "spells out equal dtypes (the short form is canonical)");
   } else {
     bad(name, dt, "is neither one dtype nor <qkv>-<o>");
+  }
+  s.cache = dtype::any;
+  if (r.rest().starts_with("kv-")) {
+    const auto seg = r.take("cache dtype");
+    s.cache = dtype_of(seg.substr(3));
   }
   s.mode = r.take_enum<fmha_mode>("mode");
   auto hd = r.take("head dims");

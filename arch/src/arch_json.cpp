@@ -164,11 +164,19 @@ json fmha_json(arch_id a) {
   json out{{"dtypes", dtypes}, {"pipelines", pipes}, {"trload", t.trload}, {"v3", t.v3}};
   if (t.ck_rules) return out;
   // kdecl's own pipelines: their rules in full.
-  constexpr std::string_view styles[] = {"ck_tile", "mma_sync", "tma_wgmma", "host"};
-  constexpr std::string_view smem[] = {"none", "ck_qr", "q_kv_ring_padded", "tma_q_kv_ring_o"};
+  constexpr std::string_view styles[] = {"ck_tile", "mma_sync", "tma_wgmma", "host", "paged"};
+  constexpr std::string_view smem[] = {"none", "ck_qr", "q_kv_ring_padded", "tma_q_kv_ring_o", "paged_decode_ring"};
+  auto family_names = [](std::uint32_t set) {
+    json out = json::array();
+    for (std::size_t i = 0; i < enum_count<fmha_family>(); ++i)
+      if (set >> i & 1u) out.push_back(str(to_string(static_cast<fmha_family>(i))));
+    return out;
+  };
   json details = json::object();
   for (const auto& p : t.pipelines)
     details[str(to_string(p.pipe))] = {
+        {"families", family_names(p.families != 0 ? p.families : t.families)},
+        {"fp8_cache", p.fp8_cache},
         {"rules", str(styles[static_cast<int>(p.rules)])},
         {"warps", shapes(p.warps)},
         {"extra_warps", p.extra_warps},
@@ -182,11 +190,8 @@ json fmha_json(arch_id a) {
         {"max_n", p.max_n},
         {"kernel_built", p.kernel_built},
         {"access_bytes", p.access_bytes}};
-  json families = json::array();
-  for (std::size_t i = 0; i < enum_count<fmha_family>(); ++i)
-    if (t.families >> i & 1u) families.push_back(str(to_string(static_cast<fmha_family>(i))));
   out["pipeline_rules"] = details;
-  out["families"] = families;
+  out["families"] = family_names(t.families);
   out["dropout"] = t.dropout;
   out["v_col_major"] = t.v_col_major;
   out["soft_cap_with_bias"] = t.soft_cap_with_bias;

@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include "kdecl/fmha/fmha_paged_dispatcher.hpp"
+#include "kdecl/runtime/device.hpp"
 #include "kdecl/runtime/fmha_paged_case.hpp"
 #include "kdecl/kernels/fmha/cuda/decode/paged_append.cuh"
 #include "kdecl/kernels/fmha/cuda/decode/paged_decode.cuh"
@@ -99,15 +101,32 @@ struct errors {
   std::string first;
 };
 
-// Runs the decoder on the case and compares with the host reference.
+// Runs the case on the registered kernel the dispatcher picks (instances/fmha_paged.cpp; its
+// split-KV workspace lent), or on `kernel` when given, and compares with the host reference.
 template <class T>
-errors run_and_compare(test::paged_case<T>& c, double tol, int* splits_used = nullptr) {
+errors run_and_compare(test::paged_case<T>& c, double tol, int* splits_used = nullptr,
+                       const fmha_paged_instance* kernel = nullptr) {
   device_case<T> d(c);
   d.o.poison();
   d.lse.poison();
-  dec::paged_decoder decoder;
-  if (splits_used) *splits_used = c.p.prefill() ? 0 : decoder.plan(c.p).splits;
-  const status st = c.p.prefill() ? dec::run_paged_prefill(c.p, d.args(), nullptr) : decoder.run(c.p, d.args());
+  const fmha_paged_dispatcher dispatcher(default_device());
+  auto a = d.args();
+  status st = status::ok();
+  if (kernel) {
+    const auto why = kernel->why_not_paged(c.p, a);
+    EXPECT_FALSE(why.has_value()) << kernel->name() << ": " << *why;
+    dbuf workspace(kernel->paged_workspace_bytes(c.p));
+    a.workspace = workspace.ptr;
+    a.workspace_bytes = workspace.bytes;
+    if (splits_used) *splits_used = kernel->paged_splits(c.p);
+    st = kernel->run_paged(c.p, a, nullptr);
+    EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  } else {
+    const auto sel = dispatcher.select(c.p, &a);
+    EXPECT_TRUE(sel) << sel.explain();
+    if (splits_used) *splits_used = c.p.prefill() ? 0 : sel.splits;
+    st = dispatcher.run(c.p, a);
+  }
   EXPECT_TRUE(st.is_ok()) << st.message();
   EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   const auto o = d.o.template get<T>();
@@ -545,6 +564,56 @@ TEST(FmhaAppendKvGpu, AppendThenDecode) {
   std::size_t bad = 0;
   for (std::size_t i = 0; i < o.size(); ++i) bad += !(std::abs(float(o[i]) - float(ro[i])) <= 1e-2f);
   EXPECT_EQ(bad, 0u);
+}
+
+// Every registered serving kernel of this device's arch (decode of both families, every
+// dtype, cache and head dim, padded head dims too; prefill), run directly on a case of its
+// own signature, against the host reference.
+TEST(FmhaPagedRegisteredGpu, EveryDecodeAndPrefillKernelMatchesTheReference) {
+  REQUIRE_GPU();
+  const device dev = default_device();
+  int checked = 0;
+  for (const auto& e : registry::global().filter([&](const registered_kernel& k) {
+         return k.instance->op() == op_kind::fmha && k.instance->arch() == dev.arch;
+       })) {
+    const auto* k = dynamic_cast<const fmha_paged_instance*>(e.instance.get());
+    if (k == nullptr || k->key().sig.family == fmha_family::fwd_appendkv) continue;
+    SCOPED_TRACE(k->name());
+    const auto& key = k->key();
+    for (int hdim : {key.sig.hdim_q, key.sig.hdim_q - 8}) {
+      test::paged_config cfg;
+      cfg.family = key.sig.family;
+      cfg.hdim = hdim;
+      cfg.heads_q = 8;
+      cfg.heads_kv = 2;
+      cfg.fp8_cache = key.sig.cache == dtype::fp8;
+      cfg.seed = 11 + checked;
+      if (cfg.family == fmha_family::batch_prefill) {
+        cfg.lengths = {300, 17, 0};
+        cfg.q_lengths = {129, 17, 0};
+        cfg.mask = fmha_mask::bottom_right;
+      } else {
+        cfg.lengths = {1, 700, 0, 129};
+        cfg.seqlen_q = 2;
+        cfg.mask = fmha_mask::bottom_right;
+        cfg.sinks = true;
+        cfg.soft_cap = 20.0f;
+        cfg.splits = cfg.family == fmha_family::fwd_splitkv ? 3 : 0;
+      }
+      const double tol = key.sig.qkv == dtype::bf16 ? 1e-2 : 5e-3;
+      errors err;
+      if (key.sig.qkv == dtype::bf16) {
+        auto c = test::make_paged_case<bf16>(cfg, dtype::bf16);
+        err = run_and_compare(c, tol, nullptr, k);
+      } else {
+        auto c = test::make_paged_case<fp16>(cfg, dtype::fp16);
+        err = run_and_compare(c, tol, nullptr, k);
+      }
+      EXPECT_EQ(err.bad, 0u) << "hdim " << hdim << ": " << err.first << " (max O error " << err.o << ")";
+      ++checked;
+    }
+  }
+  EXPECT_GE(checked, 2 * 30) << "decode (24) and prefill (6) kernels for this arch";
 }
 
 }  // namespace

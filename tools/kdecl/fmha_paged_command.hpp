@@ -22,6 +22,7 @@ int paged_fmha_main(int argc, const char* const* argv, bool dry_run = false);
 struct paged_gpu_check {
   bool pass = false;
   int splits = 0;
+  std::string kernel;  // the dispatcher's choice
   double max_o_error = 0, max_lse_error = 0;
   std::string error;
 };

@@ -17,13 +17,14 @@
 #include <cstdarg>
 
 #include "fmha_paged_command.hpp"
+#include "kdecl/fmha/fmha_paged_dispatcher.hpp"
 #include "kdecl/kernels/fmha/cuda/decode/paged_decode.cuh"
+#include "kdecl/runtime/device.hpp"
 #include "kdecl/kernels/fmha/host/fmha_paged_host.hpp"
 #include "kdecl/numeric/host_storage.hpp"
 #include "kdecl/runtime/fmha_paged_case.hpp"
 #if KDECL_WITH_CUDNN_FRONTEND
 #include "cudnn_sdpa.hpp"
-#include "kdecl/runtime/device.hpp"
 #endif
 
 namespace kdecl::cli {
@@ -104,10 +105,17 @@ paged_gpu_check check_typed(const fmha_paged_problem& p, std::uint64_t seed) {
   a.sinks = c.sinks.empty() ? nullptr : static_cast<const float*>(sinks.ptr);
   a.k_scale = c.k_scale.empty() ? nullptr : static_cast<const float*>(ks.ptr);
   a.v_scale = c.v_scale.empty() ? nullptr : static_cast<const float*>(vs.ptr);
-  dec::paged_decoder decoder;
+  // The registered kernel the dispatcher picks (instances/fmha_paged.cpp), its workspace lent.
+  const fmha_paged_dispatcher dispatcher(default_device());
   paged_gpu_check r;
-  r.splits = decoder.plan(c.p).splits;
-  const status st = decoder.run(c.p, a);
+  const auto sel = dispatcher.select(c.p, &a);
+  if (!sel) {
+    r.error = sel.explain();
+    return r;
+  }
+  r.kernel = sel.kernel->name();
+  r.splits = sel.splits;
+  const status st = dispatcher.run(c.p, a);
   if (!st.is_ok()) {
     r.error = st.message();
     return r;
@@ -180,12 +188,8 @@ std::string paged_plan_on_gpu(const fmha_paged_problem& p) {
   int dev = 0, sms = 0;
   cudaGetDevice(&dev);
   cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-  const auto n = p.normalized();
-  const int per_sm = dec::paged_decode_blocks_per_sm(n);
-  const auto plan = dec::plan_paged_decode(n, sms, per_sm);
-  const std::string how = plan.splits > 1 ? strf("split-KV in %d splits + combine", plan.splits) : "one stage";
-  return strf("%s on %d SMs x %d blocks: %d blocks, kernel head dim %d, workspace %zu bytes", how.c_str(), sms, per_sm,
-              plan.blocks, plan.padded_hdim, plan.workspace_bytes);
+  const auto sel = fmha_paged_dispatcher(default_device()).select(p);
+  return strf("%s (%d SMs)", sel.explain().c_str(), sms);
 }
 
 paged_gpu_check paged_check_on_gpu(const fmha_paged_problem& p, std::uint64_t seed) {
@@ -202,7 +206,7 @@ int paged_bench_on_gpu(const std::vector<fmha_paged_problem>& problems, int reps
               "copy_us", "copy_GBs", "%copy", "cudnn_us", "vs_cudnn");
   const std::size_t flush_bytes = std::size_t(256) << 20;
   device_memory flush(flush_bytes);
-  dec::paged_decoder decoder;
+  const fmha_paged_dispatcher dispatcher(default_device());
   for (const auto& problem : problems) {
     const auto p = problem.normalized();
     const std::size_t esz = p.fp8_cache() ? 1 : 2;
@@ -237,10 +241,11 @@ int paged_bench_on_gpu(const std::vector<fmha_paged_problem>& problems, int reps
     std::vector<float> sink_logits(std::size_t(p.heads_q), 0.5f);
     device_memory sinks(sink_logits);
     a.sinks = static_cast<const float*>(sinks.ptr);
-    const auto plan = decoder.plan(p);
+    const auto plan = dispatcher.select(p, &a);
+    if (!plan) throw std::runtime_error(plan.explain());
     std::string failure;
     const double ours = median_ms(reps, flush.ptr, flush_bytes, [&] {
-      const status st = decoder.run(p, a);
+      const status st = dispatcher.run(p, a);
       if (!st.is_ok() && failure.empty()) failure = st.message();
     });
     if (!failure.empty()) throw std::runtime_error(failure);

@@ -32,11 +32,24 @@ enum class fmha_mode : std::uint8_t { batch, group };  // group: variable sequen
 // AMD names follow CK Tile. NVIDIA and host ones are ours:
 //   mma_sync     sm_80+: cp.async K/V ring, ldmatrix, mma.sync (FlashAttention-2 style)
 //   tma_wgmma_ws sm_90a: TMA + mbarrier ring, producer warp, consumer warpgroups, wgmma (FlashAttention-3 style)
+//   paged_decode sm_80+: decode over a paged cache (fwd_pagedkv one stage, fwd_splitkv + combine):
+//                16 query rows (a KV head's query heads x tokens) per block, 64-key tiles through a
+//                cp.async ring, mma.sync (kernels/fmha/cuda/decode/paged_decode.cuh)
+//   paged_append sm_80+: writes new K/V tokens into the pages, rotary embedding on K and Q
+//                (fwd_appendkv; kernels/fmha/cuda/decode/paged_append.cuh)
 //   host_tiled   host: query blocks over threads, online softmax over key blocks, fp32 accumulation
+// batch_prefill over a paged cache runs on mma_sync: the forward kernel with paged K/V loads.
 enum class fmha_pipeline : std::uint8_t {
   qr, qr_async, qs, qr_async_trload, qr_async_trload_v3, v3, qr_pagedkv, qr_nwarp_sshuffle, appendkv,
-  mma_sync, tma_wgmma_ws, host_tiled, any
+  mma_sync, tma_wgmma_ws, paged_decode, paged_append, host_tiled, any
 };
+
+// Families whose kernels read (or, appendkv, write) a paged KV cache through a page table
+// and take fmha_paged_problem (kdecl/fmha/paged_kv.hpp) rather than fmha_problem.
+constexpr bool is_paged_family(fmha_family f) {
+  return f == fmha_family::fwd_pagedkv || f == fmha_family::fwd_splitkv || f == fmha_family::fwd_appendkv ||
+         f == fmha_family::batch_prefill;
+}
 
 namespace names {
 inline constexpr std::array<std::string_view, 6> fmha_family{"fwd", "fwd_pagedkv", "fwd_splitkv",
@@ -44,9 +57,10 @@ inline constexpr std::array<std::string_view, 6> fmha_family{"fwd", "fwd_pagedkv
 inline constexpr std::array<std::string_view, 4> fmha_mask{"none", "top_left", "bottom_right", "generic"};
 inline constexpr std::array<std::string_view, 3> fmha_bias{"none", "elementwise", "alibi"};
 inline constexpr std::array<std::string_view, 2> fmha_mode{"batch", "group"};
-inline constexpr std::array<std::string_view, 13> fmha_pipeline{
+inline constexpr std::array<std::string_view, 15> fmha_pipeline{
     "qr", "qr_async", "qs", "qr_async_trload", "qr_async_trload_v3", "v3", "qr_pagedkv",
-    "qr_nwarp_sshuffle", "appendkv", "mma_sync", "tma_wgmma_ws", "host_tiled", "*"};
+    "qr_nwarp_sshuffle", "appendkv", "mma_sync", "tma_wgmma_ws", "paged_decode", "paged_append",
+    "host_tiled", "*"};
 }  // namespace names
 template <> struct enum_table<fmha_family> { static constexpr const auto& names = names::fmha_family; };
 template <> struct enum_table<fmha_mask> { static constexpr const auto& names = names::fmha_mask; };
@@ -58,6 +72,9 @@ struct fmha_signature {
   fmha_family family = fmha_family::fwd;
   dtype qkv = dtype::fp16;   // Q, K and V
   dtype o = dtype::fp16;     // output (fp8 attention may write fp16/bf16/fp32)
+  // The paged K/V cache's dtype (paged families): any = qkv's, or fp8 (OCP e4m3 with fp32
+  // dequantization scales per tensor or per KV head). Other families: any.
+  dtype cache = dtype::any;
   int hdim_q = 128, hdim_v = 128;
   fmha_mask mask = fmha_mask::none;
   fmha_bias bias = fmha_bias::none;

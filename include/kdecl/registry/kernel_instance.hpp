@@ -10,10 +10,12 @@
 #include "kdecl/fmha/fmha_key.hpp"
 #include "kdecl/fmha/fmha_name.hpp"
 #include "kdecl/fmha/fmha_problem.hpp"
+#include "kdecl/fmha/paged_kv.hpp"
 #include "kdecl/gemm/gemm_key.hpp"
 #include "kdecl/gemm/gemm_name.hpp"
 #include "kdecl/gemm/gemm_problem.hpp"
 #include "kdecl/kernels/fmha/fmha_kernel.hpp"
+#include "kdecl/kernels/fmha/fmha_paged_kernel.hpp"
 #include "kdecl/kernels/gemm/gemm_kernel.hpp"
 
 namespace kdecl {
@@ -98,6 +100,45 @@ class fmha_instance_of final : public fmha_instance {
   }
   status run(const fmha_problem& p, const fmha_args& a, void* stream) const override { return kernel::run(p, a, stream); }
   std::size_t workspace_bytes(const fmha_problem& p) const override { return kernel::workspace_bytes(p); }
+};
+
+// A serving-attention kernel (a paged family: is_paged_family(key().sig.family)). It is an
+// attention kernel of the registry like the forward ones, but takes fmha_paged_problem
+// through fmha_paged_dispatcher; the forward interface refuses every fmha_problem.
+class fmha_paged_instance : public fmha_instance {
+ public:
+  std::optional<std::string> why_not(const fmha_problem&, const fmha_args&) const final {
+    return std::string("a paged-cache kernel (family ") + std::string(to_string(key().sig.family)) +
+           "): it runs fmha_paged_problem through fmha_paged_dispatcher";
+  }
+  status run(const fmha_problem& p, const fmha_args& a, void*) const final {
+    return status::error(*why_not(p, a));
+  }
+  std::size_t workspace_bytes(const fmha_problem&) const final { return 0; }
+
+  virtual std::optional<std::string> why_not_paged(const fmha_paged_problem&, const fmha_paged_args&) const = 0;
+  virtual int paged_splits(const fmha_paged_problem&) const = 0;
+  virtual std::size_t paged_workspace_bytes(const fmha_paged_problem&) const = 0;
+  virtual status run_paged(const fmha_paged_problem&, const fmha_paged_args&, void* stream) const = 0;
+
+ protected:
+  explicit fmha_paged_instance(const fmha_key& key) : fmha_instance(key) {}
+};
+
+template <fmha_key K, backend B>
+class fmha_paged_instance_of final : public fmha_paged_instance {
+  using kernel = kernels::fmha_paged_kernel<K, B>;
+
+ public:
+  fmha_paged_instance_of() : fmha_paged_instance(K) {}
+  std::optional<std::string> why_not_paged(const fmha_paged_problem& p, const fmha_paged_args& a) const override {
+    return kernel::why_not(p, a);
+  }
+  int paged_splits(const fmha_paged_problem& p) const override { return kernel::splits(p); }
+  std::size_t paged_workspace_bytes(const fmha_paged_problem& p) const override { return kernel::workspace_bytes(p); }
+  status run_paged(const fmha_paged_problem& p, const fmha_paged_args& a, void* stream) const override {
+    return kernel::run(p, a, stream);
+  }
 };
 
 }  // namespace kdecl

@@ -37,6 +37,8 @@ enum class rule_style : std::uint8_t {
   mma_sync,   // k0 = k0max, k1 = n0, n1 = padded hdim_v; Q + K/V ring in shared memory; register cap
   tma_wgmma,  // as mma_sync, plus m0 = 64 rows per consumer warpgroup, n0 and n1 up to 256 (wgmma N)
   host,       // as mma_sync without shared memory or registers
+  paged,      // the serving kernels (paged_decode, paged_append): as mma_sync, with the one tile the
+              // kernel has (the tile sweeps hold one value each) and K and V of one head dim
 };
 
 // How a pipeline's shared memory is computed from a key (bytes; e = element size):
@@ -51,6 +53,11 @@ enum class smem_formula : std::uint8_t {
   // four mbarriers per stage (K and V full and empty) plus two, 1 KiB of alignment slack:
   //   m0*k0max*e + stages*n0*(k0max + n1)*e + 8*(4*stages + 2) + 1024
   tma_q_kv_ring_o,
+  // paged_decode (kernels/fmha/cuda/decode/decode_plan.hpp decode_smem_bytes): Q (16 rows), the
+  //   K/V cp.async ring of 64-key tiles (rows padded by 16 bytes, cache dtype c), an fp8 cache's
+  //   widened rows, or the warps' merge buffer if larger:
+  //   max(16*(2d+16) + stages*2*64*(d*c+16) + [fp8] 4*2*16*(2d+16),  4*16*d*4 + 4*16*2*4)
+  paged_decode_ring,
 };
 
 struct int_range {
@@ -74,6 +81,8 @@ struct pipeline_offer {
   // Global access width in bytes: rows (head dims), strides and pointers must be
   // multiples of it. 0: one element (no constraint beyond the dtype).
   int access_bytes = 0;
+  std::uint32_t families = 0;  // bit set over fmha_family of the families it serves; 0: every one of the target's
+  bool fp8_cache = false;      // reads / writes an fp8 (e4m3) paged cache (signature cache = fp8)
 };
 
 struct target {
@@ -183,24 +192,48 @@ inline constexpr int tma_wgmma_n0[] = {64, 80, 96, 112, 128, 144, 160, 176, 192,
 // Max opt-in shared memory per block (as nvidia.hpp).
 inline constexpr int smem_sm80 = 166912, smem_sm86 = 101376, smem_sm89 = 101376, smem_sm90 = 232448;
 
+inline constexpr std::uint32_t forward_families = bit(fmha_family::fwd) | bit(fmha_family::batch_prefill);
+inline constexpr std::uint32_t decode_families = bit(fmha_family::fwd_pagedkv) | bit(fmha_family::fwd_splitkv);
+inline constexpr std::uint32_t kdecl_families =
+    forward_families | decode_families | bit(fmha_family::fwd_appendkv);
+
 constexpr pipeline_offer mma_sync(int smem) {
   // 160 accumulators: O (hdim_v 256, 16 rows per warp) and S (64 keys) stay in registers without spills.
+  // batch_prefill: the same kernel with its K/V loads through the page table (kernels/fmha/cuda/decode/paged_prefill.cuh).
   return {P::mma_sync, rule_style::mma_sync, mma_sync_warps, 0, mma_sync_m0, mma_sync_n0, {}, {2, 3, 2},
-          smem_formula::q_kv_ring_padded, smem, 160, 0, true, 16};
+          smem_formula::q_kv_ring_padded, smem, 160, 0, true, 16, forward_families};
 }
 constexpr pipeline_offer tma_wgmma_ws(int smem) {
   // Consumer threads run with 240 registers (setmaxnreg); 176 of them may hold accumulators.
   return {P::tma_wgmma_ws, rule_style::tma_wgmma, tma_wgmma_warps, 4, tma_wgmma_m0, tma_wgmma_n0, {}, {2, 4, 2},
-          smem_formula::tma_q_kv_ring_o, smem, 176, 256, true, 16};
+          smem_formula::tma_q_kv_ring_o, smem, 176, 256, true, 16, bit(fmha_family::fwd)};
 }
-inline constexpr pipeline_offer pipes_sm80[] = {mma_sync(smem_sm80)};
-inline constexpr pipeline_offer pipes_sm86[] = {mma_sync(smem_sm86)};
-inline constexpr pipeline_offer pipes_sm89[] = {mma_sync(smem_sm89)};
-inline constexpr pipeline_offer pipes_sm90[] = {mma_sync(smem_sm90), tma_wgmma_ws(smem_sm90)};
+// paged_decode: 16 query rows (the query heads sharing a KV head times the query tokens) by 64
+// keys per tile; its 4 warps take 16 keys each (warps 1x4x1) and merge their partial O at the end.
+inline constexpr shape3 paged_decode_warps[] = {{1, 4, 1}};
+inline constexpr int paged_decode_m0[] = {16};
+inline constexpr int paged_decode_n0[] = {64};
+constexpr pipeline_offer paged_decode(int smem) {
+  return {P::paged_decode, rule_style::paged, paged_decode_warps, 0, paged_decode_m0, paged_decode_n0, {}, {2, 4, 3},
+          smem_formula::paged_decode_ring, smem, 0, 0, true, 16, decode_families, true};
+}
+// paged_append: no tiles (one block of 4 warps per sequence and new token): its tile is 1 x 1.
+inline constexpr shape3 paged_append_warps[] = {{4, 1, 1}};
+inline constexpr int paged_append_tile[] = {1};
+constexpr pipeline_offer paged_append() {
+  return {P::paged_append, rule_style::paged, paged_append_warps, 0, paged_append_tile, paged_append_tile, {}, {1, 1, 1},
+          smem_formula::none, 0, 0, 0, true, 16, bit(fmha_family::fwd_appendkv), true};
+}
+inline constexpr pipeline_offer pipes_sm80[] = {mma_sync(smem_sm80), paged_decode(smem_sm80), paged_append()};
+inline constexpr pipeline_offer pipes_sm86[] = {mma_sync(smem_sm86), paged_decode(smem_sm86), paged_append()};
+inline constexpr pipeline_offer pipes_sm89[] = {mma_sync(smem_sm89), paged_decode(smem_sm89), paged_append()};
+inline constexpr pipeline_offer pipes_sm90[] = {mma_sync(smem_sm90), tma_wgmma_ws(smem_sm90), paged_decode(smem_sm90),
+                                                paged_append()};
 
-// The forward family (batch and group mode); row-major V; no dropout.
+// The forward family (batch and group mode) and the serving families over a paged cache
+// (decode, split-KV decode, append-KV, batch_prefill); row-major V; no dropout.
 constexpr target kdecl_target(arch_id id, std::span<const dtype_offer> d, std::span<const pipeline_offer> p) {
-  return {id, d, p, false, false, bit(fmha_family::fwd), false, false, true, false};
+  return {id, d, p, false, false, kdecl_families, false, false, true, false};
 }
 
 // ---------------------------------------------------------------------------
@@ -214,8 +247,15 @@ inline constexpr dtype_offer dtypes_host[] = {
 };
 inline constexpr int host_m0[] = {16, 32, 64, 128};
 inline constexpr int host_n0[] = {32, 64, 128, 256};
+// The serving families run on the host with the paged references (kernels/fmha/host/fmha_paged_host.hpp),
+// split-KV in the CUDA kernel's 64-key tiles; their keys name the CUDA pipelines' tiles.
 inline constexpr pipeline_offer pipes_host[] = {
-    {P::host_tiled, rule_style::host, one, 0, host_m0, host_n0, {}, {1, 1, 1}, smem_formula::none, 0, 0, 0, true}};
+    {P::host_tiled, rule_style::host, one, 0, host_m0, host_n0, {}, {1, 1, 1}, smem_formula::none, 0, 0, 0, true, 0,
+     forward_families},
+    {P::paged_decode, rule_style::paged, paged_decode_warps, 0, paged_decode_m0, paged_decode_n0, {}, {1, 1, 1},
+     smem_formula::none, 0, 0, 0, true, 0, decode_families, true},
+    {P::paged_append, rule_style::paged, paged_append_warps, 0, paged_append_tile, paged_append_tile, {}, {1, 1, 1},
+     smem_formula::none, 0, 0, 0, true, 0, bit(fmha_family::fwd_appendkv), true}};
 
 inline constexpr target targets[] = {
     kdecl_target(arch_id::host, dtypes_host, pipes_host),
@@ -290,8 +330,24 @@ constexpr long smem_bytes(smem_formula f, const fmha_key& k) {
     case smem_formula::tma_q_kv_ring_o:
       return long(t.m0) * t.k0max * e + long(k.algo.stages) * t.n0 * (t.k0max + t.n1) * e +
              8 * (4 * k.algo.stages + 2) + 1024;
+    case smem_formula::paged_decode_ring: {
+      const bool fp8 = k.sig.cache == dtype::fp8;
+      const long d = t.k0max, pitch = d * 2 + 16, cache_pitch = d * (fp8 ? 1 : 2) + 16;
+      const long ring = long(t.m0) * pitch + long(k.algo.stages) * 2 * t.n0 * cache_pitch + (fp8 ? 4 * 2 * 16 * pitch : 0);
+      const long merge = 4 * long(t.m0) * d * 4 + 4 * long(t.m0) * 2 * 4;
+      return ring > merge ? ring : merge;
+    }
   }
   return 0;
+}
+
+// The K/V ring depth a pipeline takes when a declaration names none: paged_decode's is the
+// deepest its kernel had before stages were a key field (decode_plan.hpp decode_default_stages).
+constexpr int default_stages(const pipeline_offer& po, const fmha_key& k) {
+  if (po.pipe != fmha_pipeline::paged_decode || k.algo.arch == arch_id::host) return po.stages.def;
+  const int d = k.sig.hdim_q;
+  if (k.sig.cache == dtype::fp8) return d <= 128 ? 4 : 2;
+  return d <= 64 ? 4 : d <= 128 ? 3 : 2;
 }
 
 // fp32 accumulators one thread holds: O (m0 x n1) and S (m0 x n0) over the consumer threads.

@@ -77,7 +77,8 @@ inline constexpr fmha_pipeline qr = fmha_pipeline::qr, qr_async = fmha_pipeline:
                                qr_pagedkv = fmha_pipeline::qr_pagedkv,
                                qr_nwarp_sshuffle = fmha_pipeline::qr_nwarp_sshuffle,
                                appendkv = fmha_pipeline::appendkv, mma_sync = fmha_pipeline::mma_sync,
-                               tma_wgmma_ws = fmha_pipeline::tma_wgmma_ws, host_tiled = fmha_pipeline::host_tiled;
+                               tma_wgmma_ws = fmha_pipeline::tma_wgmma_ws, paged_decode = fmha_pipeline::paged_decode,
+                               paged_append = fmha_pipeline::paged_append, host_tiled = fmha_pipeline::host_tiled;
 // A sliding window (left, right) around the bottom-right diagonal: CK's generic mask.
 inline constexpr fmha_mask sliding_window = fmha_mask::generic;
 

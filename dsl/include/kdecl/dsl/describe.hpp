@@ -370,7 +370,8 @@ constexpr message describe(const diagnostic& d) {
       m << "fmha pipeline v3 needs tile m0 256, not " << v[0];
       break;
     case rule::fmha_family_not_offered_on_arch:
-      m << "fmha family " << name<fmha_family>(v[0]) << " not offered on " << arch << " (offered: fwd)";
+      m << "fmha family " << name<fmha_family>(v[0]) << " not offered on " << arch
+        << " (kdecl's NVIDIA and host targets offer fwd and the paged families; no bwd yet)";
       break;
     case rule::fmha_dropout_not_offered_on_arch: m << "fmha dropout not offered on " << arch; break;
     case rule::fmha_v_col_major_not_offered_on_arch:
@@ -413,6 +414,29 @@ constexpr message describe(const diagnostic& d) {
     case rule::fmha_accumulators_exceed_register_cap:
       m << "fmha O and S tiles are " << v[0] << " fp32 accumulators per thread, over " << v[1] << " for "
         << name<fmha_pipeline>(v[3]) << " on " << arch;
+      break;
+    case rule::fmha_pipeline_does_not_serve_family:
+      m << "fmha pipeline " << name<fmha_pipeline>(v[3]) << " does not serve family " << name<fmha_family>(v[0])
+        << " on " << arch;
+      break;
+    case rule::fmha_cache_dtype_not_offered:
+      m << "fmha cache dtype " << name<dtype>(v[0]) << " not offered for family " << name<fmha_family>(v[1])
+        << " on " << arch << " (a paged decode or append cache holds Q's dtype or fp8)";
+      break;
+    case rule::fmha_paged_cache_requires_equal_hdims:
+      m << "fmha paged cache holds K and V of one head dim: hdim_q " << v[0] << " != hdim_v " << v[1];
+      break;
+    case rule::fmha_pipeline_requires_hdim_64_128_or_256:
+      m << "fmha pipeline " << name<fmha_pipeline>(v[3]) << " needs hdim 64, 128 or 256 (smaller ones run padded), not "
+        << v[0];
+      break;
+    case rule::fmha_tile_not_offered_for_pipeline:
+      m << "fmha tile m0 x n0 " << v[0] << "x" << v[1] << " not offered for " << name<fmha_pipeline>(v[3])
+        << " (its one tile: " << v[2] / 1000 << "x" << v[2] % 1000 << ")";
+      break;
+    case rule::fmha_family_requires_mode:
+      m << "fmha family " << name<fmha_family>(v[0]) << " needs " << name<fmha_mode>(v[1])
+        << " mode (batch_prefill: variable query lengths; decode and append: batch)";
       break;
     case rule::no_kernel_built_for_fmha_pipeline:
       m << "no kdecl fmha kernel is built for pipeline " << name<fmha_pipeline>(v[3]) << " on " << arch

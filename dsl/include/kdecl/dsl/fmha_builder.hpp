@@ -28,6 +28,9 @@ class fmha_decl {
       k.sig.o = o;
     });
   }
+  // The paged cache's dtype (fwd_pagedkv, fwd_splitkv, fwd_appendkv): fp8 (e4m3, fp32 scales);
+  // unset: Q's dtype.
+  constexpr fmha_decl kv_cache(kdecl::dtype c) const { return with([&](key_type& k) { k.sig.cache = c; }); }
   constexpr fmha_decl hdim(int q, int v) const {
     return with([&](key_type& k) {
       k.sig.hdim_q = q;

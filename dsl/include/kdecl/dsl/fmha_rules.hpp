@@ -61,6 +61,24 @@ constexpr diagnostic check_signature(const fmha_key& k) {
     return fail(rule::fmha_logits_soft_cap_requires_no_bias, k, sig);
   if (t.ck_rules && s.hdim_q == 192 && s.hdim_v == 128 && (s.bias != fmha_bias::none || s.dropout))
     return fail(rule::fmha_hdim_192_128_forbids_bias_and_dropout, k, sig);
+  if (s.cache != dtype::any) {
+    // Only the paged decode and append families hold their cache in a dtype of its own (fp8),
+    // on targets whose serving pipelines read one.
+    bool offered = s.cache == dtype::fp8 && !t.ck_rules &&
+                   (s.family == fmha_family::fwd_pagedkv || s.family == fmha_family::fwd_splitkv ||
+                    s.family == fmha_family::fwd_appendkv);
+    if (offered) {
+      offered = false;
+      for (const auto& po : t.pipelines) offered = offered || po.fp8_cache;
+    }
+    if (!offered)
+      return fail(rule::fmha_cache_dtype_not_offered, k, sig, static_cast<long>(s.cache), static_cast<long>(s.family));
+  }
+  if (!t.ck_rules && is_paged_family(s.family)) {
+    const fmha_mode want = s.family == fmha_family::batch_prefill ? fmha_mode::group : fmha_mode::batch;
+    if (s.mode != want) return fail(rule::fmha_family_requires_mode, k, sig, static_cast<long>(s.family), static_cast<long>(want));
+    if (s.hdim_q != s.hdim_v) return fail(rule::fmha_paged_cache_requires_equal_hdims, k, sig, s.hdim_q, s.hdim_v);
+  }
   const tables::dtype_offer* o = find_offer(t, s.qkv, s.o);
   if (o == nullptr) return fail(rule::fmha_dtype_not_offered_on_arch, k, sig);
   if (!hdims_offered(*o, s.hdim_q, s.hdim_v)) return fail(rule::fmha_hdim_not_offered_for_dtype, k, sig, s.hdim_q, s.hdim_v);
@@ -79,6 +97,19 @@ constexpr diagnostic check_algorithm(const fmha_key& k) {
   const tables::pipeline_offer* po = tables::find_pipeline(tab, a.pipe);
   if (po == nullptr) return fail(rule::fmha_pipeline_not_offered_on_arch, k, pipe);
   const bool ck = po->rules == rule_style::ck_tile;
+  if (po->families != 0 && (po->families >> static_cast<unsigned>(s.family) & 1u) == 0)
+    return fail(rule::fmha_pipeline_does_not_serve_family, k, pipe | op_specific, static_cast<long>(s.family));
+  if (s.cache == dtype::fp8 && !po->fp8_cache)
+    return fail(rule::fmha_cache_dtype_not_offered, k, pipe | op_specific, static_cast<long>(s.cache),
+                static_cast<long>(s.family));
+  if (po->rules == rule_style::paged) {
+    // The serving kernels have one tile each (their sweeps hold one value).
+    if (t.m0 != po->m0_sweep[0] || t.n0 != po->n0_sweep[0])
+      return fail(rule::fmha_tile_not_offered_for_pipeline, k, tile_m | tile_n | pipe, t.m0, t.n0,
+                  long(po->m0_sweep[0]) * 1000 + po->n0_sweep[0]);
+    if (a.pipe == fmha_pipeline::paged_decode && !(s.hdim_q == 64 || s.hdim_q == 128 || s.hdim_q == 256))
+      return fail(rule::fmha_pipeline_requires_hdim_64_128_or_256, k, pipe | op_specific, s.hdim_q);
+  }
   if (ck && (a.pipe == fmha_pipeline::qr_async_trload || a.pipe == fmha_pipeline::qr_async_trload_v3 ||
              a.pipe == fmha_pipeline::v3) &&
       !(s.hdim_q == s.hdim_v && (s.hdim_q == 64 || s.hdim_q == 128)))
@@ -126,7 +157,8 @@ constexpr diagnostic check_algorithm(const fmha_key& k) {
     return fail(rule::fmha_pipeline_requires_hdim_64_or_128, k, pipe | op_specific, 0, s.hdim_q, s.hdim_v);
   const long dims[6][2] = {{t.m0, w0.m * x0.m}, {t.n0, w0.n * x0.n}, {t.k0, w0.k * x0.k},
                            {t.n1, w1.n * x1.n}, {t.k1, w1.k * x1.k}, {t.m0, w1.m * x1.m}};
-  for (int i = 0; i < 6; ++i)
+  // (paged_append has no tiles; paged_decode's one tile fits its warps by construction.)
+  for (int i = 0; i < 6 && po->rules != rule_style::paged; ++i)
     if (dims[i][0] % dims[i][1] != 0)
       return fail(rule::fmha_tile_not_multiple_of_warps_x_warp_tile, k, tile | warps | warp_tile | op_specific, i,
                   dims[i][0], dims[i][1]);
@@ -182,7 +214,7 @@ constexpr fmha_key with_defaults(fmha_key k) {
                             : mnk{32, 32, 16};
   }
   if (k.algo.warp_tile1 == unset) k.algo.warp_tile1 = k.algo.warp_tile0;
-  if (k.algo.stages == 0 && po != nullptr) k.algo.stages = po->stages.def;
+  if (k.algo.stages == 0 && po != nullptr) k.algo.stages = tables::default_stages(*po, k);
   return k;
 }
 

@@ -120,6 +120,12 @@ enum class rule : std::uint8_t {
   fmha_stages_out_of_range,
   fmha_smem_exceeds_capacity,
   fmha_accumulators_exceed_register_cap,
+  fmha_pipeline_does_not_serve_family,
+  fmha_cache_dtype_not_offered,
+  fmha_paged_cache_requires_equal_hdims,
+  fmha_pipeline_requires_hdim_64_128_or_256,
+  fmha_tile_not_offered_for_pipeline,
+  fmha_family_requires_mode,
   no_kernel_built_for_fmha_pipeline,      // expand<>: the tables accept the pipeline, kdecl builds no kernel for it
 };
 

@@ -24,15 +24,24 @@ struct decode_plan {
 
 inline int decode_padded_hdim(std::int64_t hdim) { return hdim <= 64 ? 64 : hdim <= 128 ? 128 : 256; }
 
+// The K/V ring depth of the decode kernel when its key names none (arch/fmha_specs.hpp
+// default_stages): 2 to 4 stages of 64-key tiles, as deep as the head dim allows.
+constexpr int decode_default_stages(int d, bool fp8_cache) {
+  return fp8_cache ? (d <= 128 ? 4 : 2) : (d <= 64 ? 4 : d <= 128 ? 3 : 2);
+}
+
 // Shared memory of the decode kernel for padded head dim d (decode_traits::smem_bytes; the
-// kernel asserts the two agree): Q, the K/V cp.async ring, an fp8 cache's widened rows, or
-// the warps' merge buffer if larger.
-constexpr int decode_smem_bytes(int d, bool fp8_cache) {
+// kernel asserts the two agree, and arch/fmha_specs.hpp's paged_decode_ring is the same
+// formula): Q, the K/V cp.async ring, an fp8 cache's widened rows, or the warps' merge
+// buffer if larger.
+constexpr int decode_smem_bytes(int d, bool fp8_cache, int stages) {
   const int pitch = d * 2 + 16, cache_pitch = d * (fp8_cache ? 1 : 2) + 16;
-  const int stages = fp8_cache ? (d <= 128 ? 4 : 2) : (d <= 64 ? 4 : d <= 128 ? 3 : 2);
   const int ring = 16 * pitch + stages * 2 * 64 * cache_pitch + (fp8_cache ? 4 * 2 * 16 * pitch : 0);
   const int merge = 4 * 16 * d * 4 + 4 * 16 * 2 * 4;
   return ring > merge ? ring : merge;
+}
+constexpr int decode_smem_bytes(int d, bool fp8_cache) {
+  return decode_smem_bytes(d, fp8_cache, decode_default_stages(d, fp8_cache));
 }
 
 // Splits for a (normalized, valid) problem on a device with `sms` SMs that runs

@@ -94,10 +94,10 @@ __global__ void __launch_bounds__(128) paged_append_kernel(const append_params p
 
 // Runs a valid fwd_appendkv problem (normalized here). When q_out aliases q, each
 // element is read by the thread that writes it (pairs stay within one thread).
-inline status run_paged_append(const fmha_paged_problem& problem, const fmha_paged_args& a, cudaStream_t stream) {
-  if (auto e = problem.validate()) return status::error(*e);
-  if (problem.family != fmha_family::fwd_appendkv) return status::error("run_paged_append takes fwd_appendkv problems");
-  const fmha_paged_problem p = problem.normalized();
+// Launches the append kernel of element T and cache element Cache on a normalized, valid
+// fwd_appendkv problem (the registered kernels call it with their key's types).
+template <class T, class Cache>
+inline status launch_paged_append(const fmha_paged_problem& p, const fmha_paged_args& a, cudaStream_t stream) {
   if (!a.k_new || !a.v_new || !a.k_cache || !a.v_cache || !a.seqlens_kv)
     return status::error("append needs k_new, v_new, the caches and seqlens_kv");
   if (a.q_out && !a.q) return status::error("q_out is given but q is null");
@@ -137,16 +137,20 @@ inline status run_paged_append(const fmha_paged_problem& problem, const fmha_pag
   kp.page_shift = shift;
   kp.rope = int(p.rope);
   const unsigned blocks = unsigned(p.batch * p.seqlen_q);
-  if (p.qkv == dtype::bf16) {
-    if (p.fp8_cache()) paged_append_kernel<__nv_bfloat16, __nv_fp8_e4m3><<<blocks, 128, 0, stream>>>(kp);
-    else paged_append_kernel<__nv_bfloat16, __nv_bfloat16><<<blocks, 128, 0, stream>>>(kp);
-  } else {
-    if (p.fp8_cache()) paged_append_kernel<__half, __nv_fp8_e4m3><<<blocks, 128, 0, stream>>>(kp);
-    else paged_append_kernel<__half, __half><<<blocks, 128, 0, stream>>>(kp);
-  }
+  paged_append_kernel<T, Cache><<<blocks, 128, 0, stream>>>(kp);
   const cudaError_t e = cudaGetLastError();
   if (e != cudaSuccess) return status::error(std::string("paged append launch: ") + cudaGetErrorString(e));
   return status::ok();
+}
+
+inline status run_paged_append(const fmha_paged_problem& problem, const fmha_paged_args& a, cudaStream_t stream) {
+  if (auto e = problem.validate()) return status::error(*e);
+  if (problem.family != fmha_family::fwd_appendkv) return status::error("run_paged_append takes fwd_appendkv problems");
+  const fmha_paged_problem p = problem.normalized();
+  if (p.qkv == dtype::bf16)
+    return p.fp8_cache() ? launch_paged_append<__nv_bfloat16, __nv_fp8_e4m3>(p, a, stream)
+                         : launch_paged_append<__nv_bfloat16, __nv_bfloat16>(p, a, stream);
+  return p.fp8_cache() ? launch_paged_append<__half, __nv_fp8_e4m3>(p, a, stream) : launch_paged_append<__half, __half>(p, a, stream);
 }
 
 }  // namespace kdecl::kernels::cuda::decode

@@ -70,8 +70,9 @@ struct decode_params {
 };
 
 // T: Q and O (fp16 or bf16); Cache: the cache's element (T, or __nv_fp8_e4m3: its tiles
-// land in shared memory as fp8 and each warp widens its 16 keys to T before the mma).
-template <class T, class Cache, int D>
+// land in shared memory as fp8 and each warp widens its 16 keys to T before the mma);
+// S: the K/V ring depth (a registered key's stages).
+template <class T, class Cache, int D, int S = decode_default_stages(D, sizeof(Cache) == 1)>
 struct decode_traits {
   static constexpr bool fp8 = sizeof(Cache) == 1;
   static constexpr int warps = 4, threads = warps * 32;
@@ -80,7 +81,7 @@ struct decode_traits {
   static constexpr int pitch = D * 2 + 16;       // 16-bit rows: odd multiple of 16 bytes, conflict-free ldmatrix
   static constexpr int cache_pitch = D * int(sizeof(Cache)) + 16;  // rows of the cp.async ring
   static constexpr int chunks = D * int(sizeof(Cache)) / 16;       // 16-byte chunks per cached row
-  static constexpr int stages = fp8 ? (D <= 128 ? 4 : 2) : (D <= 64 ? 4 : D <= 128 ? 3 : 2);
+  static constexpr int stages = S;
   static constexpr int q_bytes = rows * pitch;
   static constexpr int tile_bytes = block_keys * cache_pitch;  // one of K or V
   static constexpr int widened_bytes = fp8 ? warps * 2 * 16 * pitch : 0;  // each warp's K and V, widened
@@ -89,7 +90,7 @@ struct decode_traits {
   static constexpr int smem_bytes = ring_bytes > merge_bytes ? ring_bytes : merge_bytes;
   static_assert(D % 16 == 0 && (pitch / 16) % 2 == 1 && (cache_pitch / 16) % 2 == 1,
                 "head dims are multiples of 16, pitches odd in 16-byte units");
-  static_assert(smem_bytes == decode_smem_bytes(D, fp8), "decode_plan.hpp's decode_smem_bytes must match the kernel");
+  static_assert(smem_bytes == decode_smem_bytes(D, fp8, S), "decode_plan.hpp's decode_smem_bytes must match the kernel");
 };
 
 // 16 e4m3 values (one 16-byte chunk) -> 16 values of T (two 16-byte chunks), by moving
@@ -115,11 +116,11 @@ __device__ __forceinline__ void widen_e4m3(uint4 in, uint4& lo, uint4& hi) {
   hi = make_uint4(widen_pair<T>(in.z, 0), widen_pair<T>(in.z, 1), widen_pair<T>(in.w, 0), widen_pair<T>(in.w, 1));
 }
 
-template <class T, class Cache, int D>
-__global__ void __launch_bounds__(decode_traits<T, Cache, D>::threads) paged_decode_kernel(const decode_params p) {
+template <class T, class Cache, int D, int Stages = decode_default_stages(D, sizeof(Cache) == 1)>
+__global__ void __launch_bounds__(decode_traits<T, Cache, D, Stages>::threads) paged_decode_kernel(const decode_params p) {
   using namespace sm80;
   using namespace sm80::fmha_detail;
-  using Tr = decode_traits<T, Cache, D>;
+  using Tr = decode_traits<T, Cache, D, Stages>;
   constexpr int BK = Tr::block_keys, S = Tr::stages, C = D / 8, CC = Tr::chunks;
   constexpr int per_chunk = 16 / int(sizeof(Cache));  // cached elements per 16-byte chunk
   constexpr bool bf16 = std::is_same_v<T, __nv_bfloat16>;
@@ -451,11 +452,11 @@ inline auto visit_decode_kernel(const fmha_paged_problem& p, Fn&& fn) {
   return p.fp8_cache() ? by_dim.template operator()<__half, __nv_fp8_e4m3>() : by_dim.template operator()<__half, __half>();
 }
 
-template <class T, class Cache, int D>
+template <class T, class Cache, int D, int Stages = decode_default_stages(D, sizeof(Cache) == 1)>
 inline status launch_paged_decode(const fmha_paged_problem& p, const fmha_paged_args& a, const decode_plan& plan,
                                   cudaStream_t stream) {
-  using Tr = decode_traits<T, Cache, D>;
-  auto kernel = paged_decode_kernel<T, Cache, D>;
+  using Tr = decode_traits<T, Cache, D, Stages>;
+  auto kernel = paged_decode_kernel<T, Cache, D, Stages>;
   if (Tr::smem_bytes > 48 * 1024) {
     const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Tr::smem_bytes);
     if (e != cudaSuccess) return status::error(std::string("paged decode: cudaFuncSetAttribute: ") + cudaGetErrorString(e));
@@ -578,16 +579,20 @@ inline status run_paged_decode(const fmha_paged_problem& problem, const fmha_pag
   return visit_decode_kernel(p, [&]<class T, class Cache, int D>() { return launch_paged_decode<T, Cache, D>(p, a, plan, stream); });
 }
 
-// Decode blocks one SM runs at once for a problem's kernel on the current device.
+// Decode blocks one SM runs at once of one decode kernel on the current device.
+template <class T, class Cache, int D, int Stages = decode_default_stages(D, sizeof(Cache) == 1)>
+inline int decode_blocks_per_sm() {
+  using Tr = decode_traits<T, Cache, D, Stages>;
+  int per_sm = 1;
+  auto kernel = paged_decode_kernel<T, Cache, D, Stages>;
+  cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Tr::smem_bytes);
+  cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, Tr::threads, Tr::smem_bytes);
+  return std::max(1, per_sm);
+}
+
+// Decode blocks one SM runs at once for a problem's (default-stage) kernel on the current device.
 inline int paged_decode_blocks_per_sm(const fmha_paged_problem& p) {
-  return visit_decode_kernel(p, [&]<class T, class Cache, int D>() {
-    using Tr = decode_traits<T, Cache, D>;
-    int per_sm = 1;
-    auto kernel = paged_decode_kernel<T, Cache, D>;
-    cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Tr::smem_bytes);
-    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, Tr::threads, Tr::smem_bytes);
-    return std::max(1, per_sm);
-  });
+  return visit_decode_kernel(p, [&]<class T, class Cache, int D>() { return decode_blocks_per_sm<T, Cache, D>(); });
 }
 
 // The serving decoder: plans each call from the problem and the current device,

@@ -9,6 +9,7 @@
 // for this route (the host reference computes them).
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -85,30 +86,45 @@ inline status launch_paged_prefill(const fmha_paged_problem& p, const fmha_paged
   return status::ok();
 }
 
-// Runs a valid batch_prefill problem (normalized here).
+// Why the prefill kernel cannot run a (normalized, valid) batch_prefill problem, or empty.
+inline std::optional<std::string> paged_prefill_args_reason(const fmha_paged_problem& p, const fmha_paged_args& a) {
+  if (p.soft_cap > 0.0f || p.sinks) return "batch_prefill on the GPU: soft-cap and sinks are not built for the paged route";
+  if (!a.q || !a.o || !a.k_cache || !a.v_cache || !a.seqlens_kv || !a.cu_seqlens_q)
+    return "Q, O, the caches, seqlens_kv and cu_seqlens_q must be given";
+  if (p.table == page_table_kind::block_table ? !a.block_table : (!a.page_list || !a.page_offsets))
+    return "the page table pointers are null";
+  if (p.lse && !a.lse) return "the problem asks for the LSE but its pointer is null";
+  if (p.batch > 65535 || p.heads_q > 65535) return "batch and heads_q are at most 65535 (the grid)";
+  auto misaligned = [](const void* ptr) { return (reinterpret_cast<std::uintptr_t>(ptr) % 16) != 0; };
+  if (misaligned(a.q) || misaligned(a.o) || misaligned(a.k_cache) || misaligned(a.v_cache))
+    return "Q, O and the caches must be 16-byte aligned (16-byte loads)";
+  return std::nullopt;
+}
+
+// Runs a normalized, valid batch_prefill problem on the prefill kernel of traits Tr.
+template <class Tr>
+inline status run_paged_prefill_with(const fmha_paged_problem& p, const fmha_paged_args& a, cudaStream_t stream,
+                                     const std::int32_t* contiguous_cu_kv = nullptr) {
+  if (auto why = paged_prefill_args_reason(p, a)) return status::error(*why);
+  if (p.batch == 0 || p.seqlen_q == 0) return status::ok();
+  return launch_paged_prefill<Tr>(p, a, stream, contiguous_cu_kv);
+}
+
+// Runs a valid batch_prefill problem (normalized here) on the shipped tiles for its head dim.
 inline status run_paged_prefill(const fmha_paged_problem& problem, const fmha_paged_args& a, cudaStream_t stream,
                                 const std::int32_t* contiguous_cu_kv = nullptr) {
   if (auto e = problem.validate()) return status::error(*e);
   if (!problem.prefill()) return status::error("run_paged_prefill takes batch_prefill problems");
   const fmha_paged_problem p = problem.normalized();
-  if (p.soft_cap > 0.0f || p.sinks)
-    return status::error("batch_prefill on the GPU: soft-cap and sinks are not built for the paged route");
-  if (!a.q || !a.o || !a.k_cache || !a.v_cache || !a.seqlens_kv || !a.cu_seqlens_q)
-    return status::error("Q, O, the caches, seqlens_kv and cu_seqlens_q must be given");
-  if (p.table == page_table_kind::block_table ? !a.block_table : (!a.page_list || !a.page_offsets))
-    return status::error("the page table pointers are null");
-  if (p.lse && !a.lse) return status::error("the problem asks for the LSE but its pointer is null");
-  if (p.batch > 65535 || p.heads_q > 65535) return status::error("batch and heads_q are at most 65535 (the grid)");
-  if (p.batch == 0 || p.seqlen_q == 0) return status::ok();
   const int d = p.hdim <= 64 ? 64 : p.hdim <= 128 ? 128 : 256;
   if (p.qkv == dtype::bf16) {
-    if (d == 64) return launch_paged_prefill<prefill_traits<dtype::bf16, 64>>(p, a, stream, contiguous_cu_kv);
-    if (d == 128) return launch_paged_prefill<prefill_traits<dtype::bf16, 128>>(p, a, stream, contiguous_cu_kv);
-    return launch_paged_prefill<prefill_traits<dtype::bf16, 256>>(p, a, stream, contiguous_cu_kv);
+    if (d == 64) return run_paged_prefill_with<prefill_traits<dtype::bf16, 64>>(p, a, stream, contiguous_cu_kv);
+    if (d == 128) return run_paged_prefill_with<prefill_traits<dtype::bf16, 128>>(p, a, stream, contiguous_cu_kv);
+    return run_paged_prefill_with<prefill_traits<dtype::bf16, 256>>(p, a, stream, contiguous_cu_kv);
   }
-  if (d == 64) return launch_paged_prefill<prefill_traits<dtype::fp16, 64>>(p, a, stream, contiguous_cu_kv);
-  if (d == 128) return launch_paged_prefill<prefill_traits<dtype::fp16, 128>>(p, a, stream, contiguous_cu_kv);
-  return launch_paged_prefill<prefill_traits<dtype::fp16, 256>>(p, a, stream, contiguous_cu_kv);
+  if (d == 64) return run_paged_prefill_with<prefill_traits<dtype::fp16, 64>>(p, a, stream, contiguous_cu_kv);
+  if (d == 128) return run_paged_prefill_with<prefill_traits<dtype::fp16, 128>>(p, a, stream, contiguous_cu_kv);
+  return run_paged_prefill_with<prefill_traits<dtype::fp16, 256>>(p, a, stream, contiguous_cu_kv);
 }
 
 }  // namespace kdecl::kernels::cuda::decode

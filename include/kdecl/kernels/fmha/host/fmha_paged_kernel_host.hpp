@@ -1,0 +1,96 @@
+// fmha_paged_kernel<K, backend::host>: the serving families on the host, from the exact
+// references of fmha_paged_host.hpp (double accumulation, the shared thread pool):
+//   paged_decode  fwd_pagedkv in one pass; fwd_splitkv divides each sequence's visible keys
+//                 into splits of whole n0-key tiles (as the CUDA kernel, planned by the same
+//                 rule with the pool's threads as processors), computes every split's partial
+//                 result into the workspace and combines them;
+//   paged_append  fwd_appendkv (rotary embedding on K and Q);
+//   host_tiled    batch_prefill (variable query lengths over the pages, chunked prefill).
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "kdecl/core/status.hpp"
+#include "kdecl/fmha/paged_kv.hpp"
+#include "kdecl/kernels/fmha/cuda/decode/decode_plan.hpp"  // plan_paged_decode: pure C++
+#include "kdecl/kernels/fmha/fmha_paged_kernel.hpp"
+#include "kdecl/kernels/fmha/host/fmha_paged_host.hpp"
+#include "kdecl/kernels/host/thread_pool.hpp"
+#include "kdecl/numeric/host_storage.hpp"
+
+namespace kdecl::kernels {
+
+namespace detail {
+// Pointer checks common to the paged kernels of every backend (pointers given or assumed).
+inline std::optional<std::string> paged_pointers_missing(const fmha_paged_problem& p, const fmha_paged_args& a) {
+  if (!a.k_cache || !a.v_cache || !a.seqlens_kv) return std::string("the K and V caches and seqlens_kv must be given");
+  if (p.table == page_table_kind::block_table && !a.block_table) return std::string("the block table pointer is null");
+  if (p.table == page_table_kind::page_list && (!a.page_list || !a.page_offsets))
+    return std::string("a page list needs page_list and page_offsets pointers");
+  if (p.fp8_cache() && (!a.k_scale || !a.v_scale)) return std::string("an fp8 cache needs k_scale and v_scale pointers");
+  if (p.family == fmha_family::fwd_appendkv) {
+    if (!a.k_new || !a.v_new) return std::string("append-KV needs the new K and V (k_new, v_new)");
+    if (p.rope != rope_kind::none && (!a.rope_cos || !a.rope_sin))
+      return std::string("rotary embedding needs the cos and sin tables");
+    if (a.q_out && !a.q) return std::string("q_out is given but Q is null");
+    return std::nullopt;
+  }
+  if (!a.q || !a.o) return std::string("Q and O must be given");
+  if (p.prefill() && !a.cu_seqlens_q) return std::string("batch_prefill needs the cu_seqlens_q pointer");
+  if (p.lse && !a.lse) return std::string("the problem asks for the LSE but its pointer is null");
+  if (p.sinks && !a.sinks) return std::string("sinks pointer is null");
+  return std::nullopt;
+}
+}  // namespace detail
+
+template <fmha_key K>
+struct fmha_paged_kernel<K, backend::host> {
+  static_assert(is_paged_family(K.sig.family), "kdecl: fmha_paged_kernel serves the paged families");
+  static_assert(K.sig.qkv == K.sig.o && (K.sig.qkv == dtype::fp16 || K.sig.qkv == dtype::bf16),
+                "kdecl: the paged host kernels compute fp16 and bf16 (O in Q's dtype)");
+  using T = host_storage_t<K.sig.qkv>;
+
+  static std::optional<std::string> why_not(const fmha_paged_problem& p, const fmha_paged_args& a) {
+    return detail::paged_pointers_missing(p, a);
+  }
+
+  // The CUDA kernel's rule, with the pool's threads as processors running one item each.
+  static int splits(const fmha_paged_problem& p) {
+    if (p.family != fmha_family::fwd_splitkv) return 1;
+    return cuda::decode::plan_paged_decode(p, host::thread_pool::instance().size(), 1).splits;
+  }
+
+  static std::size_t workspace_bytes(const fmha_paged_problem& p) {
+    const int s = splits(p);
+    return s > 1 ? std::size_t(p.batch * p.heads_q * p.seqlen_q) * std::size_t(s) * std::size_t(p.hdim + 1) * sizeof(float)
+                 : 0;
+  }
+
+  static status run(const fmha_paged_problem& p, const fmha_paged_args& a, void* /*stream*/) {
+    if (auto why = why_not(p, a)) return status::error(*why);
+    if (p.batch == 0) return status::ok();
+    switch (p.family) {
+      case fmha_family::fwd_appendkv: host::paged_append<T>(p, a); return status::ok();
+      case fmha_family::batch_prefill: host::paged_prefill<T>(p, a); return status::ok();
+      case fmha_family::fwd_pagedkv: host::paged_decode<T>(p, a); return status::ok();
+      default: break;
+    }
+    const int s = splits(p);
+    if (s <= 1) {
+      host::paged_decode<T>(p, a);
+      return status::ok();
+    }
+    const std::size_t need = workspace_bytes(p);
+    if (!a.workspace || a.workspace_bytes < need)
+      return status::error("split-KV with " + std::to_string(s) + " splits needs " + std::to_string(need) +
+                           " bytes of workspace, " + std::to_string(a.workspace_bytes) + " given");
+    float* part_o = static_cast<float*>(a.workspace);
+    float* part_lse = part_o + std::size_t(p.batch * p.heads_q * p.seqlen_q) * std::size_t(s) * std::size_t(p.hdim);
+    host::paged_split_partials<T>(p, a, s, K.algo.tile.n0, part_o, part_lse);
+    host::paged_split_combine<T>(p, a, s, part_o, part_lse);
+    return status::ok();
+  }
+};
+
+}  // namespace kdecl::kernels
