@@ -28,8 +28,6 @@ fmha_paged_args assumed_args(const fmha_paged_problem& p) {
   return a;
 }
 
-std::string_view mask_name(fmha_mask m) { return to_string(m); }
-
 }  // namespace
 
 std::optional<std::string> fmha_paged_rejection(const fmha_paged_instance& kernel, const fmha_paged_problem& p,
@@ -45,8 +43,8 @@ std::optional<std::string> fmha_paged_rejection(const fmha_paged_instance& kerne
     return check.reject(fmt::format("cache dtype is {}, the problem's is {}", to_string(cache), to_string(p.cache_dtype())));
   if (p.family != fmha_family::fwd_appendkv) {
     if (s.mask != fmha_mask::generic && s.mask != p.mask)
-      return check.reject(fmt::format("mask is {} (generic takes every mask), the problem's is {}", mask_name(s.mask),
-                                      mask_name(p.mask)));
+      return check.reject(fmt::format("mask is {} (generic takes every mask), the problem's is {}", to_string(s.mask),
+                                      to_string(p.mask)));
     if (p.soft_cap > 0.0f && !s.logits_soft_cap) return check.reject("has no logit soft-cap, the problem needs it");
     if (p.sinks && !s.sink) return check.reject("has no sinks, the problem needs them");
     if (p.lse && !s.lse) return check.reject("cannot write the LSE the problem asks for");
@@ -178,7 +176,7 @@ status fmha_paged_dispatcher::run(const fmha_paged_problem& problem, const fmha_
   if (!sel) return status::error(sel.explain());
   const fmha_paged_problem p = problem.normalized();
   fmha_paged_args with_workspace = args;
-  const std::size_t wanted = sel.kernel->paged_workspace_bytes(p);
+  const std::size_t wanted = sel.workspace_bytes;  // the plan select() made (a CUDA plan queries occupancy)
   if (wanted > 0 && (args.workspace == nullptr || args.workspace_bytes < wanted)) {
     const auto lent = workspaces_.lend(stream, wanted);  // the dispatcher's own, one per stream
     with_workspace.workspace = lent.data;
