@@ -28,6 +28,7 @@
 
 #include "kdecl/core/status.hpp"
 #include "kdecl/fmha/fmha_problem.hpp"
+#include "kdecl/kernels/cuda/fast_exp2.cuh"
 #include "kdecl/kernels/cuda/sm80/ptx.cuh"
 #include "kdecl/kernels/fmha/cuda/score_mod.cuh"
 #include "kdecl/kernels/fmha/cuda/sm80/fmha_sm80_config.cuh"
@@ -70,12 +71,6 @@ namespace fmha_detail {
 
 constexpr float log2e = 1.4426950408889634f;
 constexpr float ln2 = 0.6931471805599453f;
-
-__device__ __forceinline__ float exp2_approx(float x) {  // ex2.approx: 2 ulp; exp2(-inf) = +0
-  float y;
-  asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
-  return y;
-}
 
 template <bool Bf16>
 __device__ __forceinline__ std::uint32_t pack(float lo, float hi) {

@@ -36,6 +36,7 @@
 
 #include "kdecl/core/status.hpp"
 #include "kdecl/fmha/fmha_problem.hpp"
+#include "kdecl/kernels/cuda/fast_exp2.cuh"
 #include "kdecl/kernels/cuda/sm90/device_info.cuh"
 #include "kdecl/kernels/cuda/sm90/mbarrier.cuh"
 #include "kdecl/kernels/cuda/sm90/named_barrier_arrive.cuh"
@@ -76,12 +77,6 @@ namespace fmha_ws_detail {
 
 constexpr float log2e = 1.4426950408889634f;
 constexpr float ln2 = 0.6931471805599453f;
-
-__device__ __forceinline__ float exp2_approx(float x) {  // ex2.approx: 2 ulp; exp2(-inf) = +0
-  float y;
-  asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
-  return y;
-}
 
 template <bool Bf16>
 __device__ __forceinline__ std::uint32_t pack(float lo, float hi) {

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "kdecl/core/enums.hpp"
+#include "kdecl/kernels/cuda/fast_exp2.cuh"
 
 #if defined(__CUDACC__)
 #define KDECL_EW_HOST_DEVICE __host__ __device__ __forceinline__
@@ -14,18 +15,6 @@
 #endif
 
 namespace kdecl::kernels::cuda {
-
-// 2^x: one MUFU.EX2 on the device (ex2.approx, relative error ~2^-22; flushes
-// results below 2^-126 to zero, which fast_erf never asks for).
-KDECL_EW_HOST_DEVICE float exp2_approx(float x) {
-#if defined(__CUDA_ARCH__)
-  float r;
-  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
-  return r;
-#else
-  return exp2f(x);
-#endif
-}
 
 // erf(y) to within 2e-7 absolute, far below bf16/fp16 output precision, in 11 SASS
 // instructions instead of erff's ~25 (two polynomials merged by selects). Measured max
