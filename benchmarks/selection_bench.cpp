@@ -158,7 +158,8 @@ int main(int argc, char** argv) {
     auto t0 = clock_type::now();
     auto ranked = analytical.ranked(p);
     auto t1 = clock_type::now();
-    std::vector<tuning::feature_row> rows;
+    tuning::feature_matrix rows;
+    rows.reserve(ranked.size(), tuning::feature_count);
     for (const auto& [k, us] : ranked) rows.push_back(tuning::features_of(p, k->key(), us, ranked.front().second, {}));
     auto t2 = clock_type::now();
     auto scores = model->score(rows);

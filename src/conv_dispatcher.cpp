@@ -1,5 +1,6 @@
 #include "kdecl/conv/conv_dispatcher.hpp"
 
+#include <atomic>
 #include <map>
 #include <tuple>
 
@@ -183,8 +184,13 @@ std::optional<std::string> conv_rejection(const conv_instance& kernel, const gro
 
 std::string conv_selection::explain(std::size_t max_candidates) const {
   if (!problem_error.empty()) return "invalid convolution problem: " + problem_error;
-  if (kernel) return fmt::format("selected {} (estimated {:.1f} us)", kernel->name(), estimated_us);
-  return dispatch::describe_refusals("convolution", rejected, max_candidates);
+  std::string out =
+      !kernel ? dispatch::describe_refusals("convolution", rejected, max_candidates)
+      : tier == "analytical model"
+          ? fmt::format("selected {} (estimated {:.1f} us)", kernel->name(), estimated_us)
+          : fmt::format("selected {} by the {} (analytical estimate {:.1f} us)", kernel->name(), tier, estimated_us);
+  for (const auto& n : tier_notes) out += "\n  " + n;
+  return out;
 }
 
 // One indexed kernel: its profile for the cost model, computed once.
@@ -199,8 +205,25 @@ struct conv_dispatcher::index {
   std::map<signature_tuple, std::vector<conv_indexed_kernel>> by_signature;
 };
 
+namespace {
+std::atomic<conv_tier_factory> default_conv_tiers{nullptr};
+}
+
+void set_default_conv_tiers(conv_tier_factory factory) { default_conv_tiers.store(factory); }
+
 conv_dispatcher::conv_dispatcher(device dev, const registry& reg)
-    : device_(std::move(dev)), registry_(&reg), workspaces_(device_) {}
+    : device_(std::move(dev)), registry_(&reg), workspaces_(device_) {
+  if (auto factory = default_conv_tiers.load()) tiers_ = factory(device_, *registry_, tier_load_notes_);
+}
+
+void conv_dispatcher::add_tier(std::shared_ptr<const conv_selection_tier> tier, bool first) {
+  tiers_.insert(first ? tiers_.begin() : tiers_.end(), std::move(tier));
+}
+
+void conv_dispatcher::clear_tiers() {
+  tiers_.clear();
+  tier_load_notes_.clear();
+}
 
 std::shared_ptr<const conv_dispatcher::index> conv_dispatcher::current_index() const {
   return index_.get(*registry_, [&] {
@@ -230,12 +253,10 @@ std::vector<std::pair<std::shared_ptr<const conv_instance>, double>> conv_dispat
         out.emplace_back(e.kernel, estimate_microseconds(key, p));
       } else {
         const bool own = key.sig.dir == conv_direction::bwd_weight;  // split-K: a profile per kernel
-        double us = estimate_microseconds(e.profile, own ? conv_problem_profile(key, p, int(e.profile.processors)) : pp);
-        // One group per block: where K/G is below the block's N tile, the rest of the tile is
-        // padding the GEMM model does not see (ResNeXt-50 layer2, K/G = 8 in a 32-wide tile:
-        // 133 us measured against 25 us estimated on an H100, docs/perf/h100-2026-11-23-dwconv-s16-run1).
-        if (key.sig.dir == conv_direction::fwd && p.g > 1 && p.k_per_group() < key.algo.tile.n)
-          us *= double(key.algo.tile.n) / double(p.k_per_group());
+        // As estimate_microseconds(key, p), from the profile indexed once.
+        const double us =
+            estimate_microseconds(e.profile, own ? conv_problem_profile(key, p, int(e.profile.processors)) : pp) *
+            group_padding_factor(key, p);
         out.emplace_back(e.kernel, us);
       }
     }
@@ -251,7 +272,16 @@ conv_selection conv_dispatcher::select(const grouped_conv_problem& problem, cons
     return sel;
   }
   const grouped_conv_problem p = problem.normalized();
-  if (auto r = ranked(p, args); !r.empty()) {
+  sel.tier_notes = tier_load_notes_;
+  if (auto k = dispatch::consult_tiers(
+          tiers_, *this, p, args,
+          [](const conv_instance& k, const grouped_conv_problem& q, const grouped_conv_args* a) {
+            return conv_rejection(k, q, a).has_value();
+          },
+          sel.tier_notes, sel.tier)) {
+    sel.kernel = std::move(k);
+    sel.estimated_us = estimate_microseconds(sel.kernel->key(), p);
+  } else if (auto r = ranked(p, args); !r.empty()) {
     sel.kernel = r.front().first;
     sel.estimated_us = r.front().second;
   }

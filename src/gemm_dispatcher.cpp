@@ -360,20 +360,13 @@ gemm_selection gemm_dispatcher::select(const gemm_problem& problem, const gemm_a
   // pick is re-checked here, so a stale database never selects a kernel that
   // cannot run the problem.
   sel.tier_notes = tier_load_notes_;
-  for (const auto& tier : tiers_) {
-    std::string note;
-    auto k = tier->choose(*this, p, args, note);
-    if (k && gemm_rejection(*k, p, args)) {
-      note += fmt::format("{}{} cannot run this problem: ignored", note.empty() ? "" : "; ", k->name());
-      k = nullptr;
-    }
-    sel.tier_notes.push_back(fmt::format("{}: {}", tier->tier(), note.empty() ? (k ? "chose" : "no opinion") : note));
-    if (k) {
-      sel.kernel = std::move(k);
-      sel.tier = tier->tier();
-      sel.estimated_us = estimate_microseconds(sel.kernel->key(), p);
-      break;
-    }
+  if (auto k = dispatch::consult_tiers(tiers_, *this, p, args,
+                                       [](const gemm_instance& k, const gemm_problem& q, const gemm_args* a) {
+                                         return gemm_rejection(k, q, a).has_value();
+                                       },
+                                       sel.tier_notes, sel.tier)) {
+    sel.kernel = std::move(k);
+    sel.estimated_us = estimate_microseconds(sel.kernel->key(), p);
   }
 
   if (sel.kernel) {

@@ -12,6 +12,9 @@
 #include <nlohmann/json.hpp>
 #include <xgboost/c_api.h>
 
+#include "kdecl/tuning/conv_features.hpp"
+#include "kdecl/tuning/features.hpp"
+
 namespace kdecl::tuning {
 namespace {
 
@@ -22,8 +25,8 @@ void xgb_check(int rc, const char* what) {
 // A DMatrix freed on scope exit.
 struct dmatrix {
   DMatrixHandle h = nullptr;
-  dmatrix(const float* data, std::size_t rows) {
-    xgb_check(XGDMatrixCreateFromMat(data, rows, feature_count, std::nanf(""), &h), "DMatrix");
+  dmatrix(const float* data, std::size_t rows, std::size_t width) {
+    xgb_check(XGDMatrixCreateFromMat(data, rows, width, std::nanf(""), &h), "DMatrix");
   }
   ~dmatrix() { XGDMatrixFree(h); }
 };
@@ -38,6 +41,18 @@ nlohmann::json to_json(const model_info& i) {
 }
 
 }  // namespace
+
+std::vector<std::string> feature_names_of(const std::string& op) {
+  std::vector<std::string> out;
+  if (op == "gemm") {
+    for (auto n : feature_names()) out.emplace_back(n);
+  } else if (op == "conv") {
+    for (auto n : conv_feature_names()) out.emplace_back(n);
+  } else {
+    throw std::invalid_argument(fmt::format("op '{}' has no ranking features (gemm, conv)", op));
+  }
+  return out;
+}
 
 struct ranking_model::booster {
   BoosterHandle h = nullptr;
@@ -62,18 +77,24 @@ float relevance_of(double efficiency) {
 }
 
 ranking_model ranking_model::train(const std::vector<ranking_group>& groups, const train_options& o, model_info info) {
+  const auto names = feature_names_of(info.op);
   std::vector<float> data, labels;
   std::vector<unsigned> sizes;
   for (const auto& g : groups) {
-    if (g.rows.size() < 2) continue;  // a problem with one kernel teaches no order
-    for (const auto& r : g.rows) data.insert(data.end(), r.begin(), r.end());
+    if (g.rows.rows() < 2) continue;  // a problem with one kernel teaches no order
+    if (g.rows.width != names.size())
+      throw std::invalid_argument(fmt::format("train: rows of {} features, but a {} model has {}", g.rows.width,
+                                              info.op, names.size()));
+    if (g.labels.size() != g.rows.rows())
+      throw std::invalid_argument(fmt::format("train: {} labels for {} rows", g.labels.size(), g.rows.rows()));
+    data.insert(data.end(), g.rows.values.begin(), g.rows.values.end());
     labels.insert(labels.end(), g.labels.begin(), g.labels.end());
-    sizes.push_back(unsigned(g.rows.size()));
+    sizes.push_back(unsigned(g.rows.rows()));
   }
   if (sizes.empty())
     throw std::invalid_argument("train: no problem has two or more measured kernels; nothing to rank");
   ranking_model model;
-  dmatrix train(data.data(), labels.size());
+  dmatrix train(data.data(), labels.size(), names.size());
   xgb_check(XGDMatrixSetFloatInfo(train.h, "label", labels.data(), labels.size()), "labels");
   xgb_check(XGDMatrixSetUIntInfo(train.h, "group", sizes.data(), sizes.size()), "groups");
   xgb_check(XGBoosterCreate(&train.h, 1, &model.booster_->h), "booster");
@@ -91,8 +112,7 @@ ranking_model ranking_model::train(const std::vector<ranking_group>& groups, con
   set("verbosity", "0");
   for (int it = 0; it < o.rounds; ++it) xgb_check(XGBoosterUpdateOneIter(model.booster_->h, it, train.h), "training");
   info.objective = o.objective;
-  info.features.clear();
-  for (auto n : feature_names()) info.features.emplace_back(n);
+  info.features = names;
   info.rows = labels.size();
   info.groups = sizes.size();
   info.rounds = std::size_t(o.rounds);
@@ -132,7 +152,11 @@ ranking_model ranking_model::load(const std::string& path) {
     throw std::invalid_argument(fmt::format("ranking model '{}': sidecar '{}' is not valid: {}", path, meta_path, e.what()));
   }
   std::vector<std::string> expected;
-  for (auto n : feature_names()) expected.emplace_back(n);
+  try {
+    expected = feature_names_of(info.op);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(fmt::format("ranking model '{}': {}", path, e.what()));
+  }
   if (info.features != expected)
     throw std::invalid_argument(fmt::format("ranking model '{}' was trained on {} other features than this kdecl computes ({}); "
                                             "retrain it with kdecl train", path, info.features.size(), expected.size()));
@@ -155,14 +179,15 @@ void ranking_model::save(const std::string& path) const {
   if (!meta) throw std::runtime_error(fmt::format("sidecar '{}' cannot be written", sidecar_path(path)));
 }
 
-std::vector<float> ranking_model::score(const std::vector<feature_row>& rows) const {
+std::vector<float> ranking_model::score(const feature_matrix& rows) const {
   if (rows.empty()) return {};
-  // In-place prediction from the rows' memory (feature_row is a plain float array):
-  // no DMatrix is built per call.
-  static_assert(sizeof(feature_row) == feature_count * sizeof(float));
+  if (rows.width != info_.features.size())
+    throw std::invalid_argument(fmt::format("ranking model ({}): rows of {} features, the model has {}", info_.op,
+                                            rows.width, info_.features.size()));
+  // In-place prediction from the rows' memory: no DMatrix is built per call.
   const std::string values = fmt::format(
       R"({{"data": [{}, true], "shape": [{}, {}], "typestr": "<f4", "version": 3}})",
-      reinterpret_cast<std::uintptr_t>(rows.data()), rows.size(), feature_count);
+      reinterpret_cast<std::uintptr_t>(rows.values.data()), rows.rows(), rows.width);
   static constexpr const char* config =
       R"({"type": 0, "training": false, "iteration_begin": 0, "iteration_end": 0, "strict_shape": false, "cache_id": 0, "missing": NaN})";
   std::lock_guard lock(booster_->mutex);
@@ -172,7 +197,8 @@ std::vector<float> ranking_model::score(const std::vector<feature_row>& rows) co
   xgb_check(XGBoosterPredictFromDense(booster_->h, values.c_str(), config, nullptr, &shape, &dim, &out), "prediction");
   std::size_t len = 1;
   for (bst_ulong i = 0; i < dim; ++i) len *= std::size_t(shape[i]);
-  if (len != rows.size()) throw std::runtime_error(fmt::format("XGBoost returned {} scores for {} rows", len, rows.size()));
+  if (len != rows.rows())
+    throw std::runtime_error(fmt::format("XGBoost returned {} scores for {} rows", len, rows.rows()));
   return std::vector<float>(out, out + len);
 }
 

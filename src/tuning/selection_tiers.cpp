@@ -17,6 +17,7 @@
 #include "kdecl/tuning/problem_key.hpp"
 #include "kdecl/tuning/ranking_model.hpp"
 #include "kdecl/tuning/tuning_db.hpp"
+#include "tier_common.hpp"
 
 namespace kdecl::tuning {
 
@@ -55,47 +56,19 @@ std::string registered_kernel_set(const registry& reg, arch_id arch, std::vector
 
 namespace {
 
-// ---------------------------------------------------------------------------
-// Tier 1: exact problem hits in a tuning database.
-class database_selection final : public gemm_selection_tier {
- public:
-  database_selection(const std::string& path, arch_id arch) : path_(path) {
-    tuning_db db(path, true);
-    for (const auto& m : db.measurements(std::string(to_string(arch)))) {
-      if (!m.median_ms || m.op != "gemm") continue;
-      // Re-keyed through the parser, so that lookups match whatever spelling wrote the row.
-      std::string key;
-      try {
-        key = problem_key(parse_problem_key(m.problem_key));
-      } catch (const std::invalid_argument&) {
-        continue;
-      }
-      fastest_[key].push_back({*m.median_ms, m.kernel});
-    }
-    for (auto& [key, v] : fastest_) std::sort(v.begin(), v.end());
+// What the shared tiers (tier_common.hpp) need of GEMM.
+struct gemm_op {
+  using problem = gemm_problem;
+  using args = gemm_args;
+  using instance = gemm_instance;
+  using dispatcher = gemm_dispatcher;
+  using tier = gemm_selection_tier;
+  static constexpr const char* name = "gemm";
+  static std::string key_of(const gemm_problem& p) { return problem_key(p); }
+  static gemm_problem parse_key(std::string_view key) { return parse_problem_key(key); }
+  static bool rejects(const gemm_instance& k, const gemm_problem& p, const gemm_args* a) {
+    return gemm_rejection(k, p, a).has_value();
   }
-  std::string tier() const override { return "tuning database"; }
-  std::shared_ptr<const gemm_instance> choose(const gemm_dispatcher& d, const gemm_problem& p, const gemm_args* args,
-                                              std::string& note) const override {
-    auto it = fastest_.find(problem_key(p));
-    if (it == fastest_.end()) {
-      note = fmt::format("no entry for this problem in {}", path_);
-      return nullptr;
-    }
-    for (const auto& [ms, name] : it->second) {
-      auto k = std::dynamic_pointer_cast<const gemm_instance>(d.kernels().find(name));
-      if (!k || k->arch() != d.target().arch || gemm_rejection(*k, p, args)) continue;
-      note = fmt::format("exact hit in {}: fastest of {} measured kernels that can run it ({:.4f} ms)", path_,
-                         it->second.size(), ms);
-      return k;
-    }
-    note = fmt::format("{} measured this problem, but none of its kernels is registered here or can run it", path_);
-    return nullptr;
-  }
-
- private:
-  std::string path_;
-  std::unordered_map<std::string, std::vector<std::pair<double, std::string>>> fastest_;
 };
 
 // ---------------------------------------------------------------------------
@@ -112,7 +85,7 @@ struct cache_hash {
   }
 };
 
-int lowest_bit(std::uintptr_t bits) { return bits == 0 ? 256 : int(std::min<std::uintptr_t>(256, bits & (~bits + 1))); }
+using detail::lowest_bit;
 
 // Of A's and B's pointers, and of C's and D's (256 without arguments).
 alignments pointer_alignment(const gemm_args* args, int num_d) {
@@ -126,7 +99,7 @@ alignments pointer_alignment(const gemm_args* args, int num_d) {
 class model_selection final : public gemm_selection_tier {
  public:
   model_selection(std::shared_ptr<const ranking_model> model, std::string fingerprint, std::uint64_t generation)
-      : model_(std::move(model)), fingerprint_(std::move(fingerprint)), generation_(generation) {}
+      : model_(std::move(model)), watch_(std::move(fingerprint), generation) {}
   std::string tier() const override { return "learned model"; }
 
   std::shared_ptr<const gemm_instance> choose(const gemm_dispatcher& d, const gemm_problem& p, const gemm_args* args,
@@ -147,16 +120,9 @@ class model_selection final : public gemm_selection_tier {
         return it->second;
       }
     }
-    if (gen != generation_.load()) {
-      // The registry changed since the model was checked: check the set again.
-      std::unique_lock lock(mutex_);
-      if (gen != generation_.load()) {
-        current_ok_.store(registered_kernel_set(d.kernels(), d.target().arch, nullptr,
-                                                kernel_set_signatures(model_->info())) == fingerprint_);
-        generation_.store(gen);
-      }
-    }
-    if (!current_ok_.load()) {
+    if (!watch_.current(gen, [&] {
+          return registered_kernel_set(d.kernels(), d.target().arch, nullptr, kernel_set_signatures(model_->info()));
+        })) {
       note = "the registry no longer holds the kernel set the model was trained for; not used";
       return nullptr;
     }
@@ -173,8 +139,8 @@ class model_selection final : public gemm_selection_tier {
     } else if (!ranked.empty()) {
       const alignments strides = alignment_class(p);
       const alignments alignment{std::min({strides.ab, 16, pointers.ab}), std::min({strides.cd, 16, pointers.cd})};
-      std::vector<feature_row> rows;
-      rows.reserve(ranked.size());
+      feature_matrix rows;
+      rows.reserve(ranked.size(), feature_count);
       const double best_us = ranked.front().second;
       for (const auto& [k, us] : ranked) rows.push_back(features_of(p, k->key(), us, best_us, alignment));
       const auto scores = model_->score(rows);
@@ -192,52 +158,24 @@ class model_selection final : public gemm_selection_tier {
 
  private:
   std::shared_ptr<const ranking_model> model_;
-  std::string fingerprint_;
+  detail::kernel_set_watch watch_;
   mutable std::shared_mutex mutex_;
-  mutable std::atomic<std::uint64_t> generation_;
-  mutable std::atomic<bool> current_ok_{true};
   mutable std::unordered_map<cache_key, std::shared_ptr<const gemm_instance>, cache_hash> cache_;
 };
-
-// Models are read once per process and path.
-std::shared_ptr<const ranking_model> cached_model(const std::string& path) {
-  static std::mutex mutex;
-  // Never destroyed: XGBoost's own statics may be gone by the time this one would be.
-  static auto* models = new std::map<std::string, std::shared_ptr<const ranking_model>>;
-  std::lock_guard lock(mutex);
-  auto& slot = (*models)[path];
-  if (!slot) slot = std::make_shared<const ranking_model>(ranking_model::load(path));
-  return slot;
-}
 
 }  // namespace
 
 std::shared_ptr<const gemm_selection_tier> database_tier(const std::string& path, arch_id arch) {
-  return std::make_shared<database_selection>(path, arch);
+  return std::make_shared<detail::database_selection<gemm_op>>(path, arch);
 }
 
 std::shared_ptr<const gemm_selection_tier> model_tier(std::shared_ptr<const ranking_model> model, const device& dev,
                                                       const registry& reg, std::string& refusal) {
   const auto& info = model->info();
-  const std::string arch(to_string(dev.arch));
-  if (info.op != "gemm") {
-    refusal = fmt::format("it ranks {} kernels, not GEMM kernels", info.op);
-    return nullptr;
-  }
-  if (info.arch != arch) {
-    refusal = fmt::format("it was trained for {}, this device is {}", info.arch, arch);
-    return nullptr;
-  }
   std::vector<std::string> names;
-  const auto scope = kernel_set_signatures(info);
-  const auto fp = registered_kernel_set(reg, dev.arch, &names, scope);
-  if (info.kernel_set != fp) {
-    refusal = fmt::format("it was trained for kernel set {} ({} kernels), this program registers set {} ({} {} kernels{}); "
-                          "retrain it with kdecl train",
-                          info.kernel_set, info.kernel_count, fp, names.size(), arch,
-                          scope.empty() ? "" : fmt::format(" of its {} signatures", scope.size()));
-    return nullptr;
-  }
+  const auto fp = registered_kernel_set(reg, dev.arch, &names, kernel_set_signatures(info));
+  refusal = detail::model_refusal(info, "gemm", "GEMM", dev, fp, names.size());
+  if (!refusal.empty()) return nullptr;
   return std::make_shared<model_selection>(std::move(model), fp, reg.generation());
 }
 
@@ -245,7 +183,7 @@ std::shared_ptr<const gemm_selection_tier> model_tier(const std::string& path, c
                                                       std::string& refusal) {
   std::shared_ptr<const ranking_model> model;
   try {
-    model = cached_model(path);
+    model = detail::cached_model(path);
   } catch (const std::exception& e) {
     refusal = e.what();
     return nullptr;
@@ -274,8 +212,8 @@ void use_ranking_model(gemm_dispatcher& d, const std::string& path) {
   d.add_tier(std::move(tier));
 }
 
-std::vector<std::string> model_search_paths(arch_id arch) {
-  const std::string file = fmt::format("gemm_{}.model.json", to_string(arch));
+std::vector<std::string> model_search_paths(arch_id arch, const std::string& op) {
+  const std::string file = fmt::format("{}_{}.model.json", op, to_string(arch));
   std::vector<std::string> out;
   if (const char* dir = std::getenv("KDECL_MODEL_DIR"); dir && *dir) out.push_back(std::string(dir) + "/" + file);
 #ifdef KDECL_SOURCE_MODEL_DIR
@@ -289,39 +227,10 @@ std::vector<std::string> model_search_paths(arch_id arch) {
 
 std::vector<std::shared_ptr<const gemm_selection_tier>> default_tiers(const device& dev, const registry& reg,
                                                                       std::vector<std::string>& notes) {
-  std::vector<std::shared_ptr<const gemm_selection_tier>> tiers;
-  if (const char* db = std::getenv("KDECL_TUNING_DB"); db && *db) {
-    try {
-      tiers.push_back(database_tier(db, dev.arch));
-    } catch (const std::exception& e) {
-      notes.push_back(fmt::format("tuning database: KDECL_TUNING_DB={} not used: {}", db, e.what()));
-    }
-  }
-  const char* env_model = std::getenv("KDECL_TUNING_MODEL");
-  if (env_model && std::string(env_model) == "off") {
-    notes.push_back("learned model: off (KDECL_TUNING_MODEL=off)");
-    return tiers;
-  }
-  if (dev.arch == arch_id::host) return tiers;  // no model is trained for host kernels
-  std::string path;
-  if (env_model && *env_model) {
-    path = env_model;
-  } else {
-    for (const auto& candidate : model_search_paths(dev.arch))
-      if (std::filesystem::exists(candidate)) {
-        path = candidate;
-        break;
-      }
-    if (path.empty()) {
-      notes.push_back(fmt::format("learned model: none for {} (looked for gemm_{}.model.json)", to_string(dev.arch),
-                                  to_string(dev.arch)));
-      return tiers;
-    }
-  }
-  std::string why;
-  if (auto t = model_tier(path, dev, reg, why)) tiers.push_back(std::move(t));
-  else notes.push_back(fmt::format("learned model {} refused: {}", path, why));
-  return tiers;
+  return detail::default_tiers_of<gemm_selection_tier>(
+      "gemm", dev, model_search_paths(dev.arch, "gemm"), "KDECL_TUNING_MODEL", notes,
+      [&](const std::string& path) { return database_tier(path, dev.arch); },
+      [&](const std::string& path, std::string& why) { return model_tier(path, dev, reg, why); });
 }
 
 namespace {

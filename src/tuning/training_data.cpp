@@ -3,10 +3,18 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <memory>
 #include <numeric>
+#include <stdexcept>
 
+#include <fmt/format.h>
+
+#include "kdecl/conv/conv_heuristic.hpp"
+#include "kdecl/conv/grouped_conv_name.hpp"
 #include "kdecl/gemm/gemm_heuristic.hpp"
 #include "kdecl/gemm/gemm_name.hpp"
+#include "kdecl/tuning/conv_features.hpp"
+#include "kdecl/tuning/conv_problem_key.hpp"
 #include "kdecl/tuning/features.hpp"
 #include "kdecl/tuning/problem_key.hpp"
 
@@ -14,59 +22,111 @@ namespace kdecl::tuning {
 
 double measured_problem::oracle_ms() const { return *std::min_element(ms.begin(), ms.end()); }
 
-std::vector<measured_problem> measured_problems(const std::vector<measurement>& rows,
-                                                const std::vector<problem_source>& sources, const std::string& arch,
-                                                const std::set<std::string>& kernel_subset, std::size_t min_kernels) {
-  std::map<std::pair<std::string, std::string>, measured_problem> by;
+namespace {
+
+// What grouping needs of one op: the problem's normalized key and signature,
+// each kernel's estimate, and the feature rows once a problem's kernels are known.
+struct gemm_rows {
+  gemm_problem problem;
+  std::vector<gemm_key> keys;
+  explicit gemm_rows(const std::string& key) : problem(parse_problem_key(key).normalized()) {}
+  std::string signature() const { return problem_signature(problem); }
+  double add(const std::string& kernel) {
+    keys.push_back(parse_gemm_name(kernel));
+    return estimate_microseconds(keys.back(), problem);
+  }
+  void features(measured_problem& q, const std::vector<std::size_t>& order, double best_us) const {
+    const alignments alignment = alignment_class(problem);
+    q.features.reserve(order.size(), feature_count);
+    for (std::size_t j = 0; j < order.size(); ++j)
+      q.features.push_back(features_of(problem, keys[order[j]], q.estimate_us[j], best_us, alignment));
+  }
+};
+
+struct conv_rows {
+  grouped_conv_problem problem;
+  std::vector<grouped_conv_key> keys;
+  explicit conv_rows(const std::string& key) : problem(parse_conv_problem_key(key)) {}
+  std::string signature() const { return problem_signature(problem); }
+  double add(const std::string& kernel) {
+    keys.push_back(parse_conv_name(kernel));
+    return estimate_microseconds(keys.back(), problem);
+  }
+  void features(measured_problem& q, const std::vector<std::size_t>& order, double best_us) const {
+    const int alignment = conv_alignment(problem);
+    q.features.reserve(order.size(), conv_feature_count);
+    for (std::size_t j = 0; j < order.size(); ++j)
+      q.features.push_back(conv_features_of(problem, keys[order[j]], q.estimate_us[j], best_us, alignment));
+  }
+};
+
+template <class Rows>
+std::vector<measured_problem> grouped(const std::vector<measurement>& rows, const std::vector<problem_source>& sources,
+                                      const std::string& op, const std::string& arch,
+                                      const std::set<std::string>& kernel_subset, std::size_t min_kernels) {
+  struct pending {
+    std::unique_ptr<Rows> rows;
+    measured_problem p;
+  };
+  std::map<std::pair<std::string, std::string>, pending> by;
   for (const auto& m : rows) {
-    if (!m.median_ms || m.op != "gemm" || m.machine.arch != arch) continue;
+    if (!m.median_ms || m.op != op || m.machine.arch != arch) continue;
     if (!kernel_subset.empty() && !kernel_subset.count(m.kernel)) continue;
-    auto& p = by[{m.machine.device_name, m.problem_key}];
-    if (p.key.empty()) {
-      p.key = m.problem_key;
-      p.device = m.machine.device_name;
-      p.problem = parse_problem_key(m.problem_key).normalized();
+    auto& e = by[{m.machine.device_name, m.problem_key}];
+    if (!e.rows) {
+      e.rows = std::make_unique<Rows>(m.problem_key);
+      e.p.op = op;
+      e.p.key = m.problem_key;
+      e.p.device = m.machine.device_name;
+      e.p.signature = e.rows->signature();
     }
-    p.kernels.push_back(m.kernel);
-    p.keys.push_back(parse_gemm_name(m.kernel));
-    p.ms.push_back(*m.median_ms);
-    p.estimate_us.push_back(estimate_microseconds(p.keys.back(), p.problem));
+    e.p.kernels.push_back(m.kernel);
+    e.p.ms.push_back(*m.median_ms);
+    e.p.estimate_us.push_back(e.rows->add(m.kernel));
   }
   std::map<std::string, std::set<std::string>> models;
   for (const auto& s : sources) models[s.problem_key].insert(s.model);
   std::vector<measured_problem> out;
   for (auto& entry : by) {
-    auto& p = entry.second;  // not a structured binding: clang before 16 cannot capture one in a lambda
+    auto& p = entry.second.p;  // not a structured binding: clang before 16 cannot capture one in a lambda
     if (p.kernels.size() < min_kernels) continue;
     // Name order, whatever order the rows came in.
     std::vector<std::size_t> idx(p.kernels.size());
     std::iota(idx.begin(), idx.end(), 0);
     std::sort(idx.begin(), idx.end(), [&](auto a, auto b) { return p.kernels[a] < p.kernels[b]; });
     measured_problem q;
+    q.op = p.op;
     q.key = p.key;
     q.device = p.device;
-    q.problem = p.problem;
+    q.signature = p.signature;
     for (auto i : idx) {
       q.kernels.push_back(p.kernels[i]);
-      q.keys.push_back(p.keys[i]);
       q.ms.push_back(p.ms[i]);
       q.estimate_us.push_back(p.estimate_us[i]);
     }
+    entry.second.rows->features(q, idx, *std::min_element(q.estimate_us.begin(), q.estimate_us.end()));
     if (auto it = models.find(q.key); it != models.end()) q.models = it->second;
     out.push_back(std::move(q));
   }
   return out;
 }
 
+}  // namespace
+
+std::vector<measured_problem> measured_problems(const std::vector<measurement>& rows,
+                                                const std::vector<problem_source>& sources, const std::string& arch,
+                                                const std::set<std::string>& kernel_subset, std::size_t min_kernels,
+                                                const std::string& op) {
+  if (op == "gemm") return grouped<gemm_rows>(rows, sources, op, arch, kernel_subset, min_kernels);
+  if (op == "conv") return grouped<conv_rows>(rows, sources, op, arch, kernel_subset, min_kernels);
+  throw std::invalid_argument(fmt::format("op '{}' has no training data (gemm, conv)", op));
+}
+
 ranking_group ranking_group_of(const measured_problem& p) {
   ranking_group g;
-  const double best_us = *std::min_element(p.estimate_us.begin(), p.estimate_us.end());
+  g.rows = p.features;
   const double oracle = p.oracle_ms();
-  const alignments alignment = alignment_class(p.problem);
-  for (std::size_t i = 0; i < p.kernels.size(); ++i) {
-    g.rows.push_back(features_of(p.problem, p.keys[i], p.estimate_us[i], best_us, alignment));
-    g.labels.push_back(relevance_of(oracle / p.ms[i]));
-  }
+  for (double ms : p.ms) g.labels.push_back(relevance_of(oracle / ms));
   return g;
 }
 
@@ -76,7 +136,10 @@ std::string family_of(const std::string& model) {
   static const std::pair<const char*, const char*> families[] = {
       {"llama", "Llama"}, {"gemma", "Gemma"}, {"qwen", "Qwen"}, {"mistral", "Mistral"}, {"mixtral", "Mistral"},
       {"phi", "Phi"}, {"bert", "BERT"}, {"gpt", "GPT"}, {"t5", "T5"}, {"vit", "ViT"}, {"falcon", "Falcon"},
-      {"deepseek", "DeepSeek"}};
+      {"deepseek", "DeepSeek"},
+      // Convolutional networks (benchmarks/shapes/conv_*.csv).
+      {"resnext", "ResNeXt"}, {"resnet", "ResNet"}, {"mobilenet", "MobileNet"}, {"efficientnet", "EfficientNet"},
+      {"convnext", "ConvNeXt"}, {"r3d", "R3D"}, {"unet", "UNet"}};
   for (const auto& [needle, name] : families)
     if (lower.find(needle) != std::string::npos) return name;
   auto dash = model.find('-');
@@ -91,8 +154,7 @@ std::vector<std::size_t> analytical_order(const measured_problem& p) {
 }
 
 std::vector<std::size_t> model_order(const ranking_model& model, const measured_problem& p) {
-  const auto g = ranking_group_of(p);
-  const auto scores = model.score(g.rows);
+  const auto scores = model.score(p.features);
   auto idx = analytical_order(p);
   std::stable_sort(idx.begin(), idx.end(), [&](auto a, auto b) { return scores[a] > scores[b]; });
   return idx;

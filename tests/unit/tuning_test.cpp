@@ -255,7 +255,7 @@ TEST(SelectionTiers, ModelIsUsedAndReportedAndRefusedWhenMismatched) {
   gemm_dispatcher d(sm90(), reg);
   d.clear_tiers();
   use_ranking_model(d, s / "gemm_sm_90.model.json");
-  const auto& p = data.problems[0].problem;
+  const auto p = parse_problem_key(data.problems[0].key);
   auto sel = d.select(p);
   ASSERT_TRUE(sel) << sel.explain();
   EXPECT_EQ(sel.tier, "learned model");
@@ -413,7 +413,7 @@ TEST(SelectionTiers, DatabaseExactHitsComeFirst) {
   d.clear_tiers();
   use_tuning_database(d, s / "t.db");
   const auto& mp = data.problems[1];
-  auto sel = d.select(mp.problem);
+  auto sel = d.select(parse_problem_key(mp.key));
   ASSERT_TRUE(sel);
   EXPECT_EQ(sel.tier, "tuning database");
   const auto fastest = std::min_element(mp.ms.begin(), mp.ms.end()) - mp.ms.begin();

@@ -37,21 +37,7 @@ struct bench_conv_options : bench_run_options {
 constexpr conv_tensor all_tensors[3] = {conv_tensor::input, conv_tensor::weight, conv_tensor::output};
 
 std::vector<conv_direction> directions_of(const bench_conv_options& o) {
-  std::string list = o.directions.empty() ? o.shape.direction : o.directions;
-  if (list == "all") list = "fwd,bwd_data,bwd_weight";
-  std::vector<conv_direction> out;
-  std::size_t start = 0;
-  for (std::size_t i = 0; i <= list.size(); ++i)
-    if (i == list.size() || list[i] == ',') {
-      const std::string name = list.substr(start, i - start);
-      start = i + 1;
-      auto d = parse<conv_direction>(name);
-      if (!d || name == "*")
-        throw std::invalid_argument(fmt::format("--directions '{}': '{}' is not fwd, bwd_data or bwd_weight (or all)",
-                                                list, name));
-      out.push_back(*d);
-    }
-  return out;
+  return parse_directions(o.directions.empty() ? o.shape.direction : o.directions);
 }
 
 // One problem and the layers it stands for.

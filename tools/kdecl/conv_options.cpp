@@ -121,6 +121,23 @@ void conv_options::add_to(CLI::App& app) {
                                      "(select only: what the dispatcher would pick there)")->capture_default_str();
 }
 
+std::vector<conv_direction> parse_directions(const std::string& given, const char* flag) {
+  const std::string list = given == "all" ? "fwd,bwd_data,bwd_weight" : given;
+  std::vector<conv_direction> out;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i <= list.size(); ++i)
+    if (i == list.size() || list[i] == ',') {
+      const std::string name = list.substr(start, i - start);
+      start = i + 1;
+      auto d = parse<conv_direction>(name);
+      if (!d || name == "*")
+        throw std::invalid_argument(
+            fmt::format("{} '{}': '{}' is not fwd, bwd_data or bwd_weight (or all)", flag, given, name));
+      out.push_back(*d);
+    }
+  return out;
+}
+
 std::vector<conv_layer> conv_options::layers() const {
   grouped_conv_problem base;
   base.direction(parse_flag<conv_direction>("--direction", direction)).dtype(parse_flag<kdecl::dtype>("--dtype", dtype));

@@ -36,6 +36,10 @@ struct conv_options {
   kdecl::device target() const;
 };
 
+// "fwd,bwd_data" -> the directions; "all" = fwd, bwd_data, bwd_weight. Throws
+// std::invalid_argument naming `flag` and the bad entry.
+std::vector<conv_direction> parse_directions(const std::string& list, const char* flag = "--directions");
+
 // Reads a layer list: a header line naming the columns network, layer, n, c, k, g,
 // input, filter, stride, pad, dilation (and optionally count, source), then one
 // layer per line; '#' starts a comment line. Spatial values are x-separated

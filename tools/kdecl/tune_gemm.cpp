@@ -15,117 +15,21 @@
 #include <fmt/format.h>
 
 #include "kdecl/gemm/gemm_dispatcher.hpp"
-#include "kdecl/numeric/fill.hpp"
+#include "kdecl/numeric/host_storage.hpp"
 #include "kdecl/runtime/buffer.hpp"
 #include "kdecl/tuning/problem_key.hpp"
 #include "kdecl/tuning/problem_list.hpp"
 #include "kdecl/tuning/tuning_db.hpp"
-#include "bench_timing.hpp"
 #include "kernel_filter.hpp"
-
-#if KDECL_WITH_CUDA
-#include <cuda_runtime.h>
-#endif
+#include "tune_common.hpp"
+#include "tune_conv.hpp"
 
 namespace kdecl::cli {
 namespace {
 
-struct tune_options {
-  std::string op;
-  std::vector<std::string> problems;  // CSV files, read in order
-  std::string kernels;
-  std::string db = "tuning.db";
-  std::string export_path, import_path;
-  std::string dtype = "bf16", layout = "rcr";  // for rows of the problems file that name none
-  std::string commit;
-  int warmup = 5;
-  double warm_ms = 2.0;        // and at least this much GPU time of warm-up per kernel
-  double ramp_ms = 20.0;       // before a problem's first kernel: the clocks come up from the idle of the setup
-  int iters = 20;
-  double target_ms = 25.0;     // timed launches per kernel: about this much GPU time, at least 5
-  double time_budget_s = 0.0;  // 0 = no limit; else no measurement starts after this many seconds
-};
-
-std::string duration_text(double s) {
-  if (!std::isfinite(s) || s < 0) return "?";
-  if (s < 60) return fmt::format("{:.0f}s", s);
-  if (s < 3600) return fmt::format("{}m{:02}s", int(s) / 60, int(s) % 60);
-  return fmt::format("{}h{:02}m", int(s) / 3600, (int(s) % 3600) / 60);
-}
+using namespace tune;
 
 #if KDECL_WITH_CUDA
-
-void cuda_check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) throw std::runtime_error(fmt::format("{}: {}", what, cudaGetErrorString(e)));
-}
-
-// Random operands of one dtype, filled once and carved into operand sets:
-// enough sets that one pass over them touches more than twice the L2.
-class operand_pool {
- public:
-  operand_pool(const device& dev, std::size_t bytes, dtype d) : buf_(dev, bytes) {
-    // A 16 MiB random block, repeated: the values only need to be ordinary numbers.
-    const std::size_t block = std::min<std::size_t>(bytes, 16u << 20);
-    const std::size_t elems = block / dtype_size_bytes(d);
-    std::vector<unsigned char> host(block);
-    numeric::fill_uniform(host.data(), d, elems, 12345);
-    for (std::size_t off = 0; off < bytes; off += block)
-      cuda_check(cudaMemcpy(static_cast<char*>(buf_.data()) + off, host.data(), std::min(block, bytes - off),
-                            cudaMemcpyHostToDevice),
-                 "filling operands");
-  }
-  char* data() { return static_cast<char*>(buf_.data()); }
-  std::size_t size() const { return buf_.size(); }
-
- private:
-  buffer buf_;
-};
-
-struct timing {
-  double median_ms = 0, spread = 0;
-  int samples = 0;
-};
-
-// The benchmark method of docs/perf/ (and `kdecl bench`, whose timing loop this is):
-// warm-up, then launches timed one by one with CUDA events queued back to back, median.
-// Warm-up is at least `warm_ms` of GPU time (ramp_up) and then `warmup` launches, the
-// last of them timed to choose the number of timed launches: five launches of a 10-us
-// kernel would leave the SM clock where the host-side setup before it let it fall (the
-// first H100 tuning run, 2026-11-23, measured one shape 2-5x slower in bf16 than in fp16
-// that way).
-timing time_launches(const std::function<void(int)>& launch, int warmup, double warm_ms, int max_iters,
-                     double target_ms) {
-  cli::ramp_up(true, launch, warm_ms);
-  const double one = cli::median_ms(true, launch, warmup - 1, 1);
-  const int iters = std::clamp(int(target_ms / std::max(one, 1e-3)), std::min(5, max_iters), max_iters);
-  const std::vector<float> ms = cli::launch_times_ms(true, launch, 0, iters);
-  timing t;
-  t.samples = iters;
-  t.median_ms = ms[std::size_t(iters / 2)];
-  t.spread = (ms[std::size_t(std::min((iters * 9) / 10, iters - 1))] - ms[std::size_t(iters / 10)]) / t.median_ms;
-  return t;
-}
-
-tuning::machine_info machine_of(const device& dev, const std::string& commit) {
-  cudaDeviceProp prop{};
-  cuda_check(cudaGetDeviceProperties(&prop, dev.ordinal), "device properties");
-  tuning::machine_info m;
-  m.device_name = prop.name;
-  m.arch = std::string(to_string(dev.arch));
-  m.sm_count = prop.multiProcessorCount;
-  int khz = 0;
-  if (cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, dev.ordinal) == cudaSuccess) m.sm_clock_mhz = khz / 1000;
-  if (cudaDeviceGetAttribute(&khz, cudaDevAttrMemoryClockRate, dev.ordinal) == cudaSuccess)
-    m.memory_clock_mhz = khz / 1000;
-  cudaGetLastError();
-  int v = 0;
-  cudaDriverGetVersion(&v);
-  m.driver_version = fmt::format("{}.{}", v / 1000, (v % 1000) / 10);
-  cudaRuntimeGetVersion(&v);
-  m.cuda_version = fmt::format("{}.{}", v / 1000, (v % 1000) / 10);
-  m.kdecl_commit = commit;
-  return m;
-}
 
 int run_tune(const tune_options& o) {
   auto dt = parse<dtype>(o.dtype);
@@ -138,12 +42,7 @@ int run_tune(const tune_options& o) {
   device dev = default_device();
   if (dev.kind() != backend::cuda)
     throw std::invalid_argument("tune needs a CUDA GPU with a kernel table; none was found");  // as bench: exit 2
-  std::string commit = o.commit;
-  if (commit.empty()) {
-    const char* env = std::getenv("KDECL_COMMIT");
-    commit = env ? env : "unknown";
-  }
-  const auto machine = machine_of(dev, commit);
+  const auto machine = machine_of(dev, commit_of(o));
   tuning::tuning_db db(o.db);
 
   // The kernel set of this arch (every registered kernel, before --kernels):
@@ -188,9 +87,7 @@ int run_tune(const tune_options& o) {
              machine.device_name, machine.arch, machine.sm_count, machine.sm_clock_mhz, problems.size(), seen.size(),
              total, already, o.db);
 
-  cudaDeviceProp prop{};
-  cuda_check(cudaGetDeviceProperties(&prop, dev.ordinal), "device properties");
-  const std::size_t l2 = std::size_t(prop.l2CacheSize);
+  const std::size_t l2 = l2_bytes(dev);
   std::map<dtype, std::unique_ptr<operand_pool>> pools;
   buffer workspace(dev, 0);
   const auto start = std::chrono::steady_clock::now();
@@ -254,8 +151,7 @@ int run_tune(const tune_options& o) {
         m.error = e.what();
         ++failed;
         // A sticky CUDA error poisons every later launch: stop, keeping what was measured.
-        cudaDeviceSynchronize();
-        if (cudaGetLastError() != cudaSuccess && cudaDeviceSynchronize() != cudaSuccess) {
+        if (device_poisoned()) {
           db.add(m);
           throw std::runtime_error(fmt::format("{} left the GPU in an error state ({}); {} measurements kept in {}",
                                                k->name(), e.what(), done, o.db));
@@ -285,16 +181,22 @@ int run_tune(const tune_options& o) {
 void add_tune_command(CLI::App& app, command_state& state) {
   auto* cmd = app.add_subcommand("tune", "time every eligible kernel per problem into a tuning database (SQLite); "
                                          "--export/--import move databases as JSON lines");
-  auto o = std::make_shared<tune_options>();
-  cmd->add_option("op", o->op, "operation (gemm)");
-  cmd->add_option("--problems", o->problems, "CSVs of problems: m,n,k[,batch] or benchmarks/shapes/ columns")
+  auto o = std::make_shared<tune::tune_options>();
+  cmd->add_option("op", o->op, "operation: gemm or conv");
+  cmd->add_option("--problems", o->problems,
+                  "CSVs of problems: gemm m,n,k[,batch] or benchmarks/shapes/gemm_*.csv; conv benchmarks/shapes/conv_*.csv")
       ->expected(1, -1);
   cmd->add_option("--kernels", o->kernels, "filter of candidate kernels (as kdecl list --filter)");
   cmd->add_option("--db", o->db, "tuning database (SQLite), created when absent")->capture_default_str();
   cmd->add_option("--export", o->export_path, "write the database as JSON lines to this file");
   cmd->add_option("--import", o->import_path, "add the rows of a JSON-lines export to the database");
   cmd->add_option("--dtype", o->dtype, "dtype of problems whose row names none")->capture_default_str();
-  cmd->add_option("--layout", o->layout, "layout of problems whose row names none")->capture_default_str();
+  cmd->add_option("--layout", o->layout, "gemm: layout of problems whose row names none")->capture_default_str();
+  cmd->add_option("--directions", o->directions, "conv: fwd, bwd_data, bwd_weight (comma-separated) or all")
+      ->capture_default_str();
+  cmd->add_option("--batches", o->batches, "conv: batch sizes, each replacing the files' n (default: as listed)")
+      ->expected(1, -1)
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 20));
   cmd->add_option("--commit", o->commit, "kdecl commit recorded with each row (default: $KDECL_COMMIT)");
   cmd->add_option("--warmup", o->warmup, "warm-up launches per kernel")->capture_default_str()->check(CLI::Range(1, 1000));
   cmd->add_option("--warm-ms", o->warm_ms, "and at least this much GPU time of warm-up per kernel")->capture_default_str();
@@ -313,17 +215,20 @@ void add_tune_command(CLI::App& app, command_state& state) {
         if (o->import_path.empty() && !std::filesystem::exists(o->db))
           throw std::invalid_argument(fmt::format("--db '{}' does not exist", o->db));
         tuning::tuning_db db(o->db, !o->export_path.empty() && o->import_path.empty());
-        if (!o->import_path.empty())
-          fmt::print("imported {} new measurements from {} into {} ({} rows)\n", db.import_jsonl(o->import_path),
-                     o->import_path, o->db, db.size());
+        if (!o->import_path.empty()) {
+          const std::size_t added = db.import_jsonl(o->import_path);  // before size(): argument order is unspecified
+          fmt::print("imported {} new measurements from {} into {} ({} rows)\n", added, o->import_path, o->db,
+                     db.size());
+        }
         if (!o->export_path.empty())
           fmt::print("exported {} rows of {} to {}\n", db.export_jsonl(o->export_path), o->db, o->export_path);
         return 0;
       }
-      if (o->op != "gemm")
-        throw std::invalid_argument(fmt::format("tune: operation '{}' is not supported (gemm; conv and attention "
-                                                "have no GPU kernels yet)", o->op));
-      if (o->problems.empty()) throw std::invalid_argument("tune gemm needs --problems FILE...");
+      if (o->op != "gemm" && o->op != "conv")
+        throw std::invalid_argument(fmt::format("tune: operation '{}' is not supported (gemm, conv; attention "
+                                                "selection is analytical only)", o->op));
+      if (o->problems.empty()) throw std::invalid_argument(fmt::format("tune {} needs --problems FILE...", o->op));
+      if (o->op == "conv") return run_tune_conv(*o);  // checks its flags before it needs a GPU
 #if KDECL_WITH_CUDA
       return run_tune(*o);
 #else

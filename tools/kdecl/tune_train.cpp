@@ -15,6 +15,8 @@
 #include <nlohmann/json.hpp>
 
 #include "kdecl/registry/registry.hpp"
+#include "kdecl/tuning/conv_problem_key.hpp"
+#include "kdecl/tuning/conv_selection_tiers.hpp"
 #include "kdecl/tuning/problem_key.hpp"
 #include "kdecl/tuning/ranking_model.hpp"
 #include "kdecl/tuning/selection_tiers.hpp"
@@ -25,6 +27,7 @@ namespace kdecl::cli {
 namespace {
 
 struct data_options {
+  std::string op = "gemm";          // gemm or conv: whose rows, kernels and features
   std::vector<std::string> inputs;  // .db (SQLite) or .jsonl exports
   std::string arch = "sm_90";
   std::string kernel_set = "auto";  // auto, registry, or a fingerprint from the databases
@@ -32,6 +35,7 @@ struct data_options {
 };
 
 void add_data_options(CLI::App* cmd, data_options& o) {
+  cmd->add_option("--op", o.op, "operation whose kernels to rank: gemm or conv")->capture_default_str();
   cmd->add_option("--db", o.inputs, "tuning databases (.db) or JSON-lines exports (.jsonl); repeatable")->required();
   cmd->add_option("--arch", o.arch, "arch whose rows to use")->capture_default_str();
   cmd->add_option("--kernel-set", o.kernel_set,
@@ -55,7 +59,17 @@ struct loaded_data {
   std::string commits;
 };
 
+// This program's kernels of the op and arch (sorted) and their fingerprint.
+std::string registered_set(const data_options& o, std::vector<std::string>* names,
+                           const std::vector<std::string>& signatures = {}) {
+  const arch_id arch = *parse<arch_id>(o.arch);
+  return o.op == "conv" ? tuning::registered_conv_kernel_set(registry::global(), arch, names, signatures)
+                        : tuning::registered_kernel_set(registry::global(), arch, names, signatures);
+}
+
 loaded_data load(const data_options& o) {
+  if (o.op != "gemm" && o.op != "conv")
+    throw std::invalid_argument(fmt::format("--op '{}' is not gemm or conv (attention selection has no model yet)", o.op));
   if (!parse<arch_id>(o.arch)) throw std::invalid_argument(fmt::format("--arch '{}' is not a known arch", o.arch));
   if (o.train.objective.rfind("rank:", 0) != 0)
     throw std::invalid_argument(fmt::format("--objective '{}' is not a ranking objective (rank:ndcg, rank:pairwise, "
@@ -75,8 +89,10 @@ loaded_data load(const data_options& o) {
   }
   loaded_data d;
   d.rows = all.measurements(o.arch);
+  std::erase_if(d.rows, [&](const tuning::measurement& m) { return m.op != o.op; });
   d.sources = all.sources();
-  if (d.rows.empty()) throw std::invalid_argument(fmt::format("the databases hold no {} measurement", o.arch));
+  if (d.rows.empty())
+    throw std::invalid_argument(fmt::format("the databases hold no {} measurement of {}", o.op, o.arch));
   std::map<std::string, std::size_t> uses;
   std::set<std::string> devices, commits;
   for (const auto& m : d.rows) {
@@ -87,10 +103,11 @@ loaded_data load(const data_options& o) {
   d.devices.assign(devices.begin(), devices.end());
   for (const auto& c : commits) d.commits += (d.commits.empty() ? "" : ",") + c;
   std::vector<std::string> reg_names;
-  const std::string reg_fp = tuning::registered_kernel_set(registry::global(), *parse<arch_id>(o.arch), &reg_names);
+  const std::string reg_fp = registered_set(o, &reg_names);
   if (o.kernel_set == "registry" || (o.kernel_set == "auto" && !reg_names.empty())) {
     if (reg_names.empty())
-      throw std::invalid_argument(fmt::format("--kernel-set registry: this program registers no {} kernel", o.arch));
+      throw std::invalid_argument(
+          fmt::format("--kernel-set registry: this program registers no {} {} kernel", o.arch, o.op));
     d.fingerprint = reg_fp;
     d.kernels = reg_names;
   } else {
@@ -108,7 +125,7 @@ loaded_data load(const data_options& o) {
       throw std::invalid_argument(fmt::format("--kernel-set '{}' is not recorded in the databases", want));
   }
   const std::set<std::string> subset(d.kernels.begin(), d.kernels.end());
-  d.problems = tuning::measured_problems(d.rows, d.sources, o.arch, subset);
+  d.problems = tuning::measured_problems(d.rows, d.sources, o.arch, subset, 2, o.op);
   if (d.problems.empty())
     throw std::invalid_argument(fmt::format("no problem has two or more measured kernels of kernel set {}", d.fingerprint));
   return d;
@@ -119,6 +136,7 @@ tuning::ranking_model train_on(const std::vector<tuning::measured_problem>& prob
   std::vector<tuning::ranking_group> groups;
   for (const auto& p : problems) groups.push_back(tuning::ranking_group_of(p));
   tuning::model_info info;
+  info.op = o.op;
   info.arch = o.arch;
   info.kernel_set = d.fingerprint;
   info.kernel_count = d.kernels.size();
@@ -127,11 +145,12 @@ tuning::ranking_model train_on(const std::vector<tuning::measured_problem>& prob
   info.created = tuning::utc_now();
   info.kdecl_commit = d.commits;
   std::set<std::string> signatures;
-  for (const auto& p : problems) signatures.insert(tuning::problem_signature(p.problem));
+  for (const auto& p : problems) signatures.insert(p.signature);
   info.signatures.assign(signatures.begin(), signatures.end());
   // The model stays valid while the kernels of its signatures stay as they are:
   // kernels of other dtypes or layouts may be added without retraining.
-  const auto scoped = tuning::kernels_of_signatures(d.kernels, info.signatures);
+  const auto scoped = o.op == "conv" ? tuning::conv_kernels_of_signatures(d.kernels, info.signatures)
+                                     : tuning::kernels_of_signatures(d.kernels, info.signatures);
   info.kernel_set_scope = "signatures";
   info.kernel_set = tuning::fingerprint_of(scoped);
   info.kernel_count = scoped.size();
@@ -151,8 +170,8 @@ void add_train_command(CLI::App& app, command_state& state) {
       auto d = load(*o);
       auto model = train_on(d.problems, *o, d);
       model.save(*out);
-      fmt::print("trained {} ({} rounds) on {} problems, {} rows of {}; kernel set {} ({} kernels); wrote {} and {}\n",
-                 o->train.objective, o->train.rounds, model.info().groups, model.info().rows, o->arch, d.fingerprint,
+      fmt::print("trained {} ({} rounds) on {} {} problems, {} rows of {}; kernel set {} ({} kernels); wrote {} and {}\n",
+                 o->train.objective, o->train.rounds, model.info().groups, o->op, model.info().rows, o->arch, d.fingerprint,
                  d.kernels.size(), *out, tuning::sidecar_path(*out));
       return 0;
     };
@@ -275,9 +294,10 @@ void add_eval_selection_command(CLI::App& app, command_state& state) {
         }
       }
 
-      const std::string stem = name->empty() ? "selection_" + o->arch : *name;
+      const std::string stem = name->empty() ? (o->op == "gemm" ? "selection_" : "selection_" + o->op + "_") + o->arch
+                                             : *name;
       std::filesystem::create_directories(*out);
-      nlohmann::json doc{{"arch", o->arch}, {"kernel_set", d.fingerprint}, {"kernels", d.kernels.size()},
+      nlohmann::json doc{{"op", o->op}, {"arch", o->arch}, {"kernel_set", d.fingerprint}, {"kernels", d.kernels.size()},
                          {"problems", all.size()}, {"rows", d.rows.size()}, {"devices", d.devices},
                          {"kdecl_commit", d.commits}, {"objective", o->train.objective}, {"rounds", o->train.rounds},
                          {"note", *note}, {"inputs", o->inputs}, {"splits", nlohmann::json::array()}};
@@ -287,7 +307,7 @@ void add_eval_selection_command(CLI::App& app, command_state& state) {
         sum_candidates += p.kernels.size();
       }
       std::string md = fmt::format(
-          "# Kernel selection on problems held out from training ({})\n\n{}{}"
+          "# {} kernel selection on problems held out from training ({})\n\n{}{}"
           "{} problems ({} distinct keys on {}), {} to {:.0f} (mean) measured kernels each, kernel set {} "
           "({} kernels), XGBoost {} with {} rounds.\n"
           "Efficiency = oracle time / chosen kernel's time (oracle: the fastest measured kernel). "
@@ -299,7 +319,7 @@ void add_eval_selection_command(CLI::App& app, command_state& state) {
           "up to the measurement's own noise).\n\n"
           "| split | tier | problems | mean | P10 (worst tenth) | worst | top-1 hit | top-k for 99% (mean) | "
           "top-k for 99% (all) |\n|---|---|---|---|---|---|---|---|---|\n",
-          o->arch, note->empty() ? "" : *note + "\n\n", "", all.size(),
+          o->op == "conv" ? "Convolution" : "GEMM", o->arch, note->empty() ? "" : *note + "\n\n", "", all.size(),
           std::set<std::string>([&] { std::set<std::string> k; for (auto& p : all) k.insert(p.key); return k; }()).size(),
           fmt::join(d.devices, ", "),
           std::min_element(all.begin(), all.end(), [](auto& a, auto& b) { return a.kernels.size() < b.kernels.size(); })
@@ -337,8 +357,8 @@ void add_eval_selection_command(CLI::App& app, command_state& state) {
           md += fmt::format("| {} | {} | {:.3f} / {:.3f} / {:.3f} | {:.3f} / {:.3f} / {:.3f} |\n", fam, v[0].problems,
                             v[0].mean, v[0].p10, v[0].worst, v[1].mean, v[1].p10, v[1].worst);
       }
-      md += fmt::format("\nReproduce: `kdecl eval-selection --db {} --arch {} --kernel-set {} --folds {} --out {}`\n",
-                        fmt::join(o->inputs, " --db "), o->arch, d.fingerprint, *folds, *out);
+      md += fmt::format("\nReproduce: `kdecl eval-selection --op {} --db {} --arch {} --kernel-set {} --folds {} --out {}`\n",
+                        o->op, fmt::join(o->inputs, " --db "), o->arch, d.fingerprint, *folds, *out);
       std::ofstream(*out + "/" + stem + ".json") << doc.dump(1) << "\n";
       std::ofstream(*out + "/" + stem + ".md") << md;
       fmt::print("{}", md);

@@ -8,9 +8,11 @@
 // groups_to_merge, finds every tensor's channels per group, strides and
 // (when given) pointers aligned to its vector sizes, keeps offsets within 32
 // bits where it indexes with 32 bits (device kernels), and accepts the
-// problem itself (its why_not). Survivors are ranked by the cost model
-// (conv_heuristic.hpp), ties broken by name. When nothing survives, the
-// selection explains why the closest candidates were refused.
+// problem itself (its why_not). Selection tiers (a tuning database, a learned
+// ranking model: kdecl/tuning/selection_tiers.hpp) are asked first; otherwise
+// survivors are ranked by the cost model (conv_heuristic.hpp), ties broken by
+// name. When nothing survives, the selection explains why the closest
+// candidates were refused.
 #pragma once
 
 #include <memory>
@@ -22,6 +24,7 @@
 #include "kdecl/conv/grouped_conv_problem.hpp"
 #include "kdecl/dispatch/registry_index.hpp"
 #include "kdecl/dispatch/rejection.hpp"
+#include "kdecl/dispatch/selection_tier.hpp"
 #include "kdecl/dispatch/workspace_pool.hpp"
 #include "kdecl/registry/conv_instance.hpp"
 #include "kdecl/registry/registry.hpp"
@@ -31,7 +34,11 @@ namespace kdecl {
 
 struct conv_selection {
   std::shared_ptr<const conv_instance> kernel;  // null when nothing fits
-  double estimated_us = 0.0;
+  double estimated_us = 0.0;                     // the analytical model's estimate for `kernel`
+  // Which tier chose ("tuning database", "learned model", "analytical model") and
+  // what each tier consulted said (shown by explain()).
+  std::string tier = "analytical model";
+  std::vector<std::string> tier_notes;
   std::vector<rejected_candidate> rejected;     // filled only when explain is requested or nothing fits
   std::string problem_error;                    // set when the problem itself is invalid
 
@@ -39,6 +46,16 @@ struct conv_selection {
   // One paragraph: the choice, or why there is none with the closest candidates' reasons.
   std::string explain(std::size_t max_candidates = 5) const;
 };
+
+class conv_dispatcher;
+using conv_selection_tier =
+    dispatch::selection_tier<conv_dispatcher, grouped_conv_problem, grouped_conv_args, conv_instance>;
+
+// Builds the tiers a new dispatcher starts with (kdecl::tuning installs one that
+// reads KDECL_TUNING_DB and the model for the arch); `notes` receives load messages.
+using conv_tier_factory = std::vector<std::shared_ptr<const conv_selection_tier>> (*)(
+    const device& dev, const registry& reg, std::vector<std::string>& notes);
+void set_default_conv_tiers(conv_tier_factory factory);
 
 class conv_dispatcher {
  public:
@@ -58,6 +75,13 @@ class conv_dispatcher {
   status run(const grouped_conv_problem& problem, const grouped_conv_args& args, void* stream = nullptr) const;
 
   const device& target() const { return device_; }
+  const registry& kernels() const { return *registry_; }
+
+  // Tiers consulted before the analytical model (not to be changed while select() runs elsewhere).
+  void add_tier(std::shared_ptr<const conv_selection_tier> tier, bool first = false);
+  void clear_tiers();
+  void add_tier_note(std::string note) { tier_load_notes_.push_back(std::move(note)); }
+  const std::vector<std::shared_ptr<const conv_selection_tier>>& tiers() const { return tiers_; }
 
  private:
   struct index;
@@ -67,6 +91,8 @@ class conv_dispatcher {
   const registry* registry_;
   dispatch::index_cache<index> index_;
   mutable dispatch::workspace_pool workspaces_;
+  std::vector<std::shared_ptr<const conv_selection_tier>> tiers_;
+  std::vector<std::string> tier_load_notes_;
 };
 
 // Reason a kernel cannot take a normalized, valid problem, or empty. Exposed for tests and the CLI.

@@ -25,7 +25,13 @@ problem_profile conv_problem_profile(const grouped_conv_problem& normalized_prob
 problem_profile conv_problem_profile(const grouped_conv_key& key, const grouped_conv_problem& normalized_problem,
                                      int processors);
 
-// Estimated microseconds; lower is better. Never negative, never NaN.
+// Estimated microseconds; lower is better. Never negative, never NaN. What the
+// dispatcher ranks by (it computes the same from profiles it indexed once).
 double estimate_microseconds(const grouped_conv_key& key, const grouped_conv_problem& normalized_problem);
+
+// The factor an implicit-GEMM forward kernel's estimate takes where one group fills a
+// block and K/G is below its N tile: the rest of the tile is padding the GEMM model
+// does not see (1 otherwise).
+double group_padding_factor(const grouped_conv_key& key, const grouped_conv_problem& normalized_problem);
 
 }  // namespace kdecl

@@ -19,6 +19,7 @@
 
 #include "kdecl/dispatch/registry_index.hpp"
 #include "kdecl/dispatch/rejection.hpp"
+#include "kdecl/dispatch/selection_tier.hpp"
 #include "kdecl/dispatch/workspace_pool.hpp"
 #include "kdecl/gemm/gemm_problem.hpp"
 #include "kdecl/registry/registry.hpp"
@@ -43,18 +44,8 @@ struct gemm_selection {
 
 class gemm_dispatcher;
 
-// A selection tier consulted before the analytical model, in the order added:
-// a tuning database (exact problem hits), a learned ranking model (src/tuning/).
-// choose() returns a kernel that can run the problem, or null with a note why
-// it has no opinion; it may call dispatcher.ranked() for the eligible kernels.
-class gemm_selection_tier {
- public:
-  virtual ~gemm_selection_tier() = default;
-  virtual std::string tier() const = 0;  // "tuning database", "learned model"
-  virtual std::shared_ptr<const gemm_instance> choose(const gemm_dispatcher& dispatcher,
-                                                      const gemm_problem& normalized, const gemm_args* args,
-                                                      std::string& note) const = 0;
-};
+// Tiers consulted before the analytical model (dispatch/selection_tier.hpp).
+using gemm_selection_tier = dispatch::selection_tier<gemm_dispatcher, gemm_problem, gemm_args, gemm_instance>;
 
 // Builds the tiers a new dispatcher starts with (set by kdecl::tuning, which
 // reads KDECL_TUNING_DB and the shipped model); `notes` receives load messages

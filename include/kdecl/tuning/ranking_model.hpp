@@ -4,19 +4,20 @@
 // faster, not how long a kernel takes. Saved as an XGBoost JSON model plus a
 // sidecar (<stem>.meta.json) naming the op, arch, kernel-set fingerprint and
 // feature names; load() refuses a model whose sidecar disagrees with what the
-// caller runs.
+// caller runs. One model ranks the kernels of one op (GEMM or convolution),
+// with that op's features (feature_names_of).
 #pragma once
 
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "kdecl/tuning/features.hpp"
+#include "kdecl/tuning/feature_matrix.hpp"
 
 namespace kdecl::tuning {
 
 struct model_info {
-  std::string op = "gemm";
+  std::string op = "gemm";          // "gemm" or "conv": which features and kernels
   std::string arch;                 // "sm_90"
   std::string kernel_set;           // fingerprint_of() the arch's registered kernels (in scope)
   std::size_t kernel_count = 0;
@@ -25,7 +26,7 @@ struct model_info {
   // empty (models from before this field): every registered kernel of the arch.
   std::string kernel_set_scope;
   std::string objective = "rank:ndcg";
-  std::vector<std::string> features;  // feature_names() at training time
+  std::vector<std::string> features;  // feature_names_of(op) at training time
   // Problem signatures (problem_signature()) the model was trained on; it ranks only these.
   std::vector<std::string> signatures;
   std::vector<std::string> trained_on;  // databases
@@ -43,7 +44,7 @@ inline std::vector<std::string> kernel_set_signatures(const model_info& i) {
 
 // One problem's measured kernels: features and relevance labels (higher = faster).
 struct ranking_group {
-  std::vector<feature_row> rows;
+  feature_matrix rows;
   std::vector<float> labels;
 };
 
@@ -62,7 +63,8 @@ class ranking_model {
   ranking_model& operator=(ranking_model&&) noexcept;
   ~ranking_model();
 
-  // Throws std::invalid_argument when there is nothing to learn from.
+  // Trains a ranking of info.op's kernels. Throws std::invalid_argument when
+  // there is nothing to learn from or the rows are not that op's features.
   static ranking_model train(const std::vector<ranking_group>& groups, const train_options& options, model_info info);
 
   // Reads <path> and its sidecar. Throws std::invalid_argument naming the file
@@ -73,7 +75,8 @@ class ranking_model {
   void save(const std::string& path) const;
 
   // One score per row; a higher score ranks a kernel earlier.
-  std::vector<float> score(const std::vector<feature_row>& rows) const;
+  // Throws std::invalid_argument when the rows are not as wide as the model's features.
+  std::vector<float> score(const feature_matrix& rows) const;
 
   const model_info& info() const { return info_; }
 
@@ -83,6 +86,10 @@ class ranking_model {
   std::unique_ptr<booster> booster_;
   model_info info_;
 };
+
+// The feature names of an op's model ("gemm", "conv"), in row order.
+// Throws std::invalid_argument naming an op without a feature set.
+std::vector<std::string> feature_names_of(const std::string& op);
 
 // <stem>.meta.json beside <stem>.model.json (or <path>.meta.json).
 std::string sidecar_path(const std::string& model_path);

@@ -54,7 +54,7 @@ void use_ranking_model(gemm_dispatcher& dispatcher, const std::string& path);
 std::vector<std::shared_ptr<const gemm_selection_tier>> default_tiers(const device& dev, const registry& reg,
                                                                       std::vector<std::string>& notes);
 
-// Where the default model of an arch is looked for, in order.
-std::vector<std::string> model_search_paths(arch_id arch);
+// Where the default model of an op ("gemm", "conv") for an arch is looked for, in order.
+std::vector<std::string> model_search_paths(arch_id arch, const std::string& op = "gemm");
 
 }  // namespace kdecl::tuning

@@ -1,6 +1,8 @@
 // From tuning-database rows to what the ranking model learns from and is
 // judged on: one measured problem per (device, problem key), its kernels'
-// median times, the analytical model's estimates and the networks it came from.
+// median times, the analytical model's estimates, their features and the
+// networks it came from. One op at a time (GEMM or convolution); what follows
+// the grouping does not depend on the op.
 #pragma once
 
 #include <map>
@@ -8,32 +10,33 @@
 #include <string>
 #include <vector>
 
-#include "kdecl/gemm/gemm_key.hpp"
-#include "kdecl/gemm/gemm_problem.hpp"
+#include "kdecl/tuning/feature_matrix.hpp"
 #include "kdecl/tuning/ranking_model.hpp"
 #include "kdecl/tuning/tuning_db.hpp"
 
 namespace kdecl::tuning {
 
 struct measured_problem {
+  std::string op;               // "gemm", "conv"
   std::string key;              // problem_key()
   std::string device;
-  gemm_problem problem;         // normalized
+  std::string signature;        // problem_signature(): what a model is trained per
   std::vector<std::string> kernels;   // name order
-  std::vector<gemm_key> keys;
   std::vector<double> ms;             // median per kernel
   std::vector<double> estimate_us;    // the analytical model's estimate per kernel
+  feature_matrix features;            // the op's features, one row per kernel
   std::set<std::string> models;       // networks whose layers have this shape
   double oracle_ms() const;
 };
 
-// Successful rows of `arch` grouped by device and problem; kernels outside
-// `kernel_subset` (when non-empty) are left out; problems with fewer than
-// `min_kernels` measured kernels are dropped.
+// Successful rows of `op` and `arch` grouped by device and problem; kernels
+// outside `kernel_subset` (when non-empty) are left out; problems with fewer
+// than `min_kernels` measured kernels are dropped. Throws std::invalid_argument
+// for an op without features or a row whose problem key or kernel name does not parse.
 std::vector<measured_problem> measured_problems(const std::vector<measurement>& rows,
                                                 const std::vector<problem_source>& sources, const std::string& arch,
                                                 const std::set<std::string>& kernel_subset = {},
-                                                std::size_t min_kernels = 2);
+                                                std::size_t min_kernels = 2, const std::string& op = "gemm");
 
 // Features and relevance labels of one measured problem.
 ranking_group ranking_group_of(const measured_problem& p);

@@ -1,0 +1,184 @@
+// What the GEMM and convolution selection tiers share (selection_tiers.cpp,
+// conv_selection_tiers.cpp): the exact-hit database tier, the model cache, the
+// check that the registry still holds a model's kernel set, and where default
+// models are looked for.
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "kdecl/registry/registry.hpp"
+#include "kdecl/runtime/device.hpp"
+#include "kdecl/tuning/ranking_model.hpp"
+#include "kdecl/tuning/tuning_db.hpp"
+
+namespace kdecl::tuning::detail {
+
+// Largest power of two (at most 256) dividing an address; 256 for null.
+inline int lowest_bit(std::uintptr_t bits) {
+  return bits == 0 ? 256 : int(std::min<std::uintptr_t>(256, bits & (~bits + 1)));
+}
+
+// Tier 1: exact problem hits in a tuning database. Op says what a problem and
+// kernel are: its problem type, key and parser, instance and rejection (Op::name
+// is the op column of the database rows).
+template <class Op>
+class database_selection final : public Op::tier {
+ public:
+  database_selection(const std::string& path, arch_id arch) : path_(path) {
+    tuning_db db(path, true);
+    for (const auto& m : db.measurements(std::string(to_string(arch)))) {
+      if (!m.median_ms || m.op != Op::name) continue;
+      // Re-keyed through the parser, so that lookups match whatever spelling wrote the row.
+      std::string key;
+      try {
+        key = Op::key_of(Op::parse_key(m.problem_key));
+      } catch (const std::invalid_argument&) {
+        continue;
+      }
+      fastest_[key].push_back({*m.median_ms, m.kernel});
+    }
+    for (auto& [key, v] : fastest_) std::sort(v.begin(), v.end());
+  }
+  std::string tier() const override { return "tuning database"; }
+  std::shared_ptr<const typename Op::instance> choose(const typename Op::dispatcher& d, const typename Op::problem& p,
+                                                      const typename Op::args* args, std::string& note) const override {
+    auto it = fastest_.find(Op::key_of(p));
+    if (it == fastest_.end()) {
+      note = fmt::format("no entry for this problem in {}", path_);
+      return nullptr;
+    }
+    for (const auto& [ms, name] : it->second) {
+      auto k = std::dynamic_pointer_cast<const typename Op::instance>(d.kernels().find(name));
+      if (!k || k->arch() != d.target().arch || Op::rejects(*k, p, args)) continue;
+      note = fmt::format("exact hit in {}: fastest of {} measured kernels that can run it ({:.4f} ms)", path_,
+                         it->second.size(), ms);
+      return k;
+    }
+    note = fmt::format("{} measured this problem, but none of its kernels is registered here or can run it", path_);
+    return nullptr;
+  }
+
+ private:
+  std::string path_;
+  std::unordered_map<std::string, std::vector<std::pair<double, std::string>>> fastest_;
+};
+
+// Models are read once per process and path.
+inline std::shared_ptr<const ranking_model> cached_model(const std::string& path) {
+  static std::mutex mutex;
+  // Never destroyed: XGBoost's own statics may be gone by the time this one would be.
+  static auto* models = new std::map<std::string, std::shared_ptr<const ranking_model>>;
+  std::lock_guard lock(mutex);
+  auto& slot = (*models)[path];
+  if (!slot) slot = std::make_shared<const ranking_model>(ranking_model::load(path));
+  return slot;
+}
+
+// Whether the registry still holds the kernel set a model was trained for,
+// rechecked only when the registry's generation moves. `fingerprint_now` computes
+// the registry's current fingerprint in the model's scope.
+class kernel_set_watch {
+ public:
+  kernel_set_watch(std::string fingerprint, std::uint64_t generation)
+      : fingerprint_(std::move(fingerprint)), generation_(generation) {}
+  template <class Fingerprint>
+  bool current(std::uint64_t generation, Fingerprint&& fingerprint_now) const {
+    if (generation != generation_.load()) {
+      std::unique_lock lock(mutex_);
+      if (generation != generation_.load()) {
+        ok_.store(fingerprint_now() == fingerprint_);
+        generation_.store(generation);
+      }
+    }
+    return ok_.load();
+  }
+
+ private:
+  std::string fingerprint_;
+  mutable std::mutex mutex_;
+  mutable std::atomic<std::uint64_t> generation_;
+  mutable std::atomic<bool> ok_{true};
+};
+
+// The refusal of a model for `op` on `dev` whose registry's kernel set (in the
+// model's scope) has fingerprint `fp` of `count` kernels; empty when it fits.
+inline std::string model_refusal(const model_info& info, const std::string& op, const char* op_text,
+                                 const device& dev, const std::string& fp, std::size_t count) {
+  const std::string arch(to_string(dev.arch));
+  if (info.op != op) return fmt::format("it ranks {} kernels, not {} kernels", info.op, op_text);
+  if (info.arch != arch) return fmt::format("it was trained for {}, this device is {}", info.arch, arch);
+  if (info.kernel_set != fp) {
+    const auto scope = kernel_set_signatures(info);
+    return fmt::format("it was trained for kernel set {} ({} kernels), this program registers set {} ({} {} kernels{}); "
+                       "retrain it with kdecl train",
+                       info.kernel_set, info.kernel_count, fp, count, arch,
+                       scope.empty() ? "" : fmt::format(" of its {} signatures", scope.size()));
+  }
+  return {};
+}
+
+// The default tiers of an op's dispatcher: $KDECL_TUNING_DB, then the model named
+// by the op's variable (KDECL_TUNING_MODEL for GEMM, KDECL_TUNING_CONV_MODEL for
+// convolution), a path or "off", or else <op>_<arch>.model.json on the search
+// path; KDECL_TUNING_MODEL=off turns every op's model off. `database(path)` and
+// `model(path, why)` build the tiers.
+template <class Tier, class Database, class Model>
+std::vector<std::shared_ptr<const Tier>> default_tiers_of(const std::string& op, const device& dev,
+                                                          const std::vector<std::string>& search_paths,
+                                                          const char* model_variable,
+                                                          std::vector<std::string>& notes, Database&& database,
+                                                          Model&& model) {
+  std::vector<std::shared_ptr<const Tier>> tiers;
+  if (const char* db = std::getenv("KDECL_TUNING_DB"); db && *db) {
+    try {
+      if (auto t = database(std::string(db))) tiers.push_back(std::move(t));
+    } catch (const std::exception& e) {
+      notes.push_back(fmt::format("tuning database: KDECL_TUNING_DB={} not used: {}", db, e.what()));
+    }
+  }
+  const char* env_model = std::getenv(model_variable);
+  if (env_model && !*env_model) env_model = nullptr;
+  for (const char* v : {model_variable, "KDECL_TUNING_MODEL"}) {
+    const char* value = std::getenv(v);
+    if (value && std::string(value) == "off") {
+      notes.push_back(fmt::format("learned model: off ({}=off)", v));
+      return tiers;
+    }
+  }
+  if (dev.arch == arch_id::host) return tiers;  // no model is trained for host kernels
+  std::string path;
+  if (env_model) {
+    path = env_model;
+  } else {
+    for (const auto& candidate : search_paths)
+      if (std::filesystem::exists(candidate)) {
+        path = candidate;
+        break;
+      }
+    if (path.empty()) {
+      notes.push_back(fmt::format("learned model: none for {} (looked for {}_{}.model.json)", to_string(dev.arch), op,
+                                  to_string(dev.arch)));
+      return tiers;
+    }
+  }
+  std::string why;
+  if (auto t = model(path, why)) tiers.push_back(std::move(t));
+  else notes.push_back(fmt::format("learned model {} refused: {}", path, why));
+  return tiers;
+}
+
+}  // namespace kdecl::tuning::detail
