@@ -1,6 +1,7 @@
 #include "kdecl/fmha/fmha_dispatcher.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <thread>
@@ -224,12 +225,20 @@ double fmha_estimate_us(const fmha_key& key, const fmha_problem& p) {
 
 std::string fmha_selection::explain(std::size_t max_candidates) const {
   if (!problem_error.empty()) return "invalid attention problem: " + problem_error;
-  if (kernel) return fmt::format("selected {} (estimated {:.1f} us)", kernel->name(), estimated_us);
-  if (rejected.empty()) return "no attention kernel is registered for this device's arch";
-  std::string out = fmt::format("no registered attention kernel can run this problem; the {} closest of {} candidates:",
-                                std::min(max_candidates, rejected.size()), rejected.size());
-  for (std::size_t i = 0; i < rejected.size() && i < max_candidates; ++i)
-    out += fmt::format("\n  {}: {}", rejected[i].kernel, rejected[i].reason);
+  std::string out;
+  if (kernel) {
+    out = tier == "analytical model"
+              ? fmt::format("selected {} (estimated {:.1f} us)", kernel->name(), estimated_us)
+              : fmt::format("selected {} by the {} (analytical estimate {:.1f} us)", kernel->name(), tier, estimated_us);
+  } else if (rejected.empty()) {
+    out = "no attention kernel is registered for this device's arch";
+  } else {
+    out = fmt::format("no registered attention kernel can run this problem; the {} closest of {} candidates:",
+                      std::min(max_candidates, rejected.size()), rejected.size());
+    for (std::size_t i = 0; i < rejected.size() && i < max_candidates; ++i)
+      out += fmt::format("\n  {}: {}", rejected[i].kernel, rejected[i].reason);
+  }
+  for (const auto& n : tier_notes) out += "\n  " + n;
   return out;
 }
 
@@ -239,7 +248,24 @@ struct fmha_dispatcher::index {
   std::vector<std::shared_ptr<const fmha_instance>> kernels;
 };
 
-fmha_dispatcher::fmha_dispatcher(device dev, const registry& reg) : device_(std::move(dev)), registry_(&reg) {}
+namespace {
+std::atomic<fmha_tier_factory> default_fmha_tiers{nullptr};
+}
+
+void set_default_fmha_tiers(fmha_tier_factory factory) { default_fmha_tiers.store(factory); }
+
+fmha_dispatcher::fmha_dispatcher(device dev, const registry& reg) : device_(std::move(dev)), registry_(&reg) {
+  if (auto factory = default_fmha_tiers.load()) tiers_ = factory(device_, *registry_, tier_load_notes_);
+}
+
+void fmha_dispatcher::add_tier(std::shared_ptr<const fmha_selection_tier> tier, bool first) {
+  tiers_.insert(first ? tiers_.begin() : tiers_.end(), std::move(tier));
+}
+
+void fmha_dispatcher::clear_tiers() {
+  tiers_.clear();
+  tier_load_notes_.clear();
+}
 
 std::shared_ptr<const fmha_dispatcher::index> fmha_dispatcher::current_index() const {
   std::lock_guard lock(mutex_);
@@ -279,12 +305,21 @@ fmha_selection fmha_dispatcher::select(const fmha_problem& problem, const fmha_a
     sel.problem_error = *e;
     return sel;
   }
-  if (auto best = ranked(problem, args); !best.empty()) {
+  const fmha_problem p = problem.normalized();
+  sel.tier_notes = tier_load_notes_;
+  if (auto k = dispatch::consult_tiers(
+          tiers_, *this, p, args,
+          [](const fmha_instance& k, const fmha_problem& q, const fmha_args* a) {
+            return fmha_rejection(k, q, a).has_value();
+          },
+          sel.tier_notes, sel.tier)) {
+    sel.kernel = std::move(k);
+    sel.estimated_us = fmha_estimate_us(sel.kernel->key(), p);
+  } else if (auto best = ranked(problem, args); !best.empty()) {
     sel.kernel = best.front().first;
     sel.estimated_us = best.front().second;
   }
   if (!sel.kernel || explain_all) {
-    const fmha_problem p = problem.normalized();
     for (const auto& k : current_index()->kernels) {
       int closeness = 0;
       if (auto why = fmha_rejection(*k, p, args, &closeness)) sel.rejected.push_back({k->name(), *why, closeness});

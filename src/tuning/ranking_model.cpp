@@ -14,6 +14,7 @@
 
 #include "kdecl/tuning/conv_features.hpp"
 #include "kdecl/tuning/features.hpp"
+#include "kdecl/tuning/fmha_features.hpp"
 
 namespace kdecl::tuning {
 namespace {
@@ -48,8 +49,10 @@ std::vector<std::string> feature_names_of(const std::string& op) {
     for (auto n : feature_names()) out.emplace_back(n);
   } else if (op == "conv") {
     for (auto n : conv_feature_names()) out.emplace_back(n);
+  } else if (op == "fmha") {
+    for (auto n : fmha_feature_names()) out.emplace_back(n);
   } else {
-    throw std::invalid_argument(fmt::format("op '{}' has no ranking features (gemm, conv)", op));
+    throw std::invalid_argument(fmt::format("op '{}' has no ranking features (gemm, conv, fmha)", op));
   }
   return out;
 }

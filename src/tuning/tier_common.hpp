@@ -20,6 +20,8 @@
 
 #include <fmt/format.h>
 
+#include "kdecl/tuning/feature_matrix.hpp"
+
 #include "kdecl/registry/registry.hpp"
 #include "kdecl/runtime/device.hpp"
 #include "kdecl/tuning/ranking_model.hpp"
@@ -179,6 +181,104 @@ std::vector<std::shared_ptr<const Tier>> default_tiers_of(const std::string& op,
   if (auto t = model(path, why)) tiers.push_back(std::move(t));
   else notes.push_back(fmt::format("learned model {} refused: {}", path, why));
   return tiers;
+}
+
+// Tier 2 for ops whose problems have a string key (convolution, attention): the
+// learned model, choices cached by problem key, pointer alignment and registry
+// generation (a key is long, but a first selection costs far more than hashing it).
+// Op adds to the database tier's needs: signature(problem), kernel_set(registry,
+// arch, signatures), pointer_alignment(args) and features(problem, ranked,
+// pointer alignment) -> feature_matrix.
+template <class Op>
+class keyed_model_selection final : public Op::tier {
+ public:
+  keyed_model_selection(std::shared_ptr<const ranking_model> model, std::string fingerprint, std::uint64_t generation)
+      : model_(std::move(model)), watch_(std::move(fingerprint), generation) {}
+  std::string tier() const override { return "learned model"; }
+
+  std::shared_ptr<const typename Op::instance> choose(const typename Op::dispatcher& d, const typename Op::problem& p,
+                                                      const typename Op::args* args, std::string& note) const override {
+    const auto gen = d.kernels().generation();
+    const int pointers = Op::pointer_alignment(args);
+    const std::string key = fmt::format("{}#{}#{}", Op::key_of(p), pointers, gen);
+    {
+      std::shared_lock lock(mutex_);
+      if (auto it = cache_.find(key); it != cache_.end()) {
+        note = it->second ? "ranked first (cached)" : "no opinion (cached)";
+        return it->second;
+      }
+    }
+    if (!watch_.current(gen, [&] {
+          return Op::kernel_set(d.kernels(), d.target().arch, kernel_set_signatures(model_->info()));
+        })) {
+      note = "the registry no longer holds the kernel set the model was trained for; not used";
+      return nullptr;
+    }
+    std::shared_ptr<const typename Op::instance> best;
+    const auto& trained = model_->info().signatures;
+    const std::string signature = Op::signature(p);
+    const bool known = trained.empty() || std::find(trained.begin(), trained.end(), signature) != trained.end();
+    if (!known) {
+      note = fmt::format("not trained on {} problems: no opinion", signature);
+    } else if (auto ranked = d.ranked(p, args); !ranked.empty()) {
+      const auto scores = model_->score(Op::features(p, ranked, pointers));
+      // Highest score; ties keep the analytical order.
+      best = ranked[std::size_t(std::max_element(scores.begin(), scores.end()) - scores.begin())].first;
+      note = fmt::format("ranked first of {} eligible kernels", ranked.size());
+    } else {
+      note = "no eligible kernel";
+    }
+    std::unique_lock lock(mutex_);
+    if (cache_.size() > 65536) cache_.clear();  // bounded: a workload has far fewer distinct problems
+    cache_.emplace(key, best);
+    return best;
+  }
+
+ private:
+  std::shared_ptr<const ranking_model> model_;
+  kernel_set_watch watch_;
+  mutable std::shared_mutex mutex_;
+  mutable std::unordered_map<std::string, std::shared_ptr<const typename Op::instance>> cache_;
+};
+
+// A model tier for Op on `dev`, or null with `refusal` set.
+template <class Op>
+std::shared_ptr<const typename Op::tier> keyed_model_tier(std::shared_ptr<const ranking_model> model,
+                                                          const device& dev, const registry& reg,
+                                                          std::string& refusal) {
+  std::vector<std::string> names;
+  const auto fp = Op::kernel_set(reg, dev.arch, kernel_set_signatures(model->info()), &names);
+  refusal = model_refusal(model->info(), Op::name, Op::text, dev, fp, names.size());
+  if (!refusal.empty()) return nullptr;
+  return std::make_shared<keyed_model_selection<Op>>(std::move(model), fp, reg.generation());
+}
+
+// The API calls of an op: a database consulted first, a model replacing any model tier.
+template <class Op>
+void use_database(typename Op::dispatcher& d, const std::string& path) {
+  try {
+    d.add_tier(std::make_shared<database_selection<Op>>(path, d.target().arch), /*first=*/true);
+  } catch (const std::runtime_error& e) {
+    throw std::invalid_argument(e.what());
+  }
+}
+
+template <class Op>
+void use_model(typename Op::dispatcher& d, const std::string& path) {
+  std::string why;
+  std::shared_ptr<const typename Op::tier> tier;
+  try {
+    tier = keyed_model_tier<Op>(cached_model(path), d.target(), d.kernels(), why);
+  } catch (const std::exception& e) {
+    why = e.what();
+  }
+  if (!tier) throw std::invalid_argument(fmt::format("learned model {} refused: {}", path, why));
+  std::vector<std::shared_ptr<const typename Op::tier>> keep;
+  for (const auto& t : d.tiers())
+    if (t->tier() != "learned model") keep.push_back(t);
+  d.clear_tiers();
+  for (auto& t : keep) d.add_tier(t);
+  d.add_tier(std::move(tier));
 }
 
 }  // namespace kdecl::tuning::detail

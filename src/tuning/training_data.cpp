@@ -11,11 +11,15 @@
 
 #include "kdecl/conv/conv_heuristic.hpp"
 #include "kdecl/conv/grouped_conv_name.hpp"
+#include "kdecl/fmha/fmha_dispatcher.hpp"
+#include "kdecl/fmha/fmha_name.hpp"
 #include "kdecl/gemm/gemm_heuristic.hpp"
 #include "kdecl/gemm/gemm_name.hpp"
 #include "kdecl/tuning/conv_features.hpp"
 #include "kdecl/tuning/conv_problem_key.hpp"
 #include "kdecl/tuning/features.hpp"
+#include "kdecl/tuning/fmha_features.hpp"
+#include "kdecl/tuning/fmha_problem_key.hpp"
 #include "kdecl/tuning/problem_key.hpp"
 
 namespace kdecl::tuning {
@@ -57,6 +61,22 @@ struct conv_rows {
     q.features.reserve(order.size(), conv_feature_count);
     for (std::size_t j = 0; j < order.size(); ++j)
       q.features.push_back(conv_features_of(problem, keys[order[j]], q.estimate_us[j], best_us, alignment));
+  }
+};
+
+struct fmha_rows {
+  fmha_problem problem;
+  std::vector<fmha_key> keys;
+  explicit fmha_rows(const std::string& key) : problem(parse_fmha_problem_key(key)) {}
+  std::string signature() const { return problem_signature(problem); }
+  double add(const std::string& kernel) {
+    keys.push_back(parse_fmha_name(kernel));
+    return fmha_estimate_us(keys.back(), problem);
+  }
+  void features(measured_problem& q, const std::vector<std::size_t>& order, double best_us) const {
+    q.features.reserve(order.size(), fmha_feature_count);
+    for (std::size_t j = 0; j < order.size(); ++j)
+      q.features.push_back(fmha_features_of(problem, keys[order[j]], q.estimate_us[j], best_us));
   }
 };
 
@@ -119,7 +139,8 @@ std::vector<measured_problem> measured_problems(const std::vector<measurement>& 
                                                 const std::string& op) {
   if (op == "gemm") return grouped<gemm_rows>(rows, sources, op, arch, kernel_subset, min_kernels);
   if (op == "conv") return grouped<conv_rows>(rows, sources, op, arch, kernel_subset, min_kernels);
-  throw std::invalid_argument(fmt::format("op '{}' has no training data (gemm, conv)", op));
+  if (op == "fmha") return grouped<fmha_rows>(rows, sources, op, arch, kernel_subset, min_kernels);
+  throw std::invalid_argument(fmt::format("op '{}' has no training data (gemm, conv, fmha)", op));
 }
 
 ranking_group ranking_group_of(const measured_problem& p) {

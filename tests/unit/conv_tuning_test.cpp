@@ -88,7 +88,8 @@ TEST(ConvFeatures, NamesWidthsAndWhatTheGemmViewLacks) {
   EXPECT_EQ(conv_feature_names().size(), conv_feature_count);
   EXPECT_EQ(conv_feature_names()[0], "gemm_log2_m");
   EXPECT_EQ(feature_names_of("conv").size(), conv_feature_count);
-  EXPECT_NE(error_of([] { feature_names_of("fmha"); }).find("'fmha' has no ranking features"), std::string::npos);
+  EXPECT_NE(error_of([] { feature_names_of("attention"); }).find("'attention' has no ranking features (gemm, conv, fmha)"),
+            std::string::npos);
   auto at = [](std::string_view name) {
     const auto& n = conv_feature_names();
     return std::size_t(std::find(n.begin(), n.end(), name) - n.begin());

@@ -23,6 +23,7 @@
 #include "kernel_filter.hpp"
 #include "tune_common.hpp"
 #include "tune_conv.hpp"
+#include "tune_fmha.hpp"
 
 namespace kdecl::cli {
 namespace {
@@ -182,15 +183,17 @@ void add_tune_command(CLI::App& app, command_state& state) {
   auto* cmd = app.add_subcommand("tune", "time every eligible kernel per problem into a tuning database (SQLite); "
                                          "--export/--import move databases as JSON lines");
   auto o = std::make_shared<tune::tune_options>();
-  cmd->add_option("op", o->op, "operation: gemm or conv");
+  cmd->add_option("op", o->op, "operation: gemm, conv or fmha");
   cmd->add_option("--problems", o->problems,
-                  "CSVs of problems: gemm m,n,k[,batch] or benchmarks/shapes/gemm_*.csv; conv benchmarks/shapes/conv_*.csv")
+                  "CSVs of problems: gemm m,n,k[,batch] or benchmarks/shapes/gemm_*.csv; conv benchmarks/shapes/conv_*.csv; "
+                  "fmha benchmarks/shapes/fmha_*.csv")
       ->expected(1, -1);
   cmd->add_option("--kernels", o->kernels, "filter of candidate kernels (as kdecl list --filter)");
   cmd->add_option("--db", o->db, "tuning database (SQLite), created when absent")->capture_default_str();
   cmd->add_option("--export", o->export_path, "write the database as JSON lines to this file");
   cmd->add_option("--import", o->import_path, "add the rows of a JSON-lines export to the database");
-  cmd->add_option("--dtype", o->dtype, "dtype of problems whose row names none")->capture_default_str();
+  cmd->add_option("--dtype", o->dtype, "dtype of problems whose row names none (fmha: a comma-separated list)")
+      ->capture_default_str();
   cmd->add_option("--layout", o->layout, "gemm: layout of problems whose row names none")->capture_default_str();
   cmd->add_option("--directions", o->directions, "conv: fwd, bwd_data, bwd_weight (comma-separated) or all")
       ->capture_default_str();
@@ -224,11 +227,12 @@ void add_tune_command(CLI::App& app, command_state& state) {
           fmt::print("exported {} rows of {} to {}\n", db.export_jsonl(o->export_path), o->db, o->export_path);
         return 0;
       }
-      if (o->op != "gemm" && o->op != "conv")
-        throw std::invalid_argument(fmt::format("tune: operation '{}' is not supported (gemm, conv; attention "
-                                                "selection is analytical only)", o->op));
+      if (o->op != "gemm" && o->op != "conv" && o->op != "fmha")
+        throw std::invalid_argument(
+            fmt::format("tune: operation '{}' is not supported (gemm, conv, fmha: the attention forward pass)", o->op));
       if (o->problems.empty()) throw std::invalid_argument(fmt::format("tune {} needs --problems FILE...", o->op));
-      if (o->op == "conv") return run_tune_conv(*o);  // checks its flags before it needs a GPU
+      if (o->op == "conv") return run_tune_conv(*o);  // these check their flags before they need a GPU
+      if (o->op == "fmha") return run_tune_fmha(*o);
 #if KDECL_WITH_CUDA
       return run_tune(*o);
 #else

@@ -17,6 +17,8 @@
 #include "kdecl/registry/registry.hpp"
 #include "kdecl/tuning/conv_problem_key.hpp"
 #include "kdecl/tuning/conv_selection_tiers.hpp"
+#include "kdecl/tuning/fmha_problem_key.hpp"
+#include "kdecl/tuning/fmha_selection_tiers.hpp"
 #include "kdecl/tuning/problem_key.hpp"
 #include "kdecl/tuning/ranking_model.hpp"
 #include "kdecl/tuning/selection_tiers.hpp"
@@ -27,7 +29,7 @@ namespace kdecl::cli {
 namespace {
 
 struct data_options {
-  std::string op = "gemm";          // gemm or conv: whose rows, kernels and features
+  std::string op = "gemm";          // gemm, conv or fmha: whose rows, kernels and features
   std::vector<std::string> inputs;  // .db (SQLite) or .jsonl exports
   std::string arch = "sm_90";
   std::string kernel_set = "auto";  // auto, registry, or a fingerprint from the databases
@@ -35,7 +37,8 @@ struct data_options {
 };
 
 void add_data_options(CLI::App* cmd, data_options& o) {
-  cmd->add_option("--op", o.op, "operation whose kernels to rank: gemm or conv")->capture_default_str();
+  cmd->add_option("--op", o.op, "operation whose kernels to rank: gemm, conv or fmha (attention forward)")
+      ->capture_default_str();
   cmd->add_option("--db", o.inputs, "tuning databases (.db) or JSON-lines exports (.jsonl); repeatable")->required();
   cmd->add_option("--arch", o.arch, "arch whose rows to use")->capture_default_str();
   cmd->add_option("--kernel-set", o.kernel_set,
@@ -63,13 +66,14 @@ struct loaded_data {
 std::string registered_set(const data_options& o, std::vector<std::string>* names,
                            const std::vector<std::string>& signatures = {}) {
   const arch_id arch = *parse<arch_id>(o.arch);
-  return o.op == "conv" ? tuning::registered_conv_kernel_set(registry::global(), arch, names, signatures)
-                        : tuning::registered_kernel_set(registry::global(), arch, names, signatures);
+  if (o.op == "conv") return tuning::registered_conv_kernel_set(registry::global(), arch, names, signatures);
+  if (o.op == "fmha") return tuning::registered_fmha_kernel_set(registry::global(), arch, names, signatures);
+  return tuning::registered_kernel_set(registry::global(), arch, names, signatures);
 }
 
 loaded_data load(const data_options& o) {
-  if (o.op != "gemm" && o.op != "conv")
-    throw std::invalid_argument(fmt::format("--op '{}' is not gemm or conv (attention selection has no model yet)", o.op));
+  if (o.op != "gemm" && o.op != "conv" && o.op != "fmha")
+    throw std::invalid_argument(fmt::format("--op '{}' is not gemm, conv or fmha", o.op));
   if (!parse<arch_id>(o.arch)) throw std::invalid_argument(fmt::format("--arch '{}' is not a known arch", o.arch));
   if (o.train.objective.rfind("rank:", 0) != 0)
     throw std::invalid_argument(fmt::format("--objective '{}' is not a ranking objective (rank:ndcg, rank:pairwise, "
@@ -149,8 +153,9 @@ tuning::ranking_model train_on(const std::vector<tuning::measured_problem>& prob
   info.signatures.assign(signatures.begin(), signatures.end());
   // The model stays valid while the kernels of its signatures stay as they are:
   // kernels of other dtypes or layouts may be added without retraining.
-  const auto scoped = o.op == "conv" ? tuning::conv_kernels_of_signatures(d.kernels, info.signatures)
-                                     : tuning::kernels_of_signatures(d.kernels, info.signatures);
+  const auto scoped = o.op == "conv"   ? tuning::conv_kernels_of_signatures(d.kernels, info.signatures)
+                      : o.op == "fmha" ? tuning::fmha_kernels_of_signatures(d.kernels, info.signatures)
+                                       : tuning::kernels_of_signatures(d.kernels, info.signatures);
   info.kernel_set_scope = "signatures";
   info.kernel_set = tuning::fingerprint_of(scoped);
   info.kernel_count = scoped.size();
@@ -319,7 +324,7 @@ void add_eval_selection_command(CLI::App& app, command_state& state) {
           "up to the measurement's own noise).\n\n"
           "| split | tier | problems | mean | P10 (worst tenth) | worst | top-1 hit | top-k for 99% (mean) | "
           "top-k for 99% (all) |\n|---|---|---|---|---|---|---|---|---|\n",
-          o->op == "conv" ? "Convolution" : "GEMM", o->arch, note->empty() ? "" : *note + "\n\n", "", all.size(),
+          o->op == "conv" ? "Convolution" : o->op == "fmha" ? "Attention" : "GEMM", o->arch, note->empty() ? "" : *note + "\n\n", "", all.size(),
           std::set<std::string>([&] { std::set<std::string> k; for (auto& p : all) k.insert(p.key); return k; }()).size(),
           fmt::join(d.devices, ", "),
           std::min_element(all.begin(), all.end(), [](auto& a, auto& b) { return a.kernels.size() < b.kernels.size(); })

@@ -10,8 +10,9 @@
 // and accepts the problem itself (its why_not). Survivors are ranked by an
 // estimate of their time (padded work over the arch's rate, wave quantisation,
 // the memory bound), ties broken by name: the choice never depends on hash
-// order. When nothing survives, the selection explains why the closest
-// candidates were refused.
+// order. Selection tiers (a tuning database, a learned ranking model:
+// kdecl/tuning/fmha_selection_tiers.hpp) are asked before that estimate. When
+// nothing survives, the selection explains why the closest candidates were refused.
 #pragma once
 
 #include <memory>
@@ -21,6 +22,7 @@
 #include <utility>
 #include <vector>
 
+#include "kdecl/dispatch/selection_tier.hpp"
 #include "kdecl/fmha/fmha_problem.hpp"
 #include "kdecl/gemm/gemm_dispatcher.hpp"  // rejected_candidate (op-generic)
 #include "kdecl/registry/registry.hpp"
@@ -30,7 +32,11 @@ namespace kdecl {
 
 struct fmha_selection {
   std::shared_ptr<const fmha_instance> kernel;  // null when nothing fits
-  double estimated_us = 0.0;
+  double estimated_us = 0.0;                    // the analytical estimate for `kernel`
+  // Which tier chose ("tuning database", "learned model", "analytical model") and
+  // what each tier consulted said (shown by explain()).
+  std::string tier = "analytical model";
+  std::vector<std::string> tier_notes;
   std::vector<rejected_candidate> rejected;     // filled only when explain is requested or nothing fits
   std::string problem_error;                    // set when the problem itself is invalid
 
@@ -38,6 +44,15 @@ struct fmha_selection {
   // One paragraph: the choice, or why there is none with the closest candidates' reasons.
   std::string explain(std::size_t max_candidates = 5) const;
 };
+
+class fmha_dispatcher;
+using fmha_selection_tier = dispatch::selection_tier<fmha_dispatcher, fmha_problem, fmha_args, fmha_instance>;
+
+// Builds the tiers a new dispatcher starts with (kdecl::tuning installs one that
+// reads KDECL_TUNING_DB and the model for the arch); `notes` receives load messages.
+using fmha_tier_factory = std::vector<std::shared_ptr<const fmha_selection_tier>> (*)(
+    const device& dev, const registry& reg, std::vector<std::string>& notes);
+void set_default_fmha_tiers(fmha_tier_factory factory);
 
 class fmha_dispatcher {
  public:
@@ -54,6 +69,13 @@ class fmha_dispatcher {
   status run(const fmha_problem& problem, const fmha_args& args, void* stream = nullptr) const;
 
   const device& target() const { return device_; }
+  const registry& kernels() const { return *registry_; }
+
+  // Tiers consulted before the analytical estimate (not to be changed while select() runs elsewhere).
+  void add_tier(std::shared_ptr<const fmha_selection_tier> tier, bool first = false);
+  void clear_tiers();
+  void add_tier_note(std::string note) { tier_load_notes_.push_back(std::move(note)); }
+  const std::vector<std::shared_ptr<const fmha_selection_tier>>& tiers() const { return tiers_; }
 
  private:
   struct index;
@@ -63,6 +85,8 @@ class fmha_dispatcher {
   const registry* registry_;
   mutable std::mutex mutex_;
   mutable std::shared_ptr<const index> index_;
+  std::vector<std::shared_ptr<const fmha_selection_tier>> tiers_;
+  std::vector<std::string> tier_load_notes_;
 };
 
 // Reason a kernel cannot take a (normalized, valid) problem, or empty. Exposed for tests and the CLI.

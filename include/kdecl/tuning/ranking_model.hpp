@@ -4,7 +4,7 @@
 // faster, not how long a kernel takes. Saved as an XGBoost JSON model plus a
 // sidecar (<stem>.meta.json) naming the op, arch, kernel-set fingerprint and
 // feature names; load() refuses a model whose sidecar disagrees with what the
-// caller runs. One model ranks the kernels of one op (GEMM or convolution),
+// caller runs. One model ranks the kernels of one op (GEMM, convolution or attention),
 // with that op's features (feature_names_of).
 #pragma once
 
@@ -17,7 +17,7 @@
 namespace kdecl::tuning {
 
 struct model_info {
-  std::string op = "gemm";          // "gemm" or "conv": which features and kernels
+  std::string op = "gemm";          // "gemm", "conv" or "fmha": which features and kernels
   std::string arch;                 // "sm_90"
   std::string kernel_set;           // fingerprint_of() the arch's registered kernels (in scope)
   std::size_t kernel_count = 0;
@@ -87,7 +87,7 @@ class ranking_model {
   model_info info_;
 };
 
-// The feature names of an op's model ("gemm", "conv"), in row order.
+// The feature names of an op's model ("gemm", "conv", "fmha"), in row order.
 // Throws std::invalid_argument naming an op without a feature set.
 std::vector<std::string> feature_names_of(const std::string& op);
 

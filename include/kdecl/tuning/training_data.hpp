@@ -1,7 +1,7 @@
 // From tuning-database rows to what the ranking model learns from and is
 // judged on: one measured problem per (device, problem key), its kernels'
 // median times, the analytical model's estimates, their features and the
-// networks it came from. One op at a time (GEMM or convolution); what follows
+// networks it came from. One op at a time (GEMM, convolution or attention); what follows
 // the grouping does not depend on the op.
 #pragma once
 
@@ -17,7 +17,7 @@
 namespace kdecl::tuning {
 
 struct measured_problem {
-  std::string op;               // "gemm", "conv"
+  std::string op;               // "gemm", "conv", "fmha"
   std::string key;              // problem_key()
   std::string device;
   std::string signature;        // problem_signature(): what a model is trained per

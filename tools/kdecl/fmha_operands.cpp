@@ -1,0 +1,88 @@
+#include "fmha_operands.hpp"
+
+#include <cmath>
+#include <cstdint>
+
+#include "kdecl/numeric/host_storage.hpp"
+#include "bench_timing.hpp"
+
+namespace kdecl::cli {
+namespace {
+
+// Elements a BSHD-indexed tensor spans with its strides.
+std::size_t span_of(const fmha_problem& p, const fmha_strides& s, std::int64_t rows, std::int64_t heads, std::int64_t dim) {
+  if (rows <= 0 || heads <= 0 || dim <= 0) return 1;
+  const std::int64_t batches = p.group_mode() ? 1 : p.batch;
+  return std::size_t((batches - 1) * s.batch + (rows - 1) * s.seq + (heads - 1) * s.head + dim);
+}
+
+}  // namespace
+
+fmha_spans spans_of(const fmha_problem& p) {
+  const std::int64_t rq = p.group_mode() ? p.total_q() : p.seqlen_q;
+  const std::int64_t rkv = p.group_mode() ? p.total_kv() : p.seqlen_kv;
+  fmha_spans s{span_of(p, p.q_strides, rq, p.heads_q, p.hdim_q), span_of(p, p.k_strides, rkv, p.heads_kv, p.hdim_q),
+               span_of(p, p.v_strides, rkv, p.heads_kv, p.hdim_v), span_of(p, p.o_strides, rq, p.heads_q, p.hdim_v),
+               1, 1};
+  if (p.lse)
+    s.lse = std::size_t(p.group_mode() ? (p.heads_q - 1) * p.lse_head_stride + p.total_q()
+                                       : (p.batch - 1) * p.lse_batch_stride + (p.heads_q - 1) * p.lse_head_stride +
+                                             p.seqlen_q);
+  if (p.bias == fmha_bias::elementwise) {
+    const auto& b = p.bias_strides;
+    const std::int64_t bb = p.bias_per_batch ? p.batch : 1, bh = p.bias_per_head ? p.heads_q : 1;
+    s.bias = std::size_t((bb - 1) * b.batch + (bh - 1) * b.head + (p.seqlen_q - 1) * b.seq + p.seqlen_kv);
+  }
+  return s;
+}
+
+fmha_args fmha_operands::args(std::size_t i) {
+  auto& s = sets[i % sets.size()];
+  fmha_args a;
+  a.q = s[0].data();
+  a.k = s[1].data();
+  a.v = s[2].data();
+  a.o = s[3].data();
+  if (p->lse) a.lse = static_cast<float*>(lse.data());
+  if (p->bias == fmha_bias::elementwise) a.bias = bias.data();
+  if (p->bias == fmha_bias::alibi) a.alibi_slopes = static_cast<const float*>(slopes.data());
+  if (p->sinks) a.sinks = static_cast<const float*>(sinks.data());
+  if (p->group_mode()) {
+    a.cu_seqlens_q = static_cast<const std::int32_t*>(cu_q.data());
+    a.cu_seqlens_kv = static_cast<const std::int32_t*>(cu_kv.data());
+  }
+  return a;
+}
+
+double operand_bytes(const fmha_problem& p) {
+  const auto s = spans_of(p);
+  return double(s.q + s.k + s.v + s.bias) * double(dtype_size_bytes(p.qkv)) + double(s.o) * double(dtype_size_bytes(p.o));
+}
+
+fmha_operands make_operands(const device& dev, const fmha_problem& p, std::size_t l2_bytes) {
+  fmha_operands ops;
+  ops.p = &p;
+  const auto s = spans_of(p);
+  const std::size_t count = rotation_count(std::size_t(operand_bytes(p)), l2_bytes);
+  for (std::size_t i = 0; i < count; ++i)
+    ops.sets.push_back({random_buffer(dev, s.q, p.qkv, 10 * i + 1), random_buffer(dev, s.k, p.qkv, 10 * i + 2),
+                        random_buffer(dev, s.v, p.qkv, 10 * i + 3), buffer(dev, s.o * dtype_size_bytes(p.o))});
+  ops.lse = buffer(dev, s.lse * sizeof(float));
+  ops.bias = random_buffer(dev, s.bias, p.qkv, 7);
+  // ALiBi's slopes 2^(-8 (h + 1) / H) (also what cuDNN uses); sinks in [-1, 1].
+  std::vector<float> slopes;
+  for (std::int64_t i = 0; i < (p.alibi_per_batch ? p.batch : 1) * p.heads_q; ++i)
+    slopes.push_back(float(std::exp2(-8.0 * double(i % p.heads_q + 1) / double(p.heads_q))));
+  ops.slopes = buffer(dev, std::max<std::size_t>(slopes.size(), 1) * sizeof(float));
+  if (!slopes.empty()) ops.slopes.upload(slopes);
+  ops.sinks = random_buffer(dev, std::size_t(p.heads_q), dtype::fp32, 8);
+  auto upload = [&](buffer& dst, const std::vector<std::int32_t>& v) {
+    dst = buffer(dev, std::max<std::size_t>(v.size(), 1) * sizeof(std::int32_t));
+    if (!v.empty()) dst.upload(v);
+  };
+  upload(ops.cu_q, p.cu_seqlens_q);
+  upload(ops.cu_kv, p.cu_seqlens_kv);
+  return ops;
+}
+
+}  // namespace kdecl::cli
