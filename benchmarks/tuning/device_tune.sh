@@ -1,37 +1,47 @@
 #!/usr/bin/env bash
-# One call on the GPU machine: `kdecl tune gemm` over the tuning problems into a
+# One call on the GPU machine: `kdecl tune <op>` over the tuning problems into a
 # SQLite database in $OUT, resumed (a new process) if a kernel leaves the GPU in
 # an error state, ending before the time budget; then a JSON-lines export.
+# OP (third argument, default gemm): gemm (benchmarks/tuning/problems_sm90*.csv,
+# carried), conv (benchmarks/shapes/conv_*.csv, every direction, batches 1 and 32,
+# bf16) or fmha (benchmarks/shapes/fmha_*.csv, bf16 and fp16).
 #
 # On the development machine (the full sets take ~10 minutes to compile here):
 #   cmake --preset tuning -DKDECL_BUILD_TESTS=OFF && cmake --build build-tuning --target kdecl_tool
 #   benchmarks/carry.sh build-tuning && cp benchmarks/tuning/problems_sm90*.csv .carry/
 # On the GPU machine, in the repository root with .carry/ alongside:
-#   bash benchmarks/tuning/device_tune.sh [.carry] [SECONDS=340]
+#   bash benchmarks/tuning/device_tune.sh [.carry] [SECONDS=340] [gemm|conv|fmha]
+# (conv and fmha need only the device preset: benchmarks/carry.sh build-device.)
 # Then, back here: kdecl train / kdecl eval-selection (docs/tuning.md).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 carry=${1:-.carry}
 budget=${2:-340}
+op=${3:-gemm}
 out=${OUT:-tuning-results}
 mkdir -p "$out"
 export LD_LIBRARY_PATH="$PWD/$carry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 k="$PWD/$carry/bin/kdecl"
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem,power.limit --format=csv > "$out/gpu.csv"
 "$k" list --filter arch=sm_90 | tail -n 1 >> "$out/gpu.csv"
-arch=sm90
-# Rows of an earlier call (its JSON-lines export, carried as $carry/seed_tuning_sm90.jsonl) are
+case $op in
+  gemm) arch=sm90; problems=("$carry"/problems_sm90*.csv); extra=() ;;
+  conv) arch=conv_sm90; problems=(benchmarks/shapes/conv_*.csv); extra=(--directions all --batches 1 32 --dtype bf16) ;;
+  fmha) arch=fmha_sm90; problems=(benchmarks/shapes/fmha_*.csv); extra=(--dtype bf16,fp16) ;;
+  *) echo "device_tune.sh: OP '$op' is not gemm, conv or fmha" >&2; exit 2 ;;
+esac
+# Rows of an earlier call (its JSON-lines export, carried as $carry/seed_tuning_<arch>.jsonl) are
 # imported first, so that a fresh machine resumes where the last one stopped.
 [[ -f $carry/seed_tuning_$arch.jsonl ]] && "$k" tune --db "$out/tuning_$arch.db" --import "$carry/seed_tuning_$arch.jsonl"
 end=$((SECONDS + budget))
 for attempt in 1 2 3 4 5 6; do
   left=$((end - SECONDS - 5))
   ((left > 10)) || break
-  "$k" tune gemm --problems "$carry"/problems_sm90*.csv --db "$out/tuning_$arch.db" \
+  "$k" tune "$op" --problems "${problems[@]}" "${extra[@]}" --db "$out/tuning_$arch.db" \
        --commit "$(cat "$carry/COMMIT")" --time-budget "$left" 2>&1 | tr '\r' '\n' >> "$out/tune.log"
   rc=$?
   echo "== attempt $attempt: exit $rc" >> "$out/tune.log"
   ((rc == 0)) && break
 done
 "$k" tune --db "$out/tuning_$arch.db" --export "$out/tuning_$arch.jsonl"
-grep -E "^tune gemm:" "$out/tune.log"
+grep -E "^tune $op:" "$out/tune.log"
