@@ -9,6 +9,7 @@
 
 #include "kdecl/numeric/fill.hpp"
 #include "bench_timing.hpp"
+#include "kernel_filter.hpp"
 
 #if KDECL_WITH_CUDA
 #include <cuda_runtime.h>
@@ -101,6 +102,30 @@ std::size_t l2_bytes(const device& dev) {
 bool device_poisoned() {
   cudaDeviceSynchronize();
   return cudaGetLastError() != cudaSuccess && cudaDeviceSynchronize() != cudaSuccess;
+}
+
+tuning_run open_run(const tune_options& o,
+                    const std::function<std::string(arch_id, std::vector<std::string>*)>& kernel_set) {
+  tuning_run r;
+  r.dev = default_device();
+  if (r.dev.kind() != backend::cuda)
+    throw std::invalid_argument("tune needs a CUDA GPU with a kernel table; none was found");  // as bench: exit 2
+  r.machine = machine_of(r.dev, commit_of(o));
+  r.db = std::make_unique<tuning::tuning_db>(o.db);
+  // Every registered kernel of the op and arch, before --kernels: a model trained on
+  // these rows is only used with the same set.
+  std::vector<std::string> names;
+  r.fingerprint = kernel_set(r.dev.arch, &names);
+  r.db->add_kernel_set({r.fingerprint, r.machine.arch, names});
+  r.candidates = registry_matching(o.kernels);
+  return r;
+}
+
+void print_plan(const std::string& op, const tuning_run& run, const std::string& problems, std::size_t total,
+                std::size_t already, const std::string& db_path) {
+  const auto& m = run.machine;
+  fmt::print(stderr, "tune {} on {} ({}, {} SMs, {} MHz): {}, {} measurements to take, {} already in {}\n", op,
+             m.device_name, m.arch, m.sm_count, m.sm_clock_mhz, problems, total, already, db_path);
 }
 
 #endif  // KDECL_WITH_CUDA

@@ -3,13 +3,20 @@
 // method of docs/perf/) and the machine a row records.
 #pragma once
 
+#include <algorithm>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "kdecl/core/enums.hpp"
+#include "kdecl/registry/registry.hpp"
 #include "kdecl/runtime/buffer.hpp"
 #include "kdecl/runtime/device.hpp"
 #include "kdecl/tuning/tuning_db.hpp"
@@ -39,6 +46,14 @@ std::string duration_text(double seconds);
 
 // The commit recorded with each row: --commit, else $KDECL_COMMIT, else "unknown".
 std::string commit_of(const tune_options& o);
+
+// One distinct problem of an op's list, and the layers it stands for.
+template <class Problem>
+struct tuning_problem {
+  Problem problem;  // normalized
+  std::string key;  // its problem key
+  std::vector<tuning::problem_source> sources;
+};
 
 #if KDECL_WITH_CUDA
 
@@ -72,6 +87,123 @@ std::size_t l2_bytes(const device& dev);
 // True when the last CUDA error is sticky (every later launch would fail): what a
 // tuning run stops on, keeping the rows it wrote.
 bool device_poisoned();
+
+// What every tuning run opens first: the GPU (std::invalid_argument, exit 2,
+// when there is none), the machine its rows record, the database with this
+// arch's kernel set recorded (`kernel_set(arch, &names)` fingerprints the op's
+// registered kernels), and the candidates --kernels keeps.
+struct tuning_run {
+  device dev;
+  tuning::machine_info machine;
+  std::unique_ptr<tuning::tuning_db> db;
+  std::string fingerprint;
+  std::unique_ptr<registry> candidates;
+};
+tuning_run open_run(const tune_options& o,
+                    const std::function<std::string(arch_id, std::vector<std::string>*)>& kernel_set);
+
+// "tune <op> on <GPU> (...): N problems, M measurements to take, K already in <db>".
+void print_plan(const std::string& op, const tuning_run& run, const std::string& problems, std::size_t total,
+                std::size_t already, const std::string& db_path);
+
+// One problem's kernels that have no row for this device yet.
+template <class Instance>
+struct tuning_job {
+  std::size_t problem;  // index into the problem list
+  std::vector<std::shared_ptr<const Instance>> kernels;
+};
+
+// Records the problems' sources and lists, per problem, the kernels `dispatcher`
+// ranks (every eligible one) that the database has no row for; counts those and
+// the rows already there.
+template <class Dispatcher, class Problem>
+auto list_jobs(const Dispatcher& dispatcher, const std::vector<tuning_problem<Problem>>& problems,
+               tuning::tuning_db& db, const tuning::machine_info& machine, std::size_t& total, std::size_t& already) {
+  using instance = typename decltype(dispatcher.ranked(problems.front().problem))::value_type::first_type::element_type;
+  std::vector<tuning_job<instance>> jobs;
+  total = already = 0;
+  for (std::size_t i = 0; i < problems.size(); ++i) {
+    for (const auto& s : problems[i].sources) db.add_source(s);
+    tuning_job<instance> j{i, {}};
+    for (auto& ranked : dispatcher.ranked(problems[i].problem)) {
+      if (db.has(machine.device_name, problems[i].key, ranked.first->name())) ++already;
+      else j.kernels.push_back(ranked.first);
+    }
+    total += j.kernels.size();
+    if (!j.kernels.empty()) jobs.push_back(std::move(j));
+  }
+  return jobs;
+}
+
+// How to run one kernel on one problem: call `call` of the timing loop on its
+// rotated operands with the workspace given; throws on a failed launch.
+template <class Instance>
+using launcher = std::function<void(const Instance& kernel, int call, void* workspace, std::size_t workspace_bytes)>;
+
+// Times every job's kernels and writes each row as it is measured (op `op`);
+// `prepare(problem)` sets up a problem's operands and returns its launcher,
+// `label(problem)` names it in the progress line. Stops at the time budget
+// (saying how many are left) or when a kernel leaves the GPU in an error state
+// (throwing, with every row before it kept). Returns the exit code.
+template <class Problem, class Instance, class Prepare, class Label>
+int measure_jobs(const std::string& op, const tune_options& o, const device& dev, tuning::tuning_db& db,
+                 const tuning::machine_info& machine, const std::string& fingerprint,
+                 const std::vector<tuning_problem<Problem>>& problems, const std::vector<tuning_job<Instance>>& jobs,
+                 std::size_t total, Prepare&& prepare, Label&& label) {
+  buffer workspace(dev, 0);
+  const auto start = std::chrono::steady_clock::now();
+  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+  std::size_t done = 0, failed = 0;
+  bool out_of_time = false;
+  for (const auto& j : jobs) {
+    const Problem& p = problems[j.problem].problem;
+    const launcher<Instance> launch = prepare(p);
+    for (const auto& k : j.kernels) {
+      if (o.time_budget_s > 0 && elapsed() > o.time_budget_s) {
+        out_of_time = true;
+        break;
+      }
+      tuning::measurement m;
+      m.machine = machine;
+      m.op = op;
+      m.problem_key = problems[j.problem].key;
+      m.kernel = k->name();
+      m.kernel_set = fingerprint;
+      const std::size_t ws = k->workspace_bytes(p);
+      if (workspace.size() < ws) workspace = buffer(dev, ws);
+      try {
+        auto t = time_launches([&](int call) { launch(*k, call, workspace.data(), workspace.size()); }, o.warmup,
+                               &k == &j.kernels.front() ? std::max(o.warm_ms, o.ramp_ms) : o.warm_ms, o.iters,
+                               o.target_ms);
+        m.median_ms = t.median_ms;
+        m.spread = t.spread;
+        m.samples = t.samples;
+      } catch (const std::exception& e) {
+        m.error = e.what();
+        ++failed;
+        // A sticky CUDA error poisons every later launch: stop, keeping what was measured.
+        if (device_poisoned()) {
+          db.add(m);
+          throw std::runtime_error(fmt::format("{} left the GPU in an error state ({}); {} measurements kept in {}",
+                                               k->name(), e.what(), done, o.db));
+        }
+      }
+      db.add(m);
+      ++done;
+      const double t = elapsed(), rate = double(done) / std::max(t, 1e-9);
+      if (done % 8 == 0 || done == total)
+        fmt::print(stderr, "\rtune {} {}/{} {:.1f}/s elapsed {} ETA {}  {} {:<40.40}", op, done, total, rate,
+                   duration_text(t), duration_text(double(total - done) / rate), label(p), k->name());
+    }
+    if (out_of_time) break;
+  }
+  const double t = elapsed();
+  fmt::print(stderr, "\n");
+  fmt::print("tune {}: {} measurements in {} ({:.1f}/s), {} failed, {} rows in {}{}\n", op, done, duration_text(t),
+             double(done) / std::max(t, 1e-9), failed, db.size(), o.db,
+             out_of_time ? fmt::format("; time budget reached, {} left (run again to resume)", total - done) : "");
+  return 0;
+}
 
 #endif
 

@@ -1,12 +1,9 @@
 #include "tune_gemm.hpp"
 
 #include <algorithm>
-#include <chrono>
-#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
-#include <iterator>
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -19,6 +16,7 @@
 #include "kdecl/runtime/buffer.hpp"
 #include "kdecl/tuning/problem_key.hpp"
 #include "kdecl/tuning/problem_list.hpp"
+#include "kdecl/tuning/selection_tiers.hpp"
 #include "kdecl/tuning/tuning_db.hpp"
 #include "kernel_filter.hpp"
 #include "tune_common.hpp"
@@ -35,69 +33,33 @@ using namespace tune;
 int run_tune(const tune_options& o) {
   auto dt = parse<dtype>(o.dtype);
   if (!dt) throw std::invalid_argument(fmt::format("--dtype '{}' is not a known dtype", o.dtype));
-  std::vector<tuning::listed_problem> problems;
-  for (const auto& file : o.problems) {
-    auto more = tuning::read_problem_csv(file, *dt, tuning::parse_layout_code(o.layout));
-    problems.insert(problems.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
-  }
-  device dev = default_device();
-  if (dev.kind() != backend::cuda)
-    throw std::invalid_argument("tune needs a CUDA GPU with a kernel table; none was found");  // as bench: exit 2
-  const auto machine = machine_of(dev, commit_of(o));
-  tuning::tuning_db db(o.db);
-
-  // The kernel set of this arch (every registered kernel, before --kernels):
-  // a model trained on these rows is only used with the same set.
-  std::vector<std::string> arch_kernels;
-  for (const auto& k : registry::global().gemm_kernels())
-    if (k->arch() == dev.arch) arch_kernels.push_back(k->name());
-  const tuning::kernel_set set{tuning::fingerprint_of(arch_kernels), machine.arch, arch_kernels};
-  db.add_kernel_set({set.fingerprint, set.arch, [&] { auto v = arch_kernels; std::sort(v.begin(), v.end()); return v; }()});
-
-  kernel_filter keep(o.kernels);
-  registry candidates;
-  for (const auto& k : registry::global().filter([&](const registered_kernel& k) { return keep.matches(fields_of(k)); }))
-    candidates.add(k.instance, k.set);
-  gemm_dispatcher disp(dev, candidates);
-  disp.clear_tiers();  // ranked() lists every eligible kernel whatever the tiers say
-
-  // The work: every eligible kernel of every problem not yet in the database.
-  struct job {
-    std::size_t problem;
-    std::vector<std::shared_ptr<const gemm_instance>> kernels;
-  };
-  std::vector<job> jobs;
-  std::size_t total = 0, already = 0;
-  std::map<std::string, bool> seen;
-  for (std::size_t i = 0; i < problems.size(); ++i) {
-    const auto& lp = problems[i];
-    const std::string key = tuning::problem_key(lp.problem);
-    if (!lp.model.empty() || !lp.layer.empty()) db.add_source({key, lp.model, lp.layer, lp.source});
-    if (seen[key]) continue;  // the same shape from another layer or network
-    seen[key] = true;
-    job j{i, {}};
-    for (auto& [k, est] : disp.ranked(lp.problem)) {
-      (void)est;
-      if (db.has(machine.device_name, key, k->name())) ++already;
-      else j.kernels.push_back(k);
+  // Distinct problems in file order, each with the layers and networks it stands for.
+  std::vector<tuning_problem<gemm_problem>> problems;
+  std::map<std::string, std::size_t> index;
+  std::size_t listed = 0;
+  for (const auto& file : o.problems)
+    for (auto& lp : tuning::read_problem_csv(file, *dt, tuning::parse_layout_code(o.layout))) {
+      ++listed;
+      const std::string key = tuning::problem_key(lp.problem);
+      auto [it, fresh] = index.emplace(key, problems.size());
+      if (fresh) problems.push_back({lp.problem, key, {}});
+      if (!lp.model.empty() || !lp.layer.empty())
+        problems[it->second].sources.push_back({key, lp.model, lp.layer, lp.source});
     }
-    total += j.kernels.size();
-    if (!j.kernels.empty()) jobs.push_back(std::move(j));
-  }
-  fmt::print(stderr, "tune gemm on {} ({}, {} SMs, {} MHz): {} problems ({} distinct), {} measurements to take, {} already in {}\n",
-             machine.device_name, machine.arch, machine.sm_count, machine.sm_clock_mhz, problems.size(), seen.size(),
-             total, already, o.db);
+  if (problems.empty()) throw std::invalid_argument("--problems lists no GEMM problem");
+  auto run = open_run(o, [](arch_id arch, std::vector<std::string>* names) {
+    return tuning::registered_kernel_set(registry::global(), arch, names);
+  });
+  const device& dev = run.dev;
+  gemm_dispatcher disp(dev, *run.candidates);
+  disp.clear_tiers();  // ranked() lists every eligible kernel whatever the tiers say
+  std::size_t total = 0, already = 0;
+  const auto jobs = list_jobs(disp, problems, *run.db, run.machine, total, already);
+  print_plan("gemm", run, fmt::format("{} problems ({} distinct)", listed, problems.size()), total, already, o.db);
 
   const std::size_t l2 = l2_bytes(dev);
   std::map<dtype, std::unique_ptr<operand_pool>> pools;
-  buffer workspace(dev, 0);
-  const auto start = std::chrono::steady_clock::now();
-  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
-  std::size_t done = 0, failed = 0;
-  bool out_of_time = false;
-  for (const auto& j : jobs) {
-    const gemm_problem& p = problems[j.problem].problem;
-    const std::string key = tuning::problem_key(p);
+  auto prepare = [&](const gemm_problem& p) -> launcher<gemm_instance> {
     // Operand sets: A, B, C (and D) of one set packed at 256-byte boundaries.
     const auto& s = p.sig;
     auto round = [](std::size_t b) { return (b + 255) / 256 * 256; };
@@ -117,62 +79,20 @@ int run_tune(const tune_options& o) {
         pool = std::make_unique<operand_pool>(dev, std::max<std::size_t>(need, 4 * l2), d);
       }
     }
-    auto args_of = [&](int call) {
+    char* a0 = pools[s.a]->data();
+    char* b0 = pools[s.b]->data() + bytes_a;
+    char* c0 = pools[s.c]->data() + bytes_a + bytes_b;
+    return [&p, a0, b0, c0, bytes_c, sets, set_bytes](const gemm_instance& k, int call, void* ws, std::size_t ws_bytes) {
       const std::size_t base = std::size_t(call % int(sets)) * set_bytes;
-      gemm_args a{pools[s.a]->data() + base, pools[s.b]->data() + base + bytes_a,
-                  pools[s.c]->data() + base + bytes_a + bytes_b, 1.0f, 0.0f};
-      for (int t = 0; t < s.num_d; ++t) a.d[t] = pools[s.c]->data() + base + bytes_a + bytes_b + bytes_c * (1 + t);
-      return a;
+      gemm_args a{a0 + base, b0 + base, c0 + base, 1.0f, 0.0f};
+      for (int t = 0; t < p.sig.num_d; ++t) a.d[t] = c0 + base + bytes_c * std::size_t(1 + t);
+      a.workspace = ws;
+      a.workspace_bytes = ws_bytes;
+      if (auto st = k.run(p, a, nullptr); !st) throw std::runtime_error(st.message());
     };
-    for (const auto& k : j.kernels) {
-      if (o.time_budget_s > 0 && elapsed() > o.time_budget_s) {
-        out_of_time = true;
-        break;
-      }
-      tuning::measurement m;
-      m.machine = machine;
-      m.problem_key = key;
-      m.kernel = k->name();
-      m.kernel_set = set.fingerprint;
-      const std::size_t ws = k->workspace_bytes(p);
-      if (workspace.size() < ws) workspace = buffer(dev, ws);
-      try {
-        auto t = time_launches(
-            [&](int call) {
-              auto a = args_of(call);
-              a.workspace = workspace.data();
-              a.workspace_bytes = workspace.size();
-              if (auto st = k->run(p, a, nullptr); !st) throw std::runtime_error(st.message());
-            },
-            o.warmup, &k == &j.kernels.front() ? std::max(o.warm_ms, o.ramp_ms) : o.warm_ms, o.iters, o.target_ms);
-        m.median_ms = t.median_ms;
-        m.spread = t.spread;
-        m.samples = t.samples;
-      } catch (const std::exception& e) {
-        m.error = e.what();
-        ++failed;
-        // A sticky CUDA error poisons every later launch: stop, keeping what was measured.
-        if (device_poisoned()) {
-          db.add(m);
-          throw std::runtime_error(fmt::format("{} left the GPU in an error state ({}); {} measurements kept in {}",
-                                               k->name(), e.what(), done, o.db));
-        }
-      }
-      db.add(m);
-      ++done;
-      const double t = elapsed(), rate = done / std::max(t, 1e-9);
-      if (done % 8 == 0 || done == total)
-        fmt::print(stderr, "\rtune gemm {}/{} {:.1f}/s elapsed {} ETA {}  {}x{}x{} {:<40.40}", done, total, rate,
-                   duration_text(t), duration_text((total - done) / rate), p.m, p.n, p.k, k->name());
-    }
-    if (out_of_time) break;
-  }
-  const double t = elapsed();
-  fmt::print(stderr, "\n");
-  fmt::print("tune gemm: {} measurements in {} ({:.1f}/s), {} failed, {} rows in {}{}\n", done, duration_text(t),
-             done / std::max(t, 1e-9), failed, db.size(), o.db,
-             out_of_time ? fmt::format("; time budget reached, {} left (run again to resume)", total - done) : "");
-  return 0;
+  };
+  return measure_jobs("gemm", o, dev, *run.db, run.machine, run.fingerprint, problems, jobs, total, prepare,
+                      [](const gemm_problem& p) { return fmt::format("{}x{}x{}", p.m, p.n, p.k); });
 }
 
 #endif  // KDECL_WITH_CUDA
