@@ -39,6 +39,17 @@ struct conv_op {
   static std::string key_of(const grouped_conv_problem& p) { return problem_key(p); }
   static grouped_conv_problem parse_key(std::string_view key) { return parse_conv_problem_key(key); }
   static std::string signature(const grouped_conv_problem& p) { return problem_signature(p); }
+  // Every field of a normalized problem (what problem_key() spells out), as bytes.
+  static detail::byte_key cache_key(const grouped_conv_problem& p) {
+    detail::byte_key k;
+    k.add(p.dir, p.n, p.c, p.k, p.g, p.layout_or_default(), p.in_type, p.wei_type, p.out_type, p.acc_type);
+    for (const conv_dims* d : {&p.input_dims, &p.filter_dims, &p.stride_dims, &p.dilation_dims, &p.pad_left_dims,
+                               &p.pad_right_dims})
+      k.add(d->v, d->count);
+    for (const conv_tensor_strides* t : {&p.in_strides, &p.wei_strides, &p.out_strides})
+      k.add(t->n, t->g, t->c, t->spatial);
+    return k;
+  }
   static bool rejects(const conv_instance& k, const grouped_conv_problem& p, const grouped_conv_args* a) {
     return conv_rejection(k, p, a).has_value();
   }

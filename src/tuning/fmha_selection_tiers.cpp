@@ -42,6 +42,17 @@ struct fmha_op {
   static std::string key_of(const fmha_problem& p) { return problem_key(p); }
   static fmha_problem parse_key(std::string_view key) { return parse_fmha_problem_key(key); }
   static std::string signature(const fmha_problem& p) { return problem_signature(p); }
+  // Every field of a normalized problem (what problem_key() spells out), as bytes.
+  static detail::byte_key cache_key(const fmha_problem& p) {
+    detail::byte_key k;
+    k.add(p.batch, p.seqlen_q, p.seqlen_kv, p.heads_q, p.heads_kv, p.hdim_q, p.hdim_v, p.qkv, p.o, p.mask,
+          p.window_left, p.window_right, p.bias, p.bias_per_batch, p.bias_per_head, p.alibi_per_batch, p.scale,
+          p.soft_cap, p.sinks, p.lse, p.lse_batch_stride, p.lse_head_stride);
+    for (const fmha_strides* t : {&p.q_strides, &p.k_strides, &p.v_strides, &p.o_strides, &p.bias_strides})
+      k.add(t->batch, t->seq, t->head);
+    k.add_range(p.cu_seqlens_q).add_range(p.cu_seqlens_kv);
+    return k;
+  }
   static bool rejects(const fmha_instance& k, const fmha_problem& p, const fmha_args* a) {
     return fmha_rejection(k, p, a).has_value();
   }

@@ -14,6 +14,7 @@
 #include <mutex>
 #include <shared_mutex>
 #include <string>
+#include <type_traits>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -28,6 +29,34 @@
 #include "kdecl/tuning/tuning_db.hpp"
 
 namespace kdecl::tuning::detail {
+
+// A problem's fields as raw bytes: an exact cache key that costs no formatting.
+// Add scalars and arrays of scalars only (a struct's padding bytes are not values).
+class byte_key {
+ public:
+  template <class... T>
+  byte_key& add(const T&... values) {
+    (append(values), ...);
+    return *this;
+  }
+  template <class T>
+  byte_key& add_range(const std::vector<T>& v) {
+    append(v.size());
+    if (!v.empty()) bytes_.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
+    return *this;
+  }
+  const std::string& bytes() const { return bytes_; }
+
+ private:
+  template <class T>
+  void append(const T& v) {
+    static_assert(std::is_trivially_copyable_v<T> && std::has_unique_object_representations_v<T> ||
+                      std::is_floating_point_v<T>,
+                  "byte_key takes scalars without padding");
+    bytes_.append(reinterpret_cast<const char*>(&v), sizeof v);
+  }
+  std::string bytes_;
+};
 
 // Largest power of two (at most 256) dividing an address; 256 for null.
 inline int lowest_bit(std::uintptr_t bits) {
@@ -184,9 +213,9 @@ std::vector<std::shared_ptr<const Tier>> default_tiers_of(const std::string& op,
 }
 
 // Tier 2 for ops whose problems have a string key (convolution, attention): the
-// learned model, choices cached by problem key, pointer alignment and registry
-// generation (a key is long, but a first selection costs far more than hashing it).
-// Op adds to the database tier's needs: signature(problem), kernel_set(registry,
+// learned model, choices cached by the problem's fields, pointer alignment and
+// registry generation. Op adds to the database tier's needs: cache_key(normalized
+// problem) (a byte_key of every field), signature(problem), kernel_set(registry,
 // arch, signatures), pointer_alignment(args) and features(problem, ranked,
 // pointer alignment) -> feature_matrix.
 template <class Op>
@@ -200,7 +229,8 @@ class keyed_model_selection final : public Op::tier {
                                                       const typename Op::args* args, std::string& note) const override {
     const auto gen = d.kernels().generation();
     const int pointers = Op::pointer_alignment(args);
-    const std::string key = fmt::format("{}#{}#{}", Op::key_of(p), pointers, gen);
+    auto cache_key = Op::cache_key(p);
+    const std::string& key = cache_key.add(pointers, gen).bytes();
     {
       std::shared_lock lock(mutex_);
       if (auto it = cache_.find(key); it != cache_.end()) {
