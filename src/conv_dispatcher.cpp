@@ -1,5 +1,6 @@
 #include "kdecl/conv/conv_dispatcher.hpp"
 
+#include <array>
 #include <atomic>
 #include <map>
 #include <tuple>
@@ -72,25 +73,47 @@ struct named_stride {
   const char* name;
   std::int64_t extent, stride;
 };
-std::vector<named_stride> steps_of(const grouped_conv_problem& p, conv_tensor t) {
+// Spatial innermost first, then groups, then images (output channels): at most five.
+struct tensor_steps {
+  std::array<named_stride, 5> step{};
+  int count = 0;
+  const named_stride* begin() const { return step.data(); }
+  const named_stride* end() const { return step.data() + count; }
+};
+tensor_steps steps_of(const grouped_conv_problem& p, conv_tensor t) {
   const auto& s = p.strides_of(t);
   static constexpr const char* act[3] = {"D", "H", "W"};
   static constexpr const char* fil[3] = {"Z", "Y", "X"};
-  std::vector<named_stride> out;  // spatial innermost first, then groups, then images (output channels)
+  tensor_steps out;
   const bool w = t == conv_tensor::weight;
   const auto o = p.output_dims();
   for (int slot = 2; slot >= 3 - p.ndim(); --slot)
-    out.push_back({w ? fil[slot] : act[slot],
-                   t == conv_tensor::input ? p.input_dims[slot] : t == conv_tensor::output ? o[std::size_t(slot)]
-                                                                                           : p.filter_dims[slot],
-                   s.spatial[std::size_t(slot)]});
-  out.push_back({"G", p.g, s.g});
-  out.push_back({w ? "K" : "N", w ? p.k_per_group() : p.n, s.n});
+    out.step[std::size_t(out.count++)] = {
+        w ? fil[slot] : act[slot],
+        t == conv_tensor::input ? p.input_dims[slot] : t == conv_tensor::output ? o[std::size_t(slot)] : p.filter_dims[slot],
+        s.spatial[std::size_t(slot)]};
+  out.step[std::size_t(out.count++)] = {"G", p.g, s.g};
+  out.step[std::size_t(out.count++)] = {w ? "K" : "N", w ? p.k_per_group() : p.n, s.n};
   return out;
 }
 
+// What the per-kernel checks need of the problem alone: computed once per problem
+// when ranked() checks every kernel (it was most of a selection's time).
+struct problem_facts {
+  std::array<tensor_steps, 3> steps;           // input, weight, output
+  std::optional<std::string> exceeds_32bit;    // p.exceeds_32bit_offsets()
+  explicit problem_facts(const grouped_conv_problem& p)
+      : steps{steps_of(p, conv_tensor::input), steps_of(p, conv_tensor::weight), steps_of(p, conv_tensor::output)},
+        exceeds_32bit(p.exceeds_32bit_offsets()) {}
+  const tensor_steps& of(conv_tensor t) const { return steps[std::size_t(t)]; }
+};
+
 constexpr const char* tensor_name(conv_tensor t) {
   return t == conv_tensor::input ? "input" : t == conv_tensor::weight ? "weight" : "output";
+}
+// What misaligned_pointer() names the access (no string built per kernel).
+constexpr const char* access_name(conv_tensor t) {
+  return t == conv_tensor::input ? "input access" : t == conv_tensor::weight ? "weight access" : "output access";
 }
 
 // Stand-in arguments for a selection made before the buffers exist (dispatch::stand_in_pointer).
@@ -103,7 +126,7 @@ grouped_conv_args assumed_args() {
 // of all groups, which must therefore be packed (group stride = channels per group):
 // C, K, image and pixel strides multiples of the vector, in and out aligned to it.
 std::optional<std::string> direct_vector_mismatch(const grouped_conv_key& k, const grouped_conv_problem& p,
-                                                  const grouped_conv_args* args) {
+                                                  const grouped_conv_args* args, const problem_facts& facts) {
   const int v = k.algo.vector_out;
   if (p.in_strides.g != p.c_per_group() || p.out_strides.g != p.k_per_group())
     return std::string("direct_conv reads channels packed across groups (group stride = channels per group)");
@@ -112,7 +135,7 @@ std::optional<std::string> direct_vector_mismatch(const grouped_conv_key& k, con
       return fmt::format("{} = {} channels is not a multiple of the kernel's channel vector of {} elements", what,
                          channels, v);
   for (conv_tensor t : {conv_tensor::input, conv_tensor::output}) {
-    for (const auto& step : steps_of(p, t))
+    for (const auto& step : facts.of(t))
       if (step.name != std::string_view("G") && step.extent > 1 && step.stride % v != 0)
         return fmt::format("{} stride of {} = {} elements is not a multiple of the kernel's channel vector of {} "
                            "elements",
@@ -120,7 +143,7 @@ std::optional<std::string> direct_vector_mismatch(const grouped_conv_key& k, con
     if (args)
       if (auto e = dispatch::misaligned_pointer(t == conv_tensor::input ? "in" : "out", args->tensor(t),
                                                 v * dispatch::element_bytes(p.dtype_of(t)),
-                                                fmt::format("{} access", tensor_name(t))))
+                                                access_name(t)))
         return e;
   }
   if (!(p.c_per_group() == 1 && p.k_per_group() == 1))  // each block's first input channel starts a vector
@@ -134,8 +157,10 @@ std::optional<std::string> direct_vector_mismatch(const grouped_conv_key& k, con
 
 }  // namespace
 
-std::optional<std::string> conv_rejection(const conv_instance& kernel, const grouped_conv_problem& p,
-                                          const grouped_conv_args* args, int* closeness) {
+namespace {
+
+std::optional<std::string> rejection(const conv_instance& kernel, const grouped_conv_problem& p,
+                                     const grouped_conv_args* args, int* closeness, const problem_facts& facts) {
   const grouped_conv_key& k = kernel.key();
   dispatch::staged_check check(closeness);
   auto reject = [&](std::string why) { return check.reject(std::move(why)); };
@@ -150,7 +175,7 @@ std::optional<std::string> conv_rejection(const conv_instance& kernel, const gro
   // direct_conv vectors run along the channels of all groups together (C/G may be 1).
   const bool per_group_vectors = k.algo.pipe != pipeline::direct_conv;
   if (!per_group_vectors)
-    if (auto e = direct_vector_mismatch(k, p, args)) return reject(*e);
+    if (auto e = direct_vector_mismatch(k, p, args, facts)) return reject(*e);
   for (conv_tensor t : {conv_tensor::input, conv_tensor::weight, conv_tensor::output}) {
     if (!per_group_vectors) break;
     const int v = t == conv_tensor::input ? k.algo.vector_in : t == conv_tensor::weight ? k.algo.vector_wei
@@ -161,7 +186,7 @@ std::optional<std::string> conv_rejection(const conv_instance& kernel, const gro
       return reject(fmt::format("{} = {} {} channels per group is not a multiple of the kernel's {} vector of {} "
                                 "elements",
                                 t == conv_tensor::output ? "K/G" : "C/G", channels, tensor_name(t), tensor_name(t), v));
-    for (const auto& step : steps_of(p, t))
+    for (const auto& step : facts.of(t))
       if (step.extent > 1 && step.stride % v != 0)
         return reject(fmt::format("{} stride of {} = {} elements is not a multiple of the kernel's {} vector of {} "
                                   "elements",
@@ -169,17 +194,23 @@ std::optional<std::string> conv_rejection(const conv_instance& kernel, const gro
     if (args)
       if (auto e = dispatch::misaligned_pointer(t == conv_tensor::input ? "in" : t == conv_tensor::weight ? "wei" : "out",
                                                 args->tensor(t), v * dispatch::element_bytes(p.dtype_of(t)),
-                                                fmt::format("{} access", tensor_name(t))))
+                                                access_name(t)))
         return reject(*e);
   }
   check.passed_stage();
 
-  if (k.algo.arch != arch_id::host)
-    if (auto e = p.exceeds_32bit_offsets()) return reject(*e);
+  if (k.algo.arch != arch_id::host && facts.exceeds_32bit) return reject(*facts.exceeds_32bit);
   check.passed_stage();
 
   if (auto e = kernel.why_not(p, args ? *args : assumed_args())) return reject(*e);
   return check.accept();
+}
+
+}  // namespace
+
+std::optional<std::string> conv_rejection(const conv_instance& kernel, const grouped_conv_problem& p,
+                                          const grouped_conv_args* args, int* closeness) {
+  return rejection(kernel, p, args, closeness, problem_facts(p));
 }
 
 std::string conv_selection::explain(std::size_t max_candidates) const {
@@ -246,8 +277,9 @@ std::vector<std::pair<std::shared_ptr<const conv_instance>, double>> conv_dispat
   auto it = idx->by_signature.find(signature_of(p));
   if (it == idx->by_signature.end()) return out;
   const problem_profile pp = conv_problem_profile(p);
+  const problem_facts facts(p);
   for (const auto& e : it->second)  // name order
-    if (!conv_rejection(*e.kernel, p, args)) {
+    if (!rejection(*e.kernel, p, args, nullptr, facts)) {
       const auto& key = e.kernel->key();
       if (key.algo.pipe == pipeline::direct_conv) {
         out.emplace_back(e.kernel, estimate_microseconds(key, p));
@@ -287,9 +319,10 @@ conv_selection conv_dispatcher::select(const grouped_conv_problem& problem, cons
   }
   if (!sel.kernel || explain_all) {
     // Why every kernel of this arch was refused, closest first.
+    const problem_facts facts(p);
     for (const auto& k : current_index()->for_arch) {
       int closeness = 0;
-      if (auto why = conv_rejection(*k, p, args, &closeness)) sel.rejected.push_back({k->name(), *why, closeness});
+      if (auto why = rejection(*k, p, args, &closeness, facts)) sel.rejected.push_back({k->name(), *why, closeness});
     }
     dispatch::sort_closest_first(sel.rejected);
   }
