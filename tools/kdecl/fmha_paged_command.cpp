@@ -11,6 +11,8 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "kdecl/arch/arch.hpp"
+#include "kdecl/arch/fmha_specs.hpp"
 #include "kdecl/fmha/fmha_paged_dispatcher.hpp"
 #include "kdecl/kernels/fmha/cuda/decode/decode_plan.hpp"
 #include "kdecl/kernels/fmha/host/fmha_paged_host.hpp"
@@ -28,7 +30,7 @@ struct paged_options {
   float softcap = 0.0f;
   bool sinks = false, paged = false, scale_per_head = false, explain = false;
   std::uint64_t seed = 1;
-  int reps = 20, cudnn = 1, sms = 132;
+  int reps = 20, cudnn = 1, sms = 0;  // sms 0: the arch table's
 };
 
 std::vector<std::int64_t> int_list(const std::string& flag, const std::string& text) {
@@ -151,11 +153,12 @@ bool want_gpu(const paged_options& o) {
 #endif
 }
 
-// The plan without a device: `sms` SMs, blocks per SM from the kernel's shared memory
-// (227 KiB per SM on sm_90), as paged_decoder computes it with the occupancy API.
-kernels::cuda::decode::decode_plan offline_plan(const fmha_paged_problem& p, int sms) {
+// The plan without a device: `sms` SMs of `arch`, blocks per SM from the kernel's shared
+// memory and the arch table's (decode_blocks_per_sm_offline, as the kernel's own offline plan).
+kernels::cuda::decode::decode_plan offline_plan(const fmha_paged_problem& p, arch_id arch, int sms) {
   const int smem = kernels::cuda::decode::decode_smem_bytes(kernels::cuda::decode::decode_padded_hdim(p.hdim), p.fp8_cache());
-  const int per_sm = std::max(1, std::min(16, (227 * 1024) / (smem + 1024)));
+  const auto* offer = arch::fmha::find_pipeline(arch::fmha::spec_of(arch), fmha_pipeline::paged_decode);
+  const int per_sm = kernels::cuda::decode::decode_blocks_per_sm_offline(smem, offer ? offer->smem_capacity : 0);
   return kernels::cuda::decode::plan_paged_decode(p.normalized(), sms, per_sm);
 }
 
@@ -186,11 +189,14 @@ int select(const paged_options& o) {
 #if KDECL_WITH_CUDA
       fmt::print("plan: {}\n", paged_plan_on_gpu(p));
 #endif
-    } else if (o.arch.empty() || o.arch == "sm_90") {
-      const auto plan = offline_plan(p, o.sms);
-      fmt::print("plan (no GPU here: {} SMs of 227 KiB assumed, --sms): {}, {} blocks, kernel head dim {}, "
+    } else if (const arch_id a = o.arch.empty() ? arch_id::sm_90 : dev.arch;
+               a != arch_id::host && arch::fmha::find_pipeline(arch::fmha::spec_of(a), fmha_pipeline::paged_decode)) {
+      // The CUDA kernels' plan for an NVIDIA arch (the host kernel plans its own split-KV).
+      const int sms = o.sms > 0 ? o.sms : std::max(1, arch::spec_of(a).sm_count);
+      const auto plan = offline_plan(p, a, sms);
+      fmt::print("plan (no GPU here: {} SMs of {} assumed, --sms): {}, {} blocks, kernel head dim {}, "
                  "workspace {} bytes\n",
-                 o.sms, plan.splits > 1 ? fmt::format("split-KV in {} splits + combine", plan.splits) : "one stage",
+                 sms, to_string(a), plan.splits > 1 ? fmt::format("split-KV in {} splits + combine", plan.splits) : "one stage",
                  plan.blocks, plan.padded_hdim, plan.workspace_bytes);
     }
   }
@@ -325,7 +331,8 @@ int paged_fmha_main(int argc, const char* const* argv, bool dry_run) {
   app.add_option("--softcap", o.softcap, "logit soft-cap (tanh; 0: off)");
   app.add_flag("--sinks", o.sinks, "one learned logit per query head joins the softmax denominator");
   app.add_option("--device", o.device, "host, cuda or auto")->capture_default_str();
-  app.add_option("--sms", o.sms, "SMs the plan assumes where no GPU is used")->capture_default_str();
+  app.add_option("--sms", o.sms, "SMs the plan assumes where no GPU is used (default: the arch table's, 132 on sm_90)")
+      ->check(CLI::Range(1, 100000));
   app.add_option("--arch", o.arch, "select: the registered kernels of this arch, offline (e.g. sm_90)");
   app.add_flag("--explain", o.explain, "select: every candidate and why it was refused");
   app.add_option("--seed", o.seed, "random inputs' seed (run)")->capture_default_str();

@@ -44,6 +44,15 @@ constexpr int decode_smem_bytes(int d, bool fp8_cache) {
   return decode_smem_bytes(d, fp8_cache, decode_default_stages(d, fp8_cache));
 }
 
+// Decode blocks one SM holds, without a device to ask: what the occupancy API answers
+// for blocks of `smem_bytes` on an SM whose blocks may take `smem_capacity` bytes each
+// (the arch table's paged_decode offer: 227 KiB on sm_90), where the SM has 1 KiB more
+// than that and the driver reserves 1 KiB per block. At most 16.
+constexpr int decode_blocks_per_sm_offline(int smem_bytes, int smem_capacity) {
+  const int blocks = (smem_capacity + 1024) / (smem_bytes + 1024);
+  return blocks < 1 ? 1 : blocks > 16 ? 16 : blocks;
+}
+
 // Splits for a (normalized, valid) problem on a device with `sms` SMs that runs
 // `per_sm` decode blocks at once: one stage when the (sequence, KV head, row group)
 // blocks already fill the device (at least 80% of one wave), otherwise the fewest

@@ -18,6 +18,7 @@
 #include <type_traits>
 
 #include "kdecl/arch/arch.hpp"
+#include "kdecl/arch/fmha_specs.hpp"
 #include "kdecl/kernels/fmha/cuda/decode/paged_append.cuh"
 #include "kdecl/kernels/fmha/cuda/decode/paged_decode.cuh"
 #include "kdecl/kernels/fmha/cuda/decode/paged_prefill.cuh"
@@ -43,7 +44,7 @@ struct fmha_paged_kernel<K, backend::cuda> {
   using prefill_traits = cuda::sm80::fmha_traits_of<K>;
 
   // The plan of a decode on the current device (offline, without one: the arch table's SMs and
-  // the blocks per SM that 227 KiB of shared memory hold, as `kdecl select fmha --paged` assumes).
+  // shared memory, decode_blocks_per_sm_offline, as `kdecl select fmha --paged` assumes).
   static cuda::decode::decode_plan plan(const fmha_paged_problem& p) {
     int dev = 0, sms = 0;
     int per_sm = 1;
@@ -53,8 +54,11 @@ struct fmha_paged_kernel<K, backend::cuda> {
     } else {
       cudaGetLastError();  // clear the no-device error
       sms = arch::spec_of(K.algo.arch).sm_count > 0 ? arch::spec_of(K.algo.arch).sm_count : 1;
-      if constexpr (decode)
-        per_sm = std::max(1, std::min(16, (227 * 1024) / (cuda::decode::decode_traits<T, Cache, D, K.algo.stages>::smem_bytes + 1024)));
+      if constexpr (decode) {
+        const auto* offer = arch::fmha::find_pipeline(arch::fmha::spec_of(K.algo.arch), fmha_pipeline::paged_decode);
+        per_sm = cuda::decode::decode_blocks_per_sm_offline(
+            cuda::decode::decode_traits<T, Cache, D, K.algo.stages>::smem_bytes, offer ? offer->smem_capacity : 0);
+      }
     }
     cuda::decode::decode_plan pl = cuda::decode::plan_paged_decode(p, sms, per_sm);
     pl.padded_hdim = D;
