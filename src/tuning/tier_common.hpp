@@ -1,7 +1,9 @@
-// What the GEMM and convolution selection tiers share (selection_tiers.cpp,
-// conv_selection_tiers.cpp): the exact-hit database tier, the model cache, the
-// check that the registry still holds a model's kernel set, and where default
-// models are looked for.
+// What the selection tiers of every op share (selection_tiers.cpp for GEMM,
+// conv_selection_tiers.cpp, fmha_selection_tiers.cpp): the exact-hit database
+// tier, the learned-model tier of ops keyed by a problem string with its byte
+// cache key, the model cache, the check that the registry still holds a model's
+// kernel set, the API calls and the default-tier loader. Each op describes
+// itself in an `*_op` struct (problem, args, instance, dispatcher, key, rejection).
 #pragma once
 
 #include <algorithm>
@@ -21,10 +23,9 @@
 
 #include <fmt/format.h>
 
-#include "kdecl/tuning/feature_matrix.hpp"
-
 #include "kdecl/registry/registry.hpp"
 #include "kdecl/runtime/device.hpp"
+#include "kdecl/tuning/feature_matrix.hpp"
 #include "kdecl/tuning/ranking_model.hpp"
 #include "kdecl/tuning/tuning_db.hpp"
 
@@ -50,7 +51,7 @@ class byte_key {
  private:
   template <class T>
   void append(const T& v) {
-    static_assert(std::is_trivially_copyable_v<T> && std::has_unique_object_representations_v<T> ||
+    static_assert((std::is_trivially_copyable_v<T> && std::has_unique_object_representations_v<T>) ||
                       std::is_floating_point_v<T>,
                   "byte_key takes scalars without padding");
     bytes_.append(reinterpret_cast<const char*>(&v), sizeof v);
