@@ -1,11 +1,27 @@
-# `kdecl tune gemm` on a GPU (label gpu; skipped where there is none, by the message):
+# `kdecl tune <OP>` on a GPU (label gpu; skipped where there is none, by the message):
 # measures two small problems, resumes without measuring anything again, exports.
-# Run as: cmake -DKDECL=<tool> -DWORK_DIR=<dir> -P tuning_gpu_test.cmake
+# Run as: cmake -DKDECL=<tool> -DWORK_DIR=<dir> [-DOP=gemm|conv|fmha] -P tuning_gpu_test.cmake
+if(NOT OP)
+  set(OP gemm)
+endif()
 file(REMOVE_RECURSE "${WORK_DIR}")
 file(MAKE_DIRECTORY "${WORK_DIR}")
-file(WRITE "${WORK_DIR}/p.csv" "model,layer,m,n,k,dtype,layout,source\nTest,a,256,512,384,bf16,rcr,test\nTest,b,100,200,300,bf16,rcr,test\n")
+if(OP STREQUAL "gemm")
+  file(WRITE "${WORK_DIR}/p.csv" "model,layer,m,n,k,dtype,layout,source\nTest,a,256,512,384,bf16,rcr,test\nTest,b,100,200,300,bf16,rcr,test\n")
+  set(extra)
+elseif(OP STREQUAL "conv")
+  file(WRITE "${WORK_DIR}/p.csv" "network,layer,count,n,c,k,g,input,filter,stride,pad,dilation,source\n"
+             "test,a,1,2,64,64,1,14x14,3x3,1x1,1x1,1x1,test\ntest,b,1,1,32,32,32,28x28,3x3,2x2,1x1,1x1,test\n")
+  set(extra --directions fwd,bwd_data --dtype bf16)
+elseif(OP STREQUAL "fmha")
+  file(WRITE "${WORK_DIR}/p.csv" "name,source,b,hq,hkv,sq,skv,d,dv,mask,window_left,window_right,bias,softcap,scale,sinks,varlen\n"
+             "a,test,2,8,2,200,200,128,128,causal,-1,-1,none,0,0,0,\nb,test,1,4,4,77,300,64,64,none,-1,-1,none,0,0,0,\n")
+  set(extra --dtype bf16)
+else()
+  message(FATAL_ERROR "OP '${OP}' is not gemm, conv or fmha")
+endif()
 function(tune out_var)
-  execute_process(COMMAND "${KDECL}" tune gemm --problems p.csv --db t.db --iters 5 --warmup 2
+  execute_process(COMMAND "${KDECL}" tune ${OP} --problems p.csv --db t.db --iters 5 --warmup 2 ${extra}
                   WORKING_DIRECTORY "${WORK_DIR}" RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
   if(NOT rc EQUAL 0)
     if("${err}" MATCHES "needs a CUDA GPU|needs the CUDA backend")
@@ -18,10 +34,10 @@ function(tune out_var)
 endfunction()
 tune(first)
 if(first STREQUAL "SKIP")
-  message(STATUS "no CUDA GPU here: tuning.gpu_tune_resume skipped")
+  message(STATUS "no CUDA GPU here: tuning.gpu_tune_resume skipped (${OP})")
   return()
 endif()
-if(NOT first MATCHES "tune gemm: ([1-9][0-9]*) measurements")
+if(NOT first MATCHES "tune ${OP}: ([1-9][0-9]*) measurements")
   message(FATAL_ERROR "the first run measured nothing:\n${first}")
 endif()
 set(measured ${CMAKE_MATCH_1})
