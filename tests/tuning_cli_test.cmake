@@ -1,5 +1,5 @@
 # The tuning commands of the kdecl tool on the host (no GPU): import/export of a
-# tuning database, kdecl train, eval-selection (GEMM and convolution), a model
+# tuning database, kdecl train, eval-selection (GEMM, convolution, attention), a model
 # refused for another kernel set in select --explain, and clear errors for bad input.
 # Run as: cmake -DKDECL=<tool> -DDATA=<tests/data> -DWORK_DIR=<dir> -P tuning_cli_test.cmake
 file(REMOVE_RECURSE "${WORK_DIR}")
@@ -138,6 +138,52 @@ execute_process(COMMAND "${KDECL}" select conv --n 8 --c 64 --k 64 --hw 56,56 --
                 WORKING_DIRECTORY "${WORK_DIR}" OUTPUT_VARIABLE out ERROR_VARIABLE err)
 expect_in("${out}${err}" "learned model ${WORK_DIR}/models/conv_sm_90.model.json refused: it was trained for kernel set ")
 unset(ENV{KDECL_TUNING_CONV_MODEL})
+
+# Attention, the same way: 3 sm_80 forward kernels on 24 problems of three model families.
+set(fkernels
+    fmha_fwd_bf16_batch_h128x128_mask-none_bias-none_lse_mma_sync_128x64x128x128x64x128_w8x1x1_wt16x8x16_s2_padskdv_sm_80
+    fmha_fwd_bf16_batch_h128x128_mask-none_bias-none_lse_mma_sync_64x64x128x128x64x128_w4x1x1_wt16x8x16_s2_padskdv_sm_80
+    fmha_fwd_bf16_batch_h128x128_mask-none_bias-none_lse_mma_sync_64x32x128x128x32x128_w4x1x1_wt16x8x16_s2_padskdv_sm_80)
+string(JOIN "\", \"" names ${fkernels})
+set(rows "{\"kind\": \"kernel_set\", \"fingerprint\": \"f0f0f0f0f0f0f0f0\", \"arch\": \"sm_80\", \"kernels\": [\"${names}\"]}\n")
+set(models Llama-3-8B Qwen2-7B Gemma-2-9B)
+foreach(i RANGE 23)
+  math(EXPR b "1 << (${i} % 4)")
+  math(EXPR s "128 << (${i} / 4)")
+  math(EXPR m "${i} % 3")
+  list(GET models ${m} model)
+  set(key "fmha/bf16-bf16/batch/b${b}q${s}k${s}h32g8d128v128/none/none/nolse_nosinks_cap0_scale0/packed")
+  string(APPEND rows "{\"kind\": \"source\", \"problem_key\": \"${key}\", \"model\": \"${model}\", \"layer\": \"attn\", \"source\": \"synthetic\"}\n")
+  math(EXPR work "${b} * ${s} * ${s} / 1024")
+  set(j 0)
+  foreach(kernel IN LISTS fkernels)
+    # 128-row tiles win on long sequences, 64x32 on short ones (integers, in us).
+    if(j EQUAL 0)
+      math(EXPR us "2 * ${work} / 100 + 400")
+    elseif(j EQUAL 1)
+      math(EXPR us "3 * ${work} / 100 + 150")
+    else()
+      math(EXPR us "5 * ${work} / 100")
+    endif()
+    math(EXPR j "${j} + 1")
+    string(APPEND rows "{\"kind\": \"measurement\", \"device_name\": \"synthetic (not measured)\", \"arch\": \"sm_80\", \"op\": \"fmha\", \"problem_key\": \"${key}\", \"kernel\": \"${kernel}\", \"kernel_set\": \"f0f0f0f0f0f0f0f0\", \"median_ms\": ${us}.5, \"samples\": 20}\n")
+  endforeach()
+endforeach()
+file(WRITE "${WORK_DIR}/fmha.jsonl" "${rows}")
+kdecl_run(0 out tune --db f.db --import fmha.jsonl)
+expect_in("${out}" "imported 72 new measurements")
+kdecl_run(0 out train --op fmha --db f.db --arch sm_80 --kernel-set f0f0f0f0f0f0f0f0 --rounds 10
+          --out models/fmha_sm_80.model.json)
+expect_in("${out}" "trained rank:ndcg (10 rounds) on 24 fmha problems")
+file(READ "${WORK_DIR}/models/fmha_sm_80.meta.json" meta)
+expect_in("${meta}" "\"fmha/fwd/bf16-bf16/batch\"")
+kdecl_run(0 out eval-selection --op fmha --db f.db --arch sm_80 --kernel-set f0f0f0f0f0f0f0f0 --folds 3 --rounds 10
+          --out eval)
+expect_in("${out}" "# Attention kernel selection on problems held out from training (sm_80)")
+expect_in("${out}" "| leave one model family out | learned model | 24 |")
+if(NOT EXISTS "${WORK_DIR}/eval/selection_fmha_sm_80.json")
+  message(FATAL_ERROR "eval-selection --op fmha wrote no JSON")
+endif()
 file(WRITE "${WORK_DIR}/p.csv" "m,n,k\n128,256,-4\n")
 execute_process(COMMAND "${KDECL}" tune gemm --problems p.csv --db t.db WORKING_DIRECTORY "${WORK_DIR}"
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
