@@ -158,8 +158,9 @@ fmha_paged_selection fmha_paged_dispatcher::select(const fmha_paged_problem& pro
   if (auto best = ranked(problem, args); !best.empty()) {
     sel.kernel = best.front().first;
     sel.estimated_us = best.front().second;
-    sel.splits = sel.kernel->paged_splits(p);
-    sel.workspace_bytes = sel.kernel->paged_workspace_bytes(p);
+    const auto plan = sel.kernel->plan_paged(p);  // once: a CUDA plan asks the device's occupancy
+    sel.splits = plan.splits;
+    sel.workspace_bytes = plan.workspace_bytes;
   }
   if (!sel.kernel || explain_all) {
     for (const auto& k : current_index()->kernels) {

@@ -115,10 +115,11 @@ errors run_and_compare(test::paged_case<T>& c, double tol, int* splits_used = nu
   if (kernel) {
     const auto why = kernel->why_not_paged(c.p, a);
     EXPECT_FALSE(why.has_value()) << kernel->name() << ": " << *why;
-    dbuf workspace(kernel->paged_workspace_bytes(c.p));
+    const auto plan = kernel->plan_paged(c.p);
+    dbuf workspace(plan.workspace_bytes);
     a.workspace = workspace.ptr;
     a.workspace_bytes = workspace.bytes;
-    if (splits_used) *splits_used = kernel->paged_splits(c.p);
+    if (splits_used) *splits_used = plan.splits;
     st = kernel->run_paged(c.p, a, nullptr);
     EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   } else {

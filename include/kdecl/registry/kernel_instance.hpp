@@ -117,8 +117,8 @@ class fmha_paged_instance : public fmha_instance {
   std::size_t workspace_bytes(const fmha_problem&) const final { return 0; }
 
   virtual std::optional<std::string> why_not_paged(const fmha_paged_problem&, const fmha_paged_args&) const = 0;
-  virtual int paged_splits(const fmha_paged_problem&) const = 0;
-  virtual std::size_t paged_workspace_bytes(const fmha_paged_problem&) const = 0;
+  // Splits and workspace of a run, planned once (kernels::paged_plan).
+  virtual kernels::paged_plan plan_paged(const fmha_paged_problem&) const = 0;
   virtual status run_paged(const fmha_paged_problem&, const fmha_paged_args&, void* stream) const = 0;
 
  protected:
@@ -134,8 +134,7 @@ class fmha_paged_instance_of final : public fmha_paged_instance {
   std::optional<std::string> why_not_paged(const fmha_paged_problem& p, const fmha_paged_args& a) const override {
     return kernel::why_not(p, a);
   }
-  int paged_splits(const fmha_paged_problem& p) const override { return kernel::splits(p); }
-  std::size_t paged_workspace_bytes(const fmha_paged_problem& p) const override { return kernel::workspace_bytes(p); }
+  kernels::paged_plan plan_paged(const fmha_paged_problem& p) const override { return kernel::plan_of(p); }
   status run_paged(const fmha_paged_problem& p, const fmha_paged_args& a, void* stream) const override {
     return kernel::run(p, a, stream);
   }

@@ -11,22 +11,31 @@
 //   // has none yet.
 //   static std::optional<std::string> why_not(const fmha_paged_problem&, const fmha_paged_args&);
 //
-//   // The split count a split-KV run uses (1: one stage), and the workspace it then needs.
-//   static int splits(const fmha_paged_problem&);
-//   static std::size_t workspace_bytes(const fmha_paged_problem&);
+//   // The split count a split-KV run uses (1: one stage) and the workspace it then
+//   // needs, planned once (a CUDA plan asks the device's occupancy).
+//   static paged_plan plan_of(const fmha_paged_problem&);
 //
 //   // Launch asynchronously on `stream` (ignored by host). The problem is normalized and
-//   // args.workspace holds workspace_bytes() when that is not 0.
+//   // args.workspace holds plan_of().workspace_bytes when that is not 0.
 //   static status run(const fmha_paged_problem&, const fmha_paged_args&, void* stream);
 //
 // K is always concrete, of a paged family, and validated against the arch tables.
 #pragma once
+
+#include <cstddef>
 
 #include "kdecl/core/enums.hpp"
 #include "kdecl/fmha/fmha_key.hpp"
 #include "kdecl/fmha/paged_kv.hpp"
 
 namespace kdecl::kernels {
+
+// What a serving kernel will do with a problem: its split count (1: one stage) and
+// the workspace the split-KV partials need (0 for one stage).
+struct paged_plan {
+  int splits = 1;
+  std::size_t workspace_bytes = 0;
+};
 
 template <fmha_key K, backend B>
 struct fmha_paged_kernel;  // specialised per backend; no definition means "no kernel for this backend"

@@ -56,15 +56,12 @@ struct fmha_paged_kernel<K, backend::host> {
   }
 
   // The CUDA kernel's rule, with the pool's threads as processors running one item each.
-  static int splits(const fmha_paged_problem& p) {
-    if (p.family != fmha_family::fwd_splitkv) return 1;
-    return cuda::decode::plan_paged_decode(p, host::thread_pool::instance().size(), 1).splits;
-  }
-
-  static std::size_t workspace_bytes(const fmha_paged_problem& p) {
-    const int s = splits(p);
-    return s > 1 ? std::size_t(p.batch * p.heads_q * p.seqlen_q) * std::size_t(s) * std::size_t(p.hdim + 1) * sizeof(float)
-                 : 0;
+  static paged_plan plan_of(const fmha_paged_problem& p) {
+    if (p.family != fmha_family::fwd_splitkv) return {};
+    const int s = cuda::decode::plan_paged_decode(p, host::thread_pool::instance().size(), 1).splits;
+    return {s, s > 1 ? std::size_t(p.batch * p.heads_q * p.seqlen_q) * std::size_t(s) * std::size_t(p.hdim + 1) *
+                           sizeof(float)
+                     : 0};
   }
 
   static status run(const fmha_paged_problem& p, const fmha_paged_args& a, void* /*stream*/) {
@@ -76,12 +73,13 @@ struct fmha_paged_kernel<K, backend::host> {
       case fmha_family::fwd_pagedkv: host::paged_decode<T>(p, a); return status::ok();
       default: break;
     }
-    const int s = splits(p);
+    const paged_plan plan = plan_of(p);
+    const int s = plan.splits;
     if (s <= 1) {
       host::paged_decode<T>(p, a);
       return status::ok();
     }
-    const std::size_t need = workspace_bytes(p);
+    const std::size_t need = plan.workspace_bytes;
     if (!a.workspace || a.workspace_bytes < need)
       return status::error("split-KV with " + std::to_string(s) + " splits needs " + std::to_string(need) +
                            " bytes of workspace, " + std::to_string(a.workspace_bytes) + " given");

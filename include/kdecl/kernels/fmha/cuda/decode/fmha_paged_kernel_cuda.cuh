@@ -83,14 +83,12 @@ struct fmha_paged_kernel<K, backend::cuda> {
     return std::nullopt;
   }
 
-  static int splits(const fmha_paged_problem& p) {
-    if constexpr (decode) return plan(p).splits;
-    return 1;
-  }
-
-  static std::size_t workspace_bytes(const fmha_paged_problem& p) {
-    if constexpr (decode) return plan(p).workspace_bytes;
-    return 0;
+  static paged_plan plan_of(const fmha_paged_problem& p) {
+    if constexpr (decode) {
+      const cuda::decode::decode_plan pl = plan(p);
+      return {pl.splits, pl.workspace_bytes};
+    }
+    return {};
   }
 
   static status run(const fmha_paged_problem& p, const fmha_paged_args& a, void* stream) {
