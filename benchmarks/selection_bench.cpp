@@ -14,7 +14,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
-#include <thread>
 #include <vector>
 
 #include <fmt/format.h>
@@ -25,6 +24,7 @@
 #include "kdecl/tuning/features.hpp"
 #include "kdecl/tuning/ranking_model.hpp"
 #include "kdecl/tuning/selection_tiers.hpp"
+#include "machine_name.hpp"
 
 namespace {
 
@@ -169,21 +169,11 @@ int main(int argc, char** argv) {
     t_features.push_back(std::chrono::duration<double, std::micro>(t2 - t1).count());
     t_score.push_back(std::chrono::duration<double, std::micro>(t3 - t2).count());
   }
-  std::string cpu = "unknown";
-  {
-    std::ifstream info("/proc/cpuinfo");
-    std::string line;
-    while (std::getline(info, line))
-      if (line.rfind("model name", 0) == 0) {
-        cpu = line.substr(line.find(':') + 2);
-        break;
-      }
-  }
   const char* date = std::getenv("KDECL_BENCH_DATE");
   const char* commit = std::getenv("KDECL_BENCH_COMMIT");
   nlohmann::json doc{{"date", date ? date : ""},
                      {"commit", commit ? commit : ""},
-                     {"machine", fmt::format("{} ({} hardware threads)", cpu, std::thread::hardware_concurrency())},
+                     {"machine", kdecl::bench::machine_name()},
                      {"candidates", 1000},
                      {"problems", problems.size()},
                      {"model", {{"rounds", opt.rounds}, {"max_depth", opt.max_depth}, {"features", tuning::feature_count}}},

@@ -12,7 +12,6 @@
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
-#include <thread>
 #include <vector>
 
 #include <fmt/format.h>
@@ -25,6 +24,7 @@
 #include "kdecl/tuning/fmha_features.hpp"
 #include "kdecl/tuning/fmha_selection_tiers.hpp"
 #include "kdecl/tuning/ranking_model.hpp"
+#include "machine_name.hpp"
 
 namespace {
 
@@ -208,21 +208,11 @@ int main(int argc, char** argv) {
       },
       fmha_count);
 
-  std::string cpu = "unknown";
-  {
-    std::ifstream info("/proc/cpuinfo");
-    std::string line;
-    while (std::getline(info, line))
-      if (line.rfind("model name", 0) == 0) {
-        cpu = line.substr(line.find(':') + 2);
-        break;
-      }
-  }
   const char* date = std::getenv("KDECL_BENCH_DATE");
   const char* commit = std::getenv("KDECL_BENCH_COMMIT");
   nlohmann::json doc{{"date", date ? date : ""},
                      {"commit", commit ? commit : ""},
-                     {"machine", fmt::format("{} ({} hardware threads)", cpu, std::thread::hardware_concurrency())},
+                     {"machine", kdecl::bench::machine_name()},
                      {"conv", conv},
                      {"fmha", fmha}};
   fmt::print("{}\n", doc.dump(2));

@@ -19,10 +19,7 @@ std::string registered_conv_kernel_set(const registry& reg, arch_id arch, std::v
     if (signatures.empty() ||
         std::find(signatures.begin(), signatures.end(), kernel_signature(k->key())) != signatures.end())
       v.push_back(k->name());
-  std::sort(v.begin(), v.end());
-  auto fp = fingerprint_of(v);
-  if (names) *names = std::move(v);
-  return fp;
+  return detail::fingerprint_of_names(std::move(v), names);
 }
 
 namespace {

@@ -22,10 +22,7 @@ std::string registered_fmha_kernel_set(const registry& reg, arch_id arch, std::v
     if (signatures.empty() || std::find(signatures.begin(), signatures.end(), kernel_signature(key)) != signatures.end())
       v.push_back(e.instance->name());
   }
-  std::sort(v.begin(), v.end());
-  auto fp = fingerprint_of(v);
-  if (names) *names = std::move(v);
-  return fp;
+  return detail::fingerprint_of_names(std::move(v), names);
 }
 
 namespace {

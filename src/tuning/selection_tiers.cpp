@@ -48,10 +48,7 @@ std::string registered_kernel_set(const registry& reg, arch_id arch, std::vector
         (signatures.empty() ||
          std::find(signatures.begin(), signatures.end(), kernel_signature(k->key())) != signatures.end()))
       v.push_back(k->name());
-  std::sort(v.begin(), v.end());
-  auto fp = fingerprint_of(v);
-  if (names) *names = std::move(v);
-  return fp;
+  return detail::fingerprint_of_names(std::move(v), names);
 }
 
 namespace {
@@ -191,25 +188,12 @@ std::shared_ptr<const gemm_selection_tier> model_tier(const std::string& path, c
   return model_tier(std::move(model), dev, reg, refusal);
 }
 
-void use_tuning_database(gemm_dispatcher& d, const std::string& path) {
-  try {
-    d.add_tier(database_tier(path, d.target().arch), /*first=*/true);
-  } catch (const std::runtime_error& e) {
-    throw std::invalid_argument(e.what());
-  }
-}
+void use_tuning_database(gemm_dispatcher& d, const std::string& path) { detail::use_database<gemm_op>(d, path); }
 
 void use_ranking_model(gemm_dispatcher& d, const std::string& path) {
   std::string why;
   auto tier = model_tier(path, d.target(), d.kernels(), why);
-  if (!tier) throw std::invalid_argument(fmt::format("learned model {} refused: {}", path, why));
-  // One model at a time: keep the other tiers, replace a model tier.
-  std::vector<std::shared_ptr<const gemm_selection_tier>> keep;
-  for (const auto& t : d.tiers())
-    if (t->tier() != "learned model") keep.push_back(t);
-  d.clear_tiers();
-  for (auto& t : keep) d.add_tier(t);
-  d.add_tier(std::move(tier));
+  detail::install_model(d, std::move(tier), path, why);
 }
 
 std::vector<std::string> model_search_paths(arch_id arch, const std::string& op) {

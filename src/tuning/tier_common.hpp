@@ -294,6 +294,19 @@ void use_database(typename Op::dispatcher& d, const std::string& path) {
   }
 }
 
+// One model at a time: keeps the dispatcher's other tiers and replaces its model
+// tier with `tier`; a null tier (refused: `why`) throws std::invalid_argument.
+template <class Dispatcher, class Tier>
+void install_model(Dispatcher& d, std::shared_ptr<const Tier> tier, const std::string& path, const std::string& why) {
+  if (!tier) throw std::invalid_argument(fmt::format("learned model {} refused: {}", path, why));
+  std::vector<std::shared_ptr<const Tier>> keep;
+  for (const auto& t : d.tiers())
+    if (t->tier() != "learned model") keep.push_back(t);
+  d.clear_tiers();
+  for (auto& t : keep) d.add_tier(t);
+  d.add_tier(std::move(tier));
+}
+
 template <class Op>
 void use_model(typename Op::dispatcher& d, const std::string& path) {
   std::string why;
@@ -303,13 +316,15 @@ void use_model(typename Op::dispatcher& d, const std::string& path) {
   } catch (const std::exception& e) {
     why = e.what();
   }
-  if (!tier) throw std::invalid_argument(fmt::format("learned model {} refused: {}", path, why));
-  std::vector<std::shared_ptr<const typename Op::tier>> keep;
-  for (const auto& t : d.tiers())
-    if (t->tier() != "learned model") keep.push_back(t);
-  d.clear_tiers();
-  for (auto& t : keep) d.add_tier(t);
-  d.add_tier(std::move(tier));
+  install_model(d, std::move(tier), path, why);
+}
+
+// The fingerprint of an op's kernel names (fingerprint_of), with the names sorted into `names`.
+inline std::string fingerprint_of_names(std::vector<std::string> v, std::vector<std::string>* names) {
+  std::sort(v.begin(), v.end());
+  auto fp = fingerprint_of(v);
+  if (names) *names = std::move(v);
+  return fp;
 }
 
 }  // namespace kdecl::tuning::detail
