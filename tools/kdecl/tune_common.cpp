@@ -60,16 +60,30 @@ operand_pool::operand_pool(const device& dev, std::size_t bytes, dtype d) : buf_
 // first H100 tuning run, 2026-11-23, measured one shape 2-5x slower in bf16 than in fp16
 // that way).
 timing time_launches(const std::function<void(int)>& launch, int warmup, double warm_ms, int max_iters,
-                     double target_ms) {
+                     double target_ms, double retry_spread, int retries) {
   cli::ramp_up(true, launch, warm_ms);
   const double one = cli::median_ms(true, launch, warmup - 1, 1);
   const int iters = std::clamp(int(target_ms / std::max(one, 1e-3)), std::min(5, max_iters), max_iters);
-  const std::vector<float> ms = cli::launch_times_ms(true, launch, 0, iters);
-  timing t;
-  t.samples = iters;
-  t.median_ms = ms[std::size_t(iters / 2)];
-  t.spread = (ms[std::size_t(std::min((iters * 9) / 10, iters - 1))] - ms[std::size_t(iters / 10)]) / t.median_ms;
-  return t;
+  auto attempt = [&] {
+    const std::vector<float> ms = cli::launch_times_ms(true, launch, 0, iters);
+    timing t;
+    t.samples = iters;
+    t.median_ms = ms[std::size_t(iters / 2)];
+    t.spread = (ms[std::size_t(std::min((iters * 9) / 10, iters - 1))] - ms[std::size_t(iters / 10)]) / t.median_ms;
+    return t;
+  };
+  // A noisy attempt (a power or clock excursion during a long kernel; on the H100 the
+  // 2026-11-26 GEMM rows with spreads of 10-17% measured some kernels 25% slow and decided
+  // the ranking labels of their problems) is timed again; the lowest median is what the
+  // kernel does when the GPU runs at its clocks.
+  timing best = attempt();
+  bool noisy = retry_spread > 0 && best.spread > retry_spread;
+  for (int r = 0; noisy && r < retries; ++r) {
+    const timing t = attempt();
+    if (t.median_ms < best.median_ms) best = t;
+    noisy = t.spread > retry_spread;
+  }
+  return best;
 }
 
 tuning::machine_info machine_of(const device& dev, const std::string& commit) {

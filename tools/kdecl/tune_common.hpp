@@ -38,6 +38,8 @@ struct tune_options {
   double ramp_ms = 20.0;       // before a problem's first kernel: the clocks come up from the idle of the setup
   int iters = 20;
   double target_ms = 25.0;     // timed launches per kernel: about this much GPU time, at least 5
+  double retry_spread = 0.10;  // a measurement whose spread exceeds this is timed again (0: never)
+  int retries = 2;             // at most this many times; the attempt with the lowest median is kept
   double time_budget_s = 0.0;  // 0 = no limit; else no measurement starts after this many seconds
 };
 
@@ -76,8 +78,10 @@ struct timing {
 
 // Warm-up of at least `warm_ms` of GPU time and `warmup` launches, then launches
 // timed one by one with CUDA events (about target_ms of GPU time, 5 to max_iters), median.
+// While the spread (P90 - P10) / median exceeds `retry_spread`, up to `retries` more
+// attempts; the one with the lowest median is kept (its spread and samples with it).
 timing time_launches(const std::function<void(int)>& launch, int warmup, double warm_ms, int max_iters,
-                     double target_ms);
+                     double target_ms, double retry_spread = 0.0, int retries = 0);
 
 tuning::machine_info machine_of(const device& dev, const std::string& commit);
 
@@ -174,7 +178,7 @@ int measure_jobs(const std::string& op, const tune_options& o, const device& dev
       try {
         auto t = time_launches([&](int call) { launch(*k, call, workspace.data(), workspace.size()); }, o.warmup,
                                &k == &j.kernels.front() ? std::max(o.warm_ms, o.ramp_ms) : o.warm_ms, o.iters,
-                               o.target_ms);
+                               o.target_ms, o.retry_spread, o.retries);
         m.median_ms = t.median_ms;
         m.spread = t.spread;
         m.samples = t.samples;

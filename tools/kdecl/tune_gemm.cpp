@@ -128,6 +128,13 @@ void add_tune_command(CLI::App& app, command_state& state) {
   cmd->add_option("--iters", o->iters, "most timed launches per kernel")->capture_default_str()->check(CLI::Range(1, 10000));
   cmd->add_option("--target-ms", o->target_ms, "GPU time aimed at per kernel (fewer launches for slow kernels, at least 5)")
       ->capture_default_str();
+  cmd->add_option("--retry-spread", o->retry_spread,
+                  "time a kernel again while its spread ((P90 - P10) / median) exceeds this (0: never)")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 10.0));
+  cmd->add_option("--retries", o->retries, "most extra attempts of a noisy measurement; the lowest median is kept")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 10));
   cmd->add_option("--time-budget", o->time_budget_s, "seconds after which no new measurement starts (0: none)")
       ->capture_default_str();
   cmd->callback([&state, o] {
