@@ -35,6 +35,7 @@
 # anything else on failure.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+[[ -d .carryz ]] && { benchmarks/unpack_carry.sh || exit 2; }  # the packed carry (benchmarks/carry.sh)
 what=${1:-all}
 shift || true
 case $what in

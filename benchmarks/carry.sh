@@ -5,6 +5,7 @@
 # not on the GPU machine):
 #   cmake --preset device && cmake --build --preset device
 #   benchmarks/carry.sh build-device
+# and on the GPU machine, first: benchmarks/unpack_carry.sh (carry .carryz, not .carry).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build-device}
@@ -25,3 +26,12 @@ for lib in $(ldd .carry/bin/kdecl | awk '/libfmt|libsqlite3|libxgboost|libdmlc|l
 done
 git rev-parse HEAD > .carry/COMMIT
 du -sh .carry
+# The device tool takes at most 64 MiB of working tree (tracked files included, about
+# 43 MiB of them now), and the binaries above are ~120 MB each, mostly the same kernel
+# images: .carryz/ holds them as one zstd archive with a long window (600 MB -> ~18 MB)
+# and the zstd binary to unpack it there (benchmarks/unpack_carry.sh). Carry .carryz.
+rm -rf .carryz && mkdir -p .carryz
+tar -C .carry -cf - . | zstd -q -T0 -19 --long=30 -o .carryz/carry.tar.zst
+cp "$(command -v zstd)" .carryz/zstd
+cp .carry/COMMIT .carryz/COMMIT
+du -sh .carryz

@@ -9,6 +9,7 @@
 #    ops: convolution and attention against cuDNN, in pieces: see benchmarks/bench_ops.sh)
 set -uo pipefail
 cd "$(dirname "$0")/.."
+[[ -d .carryz ]] && { benchmarks/unpack_carry.sh || exit 2; }  # the packed carry (benchmarks/carry.sh)
 what=${1:-all}
 if [[ $what == sweep ]]; then shift; exec benchmarks/sweep.sh "${@:-all}"; fi
 if [[ $what == ops ]]; then shift; exec benchmarks/bench_ops.sh "${@:-all}"; fi

@@ -2,19 +2,20 @@
 # One call on the GPU machine: `kdecl tune <op>` over the tuning problems into a
 # SQLite database in $OUT, resumed (a new process) if a kernel leaves the GPU in
 # an error state, ending before the time budget; then a JSON-lines export.
-# OP (third argument, default gemm): gemm (benchmarks/tuning/problems_sm90*.csv,
-# carried), conv (benchmarks/shapes/conv_*.csv, every direction, batches 1 and 32,
+# OP (third argument, default gemm): gemm (benchmarks/tuning/problems_sm90*.csv, or
+# copies in the carry), conv (benchmarks/shapes/conv_*.csv, every direction, batches 1 and 32,
 # bf16) or fmha (benchmarks/shapes/fmha_*.csv, bf16 and fp16).
 #
 # On the development machine (the full sets take ~10 minutes to compile here):
 #   cmake --preset tuning -DKDECL_BUILD_TESTS=OFF && cmake --build build-tuning --target kdecl_tool
-#   benchmarks/carry.sh build-tuning && cp benchmarks/tuning/problems_sm90*.csv .carry/
-# On the GPU machine, in the repository root with .carry/ alongside:
+#   benchmarks/carry.sh build-tuning   (carry .carryz; the problems files travel with the tree)
+# On the GPU machine, in the repository root with .carryz/ (or .carry/) alongside:
 #   bash benchmarks/tuning/device_tune.sh [.carry] [SECONDS=340] [gemm|conv|fmha]
 # (conv and fmha need only the device preset: benchmarks/carry.sh build-device.)
 # Then, back here: kdecl train / kdecl eval-selection (docs/tuning.md).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
+[[ -d .carryz ]] && { benchmarks/unpack_carry.sh || exit 2; }  # the packed carry (benchmarks/carry.sh)
 carry=${1:-.carry}
 budget=${2:-340}
 op=${3:-gemm}
@@ -25,7 +26,8 @@ k="$PWD/$carry/bin/kdecl"
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem,power.limit --format=csv > "$out/gpu.csv"
 "$k" list --filter arch=sm_90 | tail -n 1 >> "$out/gpu.csv"
 case $op in
-  gemm) arch=sm90; problems=("$carry"/problems_sm90*.csv); extra=() ;;
+  gemm) arch=sm90; problems=("$carry"/problems_sm90*.csv); extra=()
+        [[ -f ${problems[0]} ]] || problems=(benchmarks/tuning/problems_sm90*.csv) ;;  # the tracked files
   conv) arch=conv_sm90; problems=(benchmarks/shapes/conv_*.csv); extra=(--directions all --batches 1 32 --dtype bf16) ;;
   fmha) arch=fmha_sm90; problems=(benchmarks/shapes/fmha_*.csv); extra=(--dtype bf16,fp16) ;;
   *) echo "device_tune.sh: OP '$op' is not gemm, conv or fmha" >&2; exit 2 ;;
