@@ -581,7 +581,9 @@ TEST(FmhaPagedRegisteredGpu, EveryDecodeAndPrefillKernelMatchesTheReference) {
     if (k == nullptr || k->key().sig.family == fmha_family::fwd_appendkv) continue;
     SCOPED_TRACE(k->name());
     const auto& key = k->key();
-    for (int hdim : {key.sig.hdim_q, key.sig.hdim_q - 8}) {
+    // Padded head dims: 8 below for 16-bit caches, 16 below for fp8 ones (16-byte rows).
+    const bool fp8 = key.sig.cache == dtype::fp8;
+    for (int hdim : {key.sig.hdim_q, key.sig.hdim_q - (fp8 ? 16 : 8)}) {
       test::paged_config cfg;
       cfg.family = key.sig.family;
       cfg.hdim = hdim;
@@ -615,6 +617,40 @@ TEST(FmhaPagedRegisteredGpu, EveryDecodeAndPrefillKernelMatchesTheReference) {
     }
   }
   EXPECT_GE(checked, 2 * 30) << "decode (24) and prefill (6) kernels for this arch";
+}
+
+// A kernel called directly (not through the dispatcher) with an invalid problem returns the
+// problem's rule as an error and launches nothing: an fp8 cache with 120-byte rows once
+// reached the kernel's 16-byte copies (misaligned address, a sticky CUDA error).
+TEST(FmhaPagedRegisteredGpu, DirectCallsWithInvalidProblemsAreRefused) {
+  REQUIRE_GPU();
+  const device dev = default_device();
+  int refused = 0;
+  for (const auto& e : registry::global().filter([&](const registered_kernel& k) {
+         return k.instance->op() == op_kind::fmha && k.instance->arch() == dev.arch;
+       })) {
+    const auto* k = dynamic_cast<const fmha_paged_instance*>(e.instance.get());
+    if (k == nullptr || k->key().sig.cache != dtype::fp8 || k->key().sig.family == fmha_family::fwd_appendkv) continue;
+    SCOPED_TRACE(k->name());
+    test::paged_config cfg;
+    cfg.family = k->key().sig.family;
+    cfg.hdim = k->key().sig.hdim_q - 8;
+    cfg.heads_q = 8;
+    cfg.heads_kv = 2;
+    cfg.fp8_cache = true;
+    cfg.lengths = {1, 70};
+    auto c = test::make_paged_case<bf16>(cfg, dtype::bf16);
+    device_case<bf16> d(c);
+    const auto a = d.args();
+    const auto why = k->why_not_paged(c.p, a);
+    ASSERT_TRUE(why.has_value());
+    EXPECT_NE(why->find("multiples of 16"), std::string::npos) << *why;
+    const status st = k->run_paged(c.p, a, nullptr);
+    EXPECT_FALSE(st.is_ok());
+    EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    ++refused;
+  }
+  EXPECT_GE(refused, 6) << "fp8-cache decode kernels for this arch";
 }
 
 }  // namespace

@@ -253,6 +253,36 @@ TEST(FmhaPagedDispatch, RefusalsNameTheReason) {
   EXPECT_NE(sel.explain().find("has no sinks, the problem needs them"), std::string::npos) << sel.explain();
 }
 
+// A registered kernel called directly (not through the dispatcher) validates the problem:
+// an fp8 cache with a head dim that is not a multiple of 16 gets the rule, not a run.
+TEST(FmhaPagedDispatch, DirectKernelCallsValidateTheProblem) {
+  test::paged_config cfg;
+  cfg.family = fmha_family::fwd_splitkv;
+  cfg.lengths = {33, 5};
+  cfg.heads_q = 4;
+  cfg.heads_kv = 2;
+  cfg.hdim = 56;
+  cfg.fp8_cache = true;
+  auto c = test::make_paged_case<bf16_t>(cfg, dtype::bf16);
+  std::vector<bf16_t> o(c.q.size());
+  std::vector<float> lse(std::size_t(c.p.total_q() * c.p.heads_q));
+  auto a = c.host_args();
+  a.o = o.data();
+  a.lse = lse.data();
+  int refused = 0;
+  for (const auto& k : paged_kernels(arch_id::host)) {
+    if (k->key().sig.cache != dtype::fp8 || k->key().sig.family != fmha_family::fwd_splitkv) continue;
+    const auto why = k->why_not_paged(c.p, a);
+    ASSERT_TRUE(why.has_value()) << k->name();
+    EXPECT_NE(why->find("hdim = 56: an fp8 cache needs head dims that are multiples of 16"), std::string::npos) << *why;
+    const status st = k->run_paged(c.p, a, nullptr);
+    EXPECT_FALSE(st.is_ok()) << k->name();
+    EXPECT_EQ(st.message(), *why);
+    ++refused;
+  }
+  EXPECT_GE(refused, 1) << "the host registers split-KV kernels with an fp8 cache";
+}
+
 // Offline selection for sm_90 (CUDA kernels registered): the smallest head dim that holds
 // the problem's, the cache dtype, split-KV planned from the table's 132 SMs.
 TEST(FmhaPagedDispatch, OfflineSm90PicksTheNarrowestHeadDim) {

@@ -131,12 +131,19 @@ class fmha_paged_instance_of final : public fmha_paged_instance {
 
  public:
   fmha_paged_instance_of() : fmha_paged_instance(K) {}
+  // The kernels take normalized, valid problems (the dispatcher's); a caller that comes to
+  // the registered kernel directly gets the problem's own rule back, never a launch of an
+  // invalid problem (e.g. an fp8 cache whose 120-byte rows a 16-byte copy cannot read).
   std::optional<std::string> why_not_paged(const fmha_paged_problem& p, const fmha_paged_args& a) const override {
-    return kernel::why_not(p, a);
+    if (auto e = p.validate()) return e;
+    return kernel::why_not(p.normalized(), a);
   }
-  kernels::paged_plan plan_paged(const fmha_paged_problem& p) const override { return kernel::plan_of(p); }
+  kernels::paged_plan plan_paged(const fmha_paged_problem& p) const override {
+    return p.validate() ? kernels::paged_plan{} : kernel::plan_of(p.normalized());
+  }
   status run_paged(const fmha_paged_problem& p, const fmha_paged_args& a, void* stream) const override {
-    return kernel::run(p, a, stream);
+    if (auto e = p.validate()) return status::error(*e);
+    return kernel::run(p.normalized(), a, stream);
   }
 };
 
