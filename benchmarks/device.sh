@@ -10,6 +10,9 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 [[ -d .carryz ]] && { benchmarks/unpack_carry.sh || exit 2; }  # the packed carry (benchmarks/carry.sh)
+# The shipped selection models: the binaries look in the source tree they were built from, which
+# is elsewhere on the GPU machine.
+export KDECL_MODEL_DIR="$PWD/models"
 what=${1:-all}
 if [[ $what == sweep ]]; then shift; exec benchmarks/sweep.sh "${@:-all}"; fi
 if [[ $what == ops ]]; then shift; exec benchmarks/bench_ops.sh "${@:-all}"; fi
