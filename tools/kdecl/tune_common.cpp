@@ -72,9 +72,9 @@ timing time_launches(const std::function<void(int)>& launch, int warmup, double 
     t.spread = (ms[std::size_t(std::min((iters * 9) / 10, iters - 1))] - ms[std::size_t(iters / 10)]) / t.median_ms;
     return t;
   };
-  // A noisy attempt (a power or clock excursion during a long kernel; on the H100 the
-  // 2026-11-26 GEMM rows with spreads of 10-17% measured some kernels 25% slow and decided
-  // the ranking labels of their problems) is timed again; the lowest median is what the
+  // A noisy attempt (a clock or power excursion during the launches: 12% of the first H100
+  // GEMM tuning rows had a spread over 10%, up to 17% on 1-ms kernels, and one noisy median
+  // can decide a problem's ranking labels) is timed again; the lowest median is what the
   // kernel does when the GPU runs at its clocks.
   timing best = attempt();
   bool noisy = retry_spread > 0 && best.spread > retry_spread;
