@@ -54,6 +54,10 @@ if [[ $what == all || $what == tests ]]; then
   compute-sanitizer --tool memcheck --error-exitcode 9 "$bin/kdecl_gpu_tests" \
       --gtest_filter='ConvGpuInstances.MatchTheHostReference' --gtest_brief=1 > "$out/sanitizer_conv.log" 2>&1
   echo "conv sample: rc=$? $(grep -c 'ERROR SUMMARY: 0' "$out/sanitizer_conv.log") clean summaries" | tee -a "$out/summary.txt"
+  compute-sanitizer --tool memcheck --error-exitcode 9 "$bin/kdecl_fmha_decode_gpu_tests" \
+      --gtest_filter='FmhaDecodeGpu.GqaMqaSpeculativeMasksSoftCapSinks:FmhaDecodeGpu.Fp8CachePerTensorAndPerHeadScales:FmhaAppendKvGpu.AppendThenDecode:FmhaPrefillGpu.ChunkedPrefillOverPages' \
+      --gtest_brief=1 > "$out/sanitizer_decode.log" 2>&1
+  echo "serving sample: rc=$? $(grep -c 'ERROR SUMMARY: 0' "$out/sanitizer_decode.log") clean summaries" | tee -a "$out/summary.txt"
 fi
 
 if [[ $what == all || $what == bench ]]; then
