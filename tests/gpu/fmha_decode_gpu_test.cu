@@ -14,6 +14,7 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kdecl/fmha/fmha_paged_dispatcher.hpp"
@@ -55,6 +56,14 @@ struct dbuf {
   dbuf(const dbuf&) = delete;
   dbuf& operator=(const dbuf&) = delete;
   dbuf(dbuf&& o) noexcept : ptr(o.ptr), bytes(o.bytes) { o.ptr = nullptr; }
+  dbuf& operator=(dbuf&& o) noexcept {
+    if (this != &o) {
+      if (ptr) cudaFree(ptr);
+      ptr = std::exchange(o.ptr, nullptr);
+      bytes = o.bytes;
+    }
+    return *this;
+  }
   void poison() { cudaMemset(ptr, 0xFF, bytes); }  // NaN in fp16, bf16 and fp32
   template <class T>
   std::vector<T> get() const {
@@ -111,23 +120,23 @@ errors run_and_compare(test::paged_case<T>& c, double tol, int* splits_used = nu
   d.lse.poison();
   const fmha_paged_dispatcher dispatcher(default_device());
   auto a = d.args();
-  status st = status::ok();
-  if (kernel) {
+  dbuf workspace;
+  const status st = [&] {
+    if (!kernel) {
+      const auto sel = dispatcher.select(c.p, &a);
+      EXPECT_TRUE(sel) << sel.explain();
+      if (splits_used) *splits_used = c.p.prefill() ? 0 : sel.splits;
+      return dispatcher.run(c.p, a);
+    }
     const auto why = kernel->why_not_paged(c.p, a);
     EXPECT_FALSE(why.has_value()) << kernel->name() << ": " << *why;
     const auto plan = kernel->plan_paged(c.p);
-    dbuf workspace(plan.workspace_bytes);
+    workspace = dbuf(plan.workspace_bytes);
     a.workspace = workspace.ptr;
     a.workspace_bytes = workspace.bytes;
     if (splits_used) *splits_used = plan.splits;
-    st = kernel->run_paged(c.p, a, nullptr);
-    EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-  } else {
-    const auto sel = dispatcher.select(c.p, &a);
-    EXPECT_TRUE(sel) << sel.explain();
-    if (splits_used) *splits_used = c.p.prefill() ? 0 : sel.splits;
-    st = dispatcher.run(c.p, a);
-  }
+    return kernel->run_paged(c.p, a, nullptr);
+  }();
   EXPECT_TRUE(st.is_ok()) << st.message();
   EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   const auto o = d.o.template get<T>();

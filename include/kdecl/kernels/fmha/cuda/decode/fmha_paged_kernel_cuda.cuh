@@ -23,7 +23,7 @@
 #include "kdecl/kernels/fmha/cuda/decode/paged_decode.cuh"
 #include "kdecl/kernels/fmha/cuda/decode/paged_prefill.cuh"
 #include "kdecl/kernels/fmha/fmha_paged_kernel.hpp"
-#include "kdecl/kernels/fmha/host/fmha_paged_kernel_host.hpp"  // detail::paged_pointers_missing
+#include "kdecl/kernels/fmha/paged_pointers.hpp"
 
 namespace kdecl::kernels {
 
@@ -66,21 +66,15 @@ struct fmha_paged_kernel<K, backend::cuda> {
   }
 
   static std::optional<std::string> why_not(const fmha_paged_problem& p, const fmha_paged_args& a) {
-    if (auto why = detail::paged_pointers_missing(p, a)) return why;
     if constexpr (decode) {
-      if (p.batch > 65535) return "batch = " + std::to_string(p.batch) + ": the decode grid takes at most 65535 sequences";
-      const std::int64_t row_groups = (p.group() * p.seqlen_q + 15) / 16;
-      if (p.heads_kv * row_groups > 65535)
-        return "heads_kv x row groups = " + std::to_string(p.heads_kv * row_groups) + " exceeds the grid's 65535";
-      auto misaligned = [](const void* ptr) { return (reinterpret_cast<std::uintptr_t>(ptr) % 16) != 0; };
-      if (misaligned(a.q) || misaligned(a.k_cache) || misaligned(a.v_cache))
-        return std::string("Q and the caches must be 16-byte aligned (16-byte loads)");
+      return cuda::decode::paged_decode_launch_reason(p, a);
     } else if constexpr (append) {
+      if (auto why = detail::paged_pointers_missing(p, a)) return why;
       if (p.batch * p.seqlen_q > std::int64_t(1) << 31) return std::string("too many new tokens for the grid");
+      return std::nullopt;
     } else {
-      if (auto why = cuda::decode::paged_prefill_args_reason(p, a)) return why;
+      return cuda::decode::paged_prefill_args_reason(p, a);
     }
-    return std::nullopt;
   }
 
   static paged_plan plan_of(const fmha_paged_problem& p) {
@@ -92,17 +86,16 @@ struct fmha_paged_kernel<K, backend::cuda> {
   }
 
   static status run(const fmha_paged_problem& p, const fmha_paged_args& a, void* stream) {
-    if (auto why = why_not(p, a)) return status::error(*why);
     const auto s = static_cast<cudaStream_t>(stream);
     if constexpr (decode) {
       const cuda::decode::decode_plan pl = plan(p);
-      if (auto why = cuda::decode::paged_decode_args_reason(p, a, pl)) return status::error(*why);
+      if (auto why = cuda::decode::paged_decode_args_reason(p, a, pl)) return status::error(*why);  // why_not's, and the workspace
       if (p.batch == 0) return status::ok();
       return cuda::decode::launch_paged_decode<T, Cache, D, K.algo.stages>(p, a, pl, s);
-    } else if constexpr (append) {
-      return cuda::decode::launch_paged_append<T, Cache>(p, a, s);
     } else {
-      return cuda::decode::run_paged_prefill_with<prefill_traits>(p, a, s);
+      if (auto why = why_not(p, a)) return status::error(*why);
+      if constexpr (append) return cuda::decode::launch_paged_append<T, Cache>(p, a, s);
+      else return cuda::decode::run_paged_prefill_with<prefill_traits>(p, a, s);
     }
   }
 };

@@ -16,6 +16,7 @@
 
 #include "kdecl/core/status.hpp"
 #include "kdecl/fmha/paged_kv.hpp"
+#include "kdecl/kernels/fmha/paged_pointers.hpp"
 #include "kdecl/kernels/cuda/device_types.cuh"
 
 namespace kdecl::kernels::cuda::decode {
@@ -98,13 +99,7 @@ __global__ void __launch_bounds__(128) paged_append_kernel(const append_params p
 // fwd_appendkv problem (the registered kernels call it with their key's types).
 template <class T, class Cache>
 inline status launch_paged_append(const fmha_paged_problem& p, const fmha_paged_args& a, cudaStream_t stream) {
-  if (!a.k_new || !a.v_new || !a.k_cache || !a.v_cache || !a.seqlens_kv)
-    return status::error("append needs k_new, v_new, the caches and seqlens_kv");
-  if (a.q_out && !a.q) return status::error("q_out is given but q is null");
-  if (p.rope != rope_kind::none && (!a.rope_cos || !a.rope_sin)) return status::error("rotary embedding needs cos and sin tables");
-  if (p.table == page_table_kind::block_table ? !a.block_table : (!a.page_list || !a.page_offsets))
-    return status::error("the page table pointers are null");
-  if (p.fp8_cache() && (!a.k_scale || !a.v_scale)) return status::error("an fp8 cache needs k_scale and v_scale pointers");
+  if (auto why = kernels::detail::paged_pointers_missing(p, a)) return status::error(*why);
   if (p.batch == 0) return status::ok();
   if (p.batch * p.seqlen_q > std::int64_t(1) << 31) return status::error("too many new tokens for the grid");
   append_params kp{};

@@ -40,6 +40,7 @@
 #include "kdecl/kernels/cuda/device_types.cuh"
 #include "kdecl/kernels/cuda/sm80/ptx.cuh"
 #include "kdecl/kernels/fmha/cuda/decode/decode_plan.hpp"
+#include "kdecl/kernels/fmha/paged_pointers.hpp"
 #include "kdecl/kernels/fmha/cuda/sm80/fmha_sm80.cuh"  // fmha_detail: exp2_approx, pack, mma
 
 namespace kdecl::kernels::cuda::decode {
@@ -547,22 +548,25 @@ inline status launch_paged_decode(const fmha_paged_problem& p, const fmha_paged_
   return status::ok();
 }
 
-// Why a (normalized, valid) problem cannot run with these pointers, or empty.
-inline std::optional<std::string> paged_decode_args_reason(const fmha_paged_problem& p, const fmha_paged_args& a,
-                                                           const decode_plan& plan) {
+// Why the decode kernel cannot take a (normalized, valid) problem with these pointers, whatever
+// the plan (the registry's check, before a workspace is lent), or empty.
+inline std::optional<std::string> paged_decode_launch_reason(const fmha_paged_problem& p, const fmha_paged_args& a) {
   if (p.family == fmha_family::fwd_appendkv) return "fwd_appendkv problems run through paged_append, not decode";
   if (p.batch > 65535) return "batch = " + std::to_string(p.batch) + ": the decode grid takes at most 65535 sequences";
-  if (p.heads_kv * plan.row_groups > 65535) return "heads_kv times row groups exceeds the grid's 65535";
-  if (!a.q || !a.o || !a.k_cache || !a.v_cache || !a.seqlens_kv) return "Q, O, the caches and seqlens_kv must be given";
-  if (p.table == page_table_kind::block_table && !a.block_table) return "the block table pointer is null";
-  if (p.table == page_table_kind::page_list && (!a.page_list || !a.page_offsets))
-    return "a page list needs page_list and page_offsets pointers";
-  if (p.lse && !a.lse) return "the problem asks for the LSE but its pointer is null";
-  if (p.sinks && !a.sinks) return "sinks pointer is null";
-  if (p.fp8_cache() && (!a.k_scale || !a.v_scale)) return "an fp8 cache needs k_scale and v_scale pointers";
+  const std::int64_t row_groups = (p.group() * p.seqlen_q + 15) / 16;  // as plan_paged_decode
+  if (p.heads_kv * row_groups > 65535)
+    return "heads_kv x row groups = " + std::to_string(p.heads_kv * row_groups) + " exceeds the grid's 65535";
+  if (auto why = kernels::detail::paged_pointers_missing(p, a)) return why;
   auto misaligned = [](const void* ptr) { return (reinterpret_cast<std::uintptr_t>(ptr) % 16) != 0; };
   if (misaligned(a.q) || misaligned(a.k_cache) || misaligned(a.v_cache))
     return "Q and the caches must be 16-byte aligned (16-byte loads)";
+  return std::nullopt;
+}
+
+// As paged_decode_launch_reason, and the plan's split-KV workspace must be lent.
+inline std::optional<std::string> paged_decode_args_reason(const fmha_paged_problem& p, const fmha_paged_args& a,
+                                                           const decode_plan& plan) {
+  if (auto why = paged_decode_launch_reason(p, a)) return why;
   if (plan.workspace_bytes > 0 && (!a.workspace || a.workspace_bytes < plan.workspace_bytes))
     return "split-KV with " + std::to_string(plan.splits) + " splits needs " + std::to_string(plan.workspace_bytes) +
            " bytes of workspace, " + std::to_string(a.workspace_bytes) + " given";

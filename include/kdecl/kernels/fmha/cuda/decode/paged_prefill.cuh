@@ -17,6 +17,7 @@
 
 #include "kdecl/core/status.hpp"
 #include "kdecl/fmha/paged_kv.hpp"
+#include "kdecl/kernels/fmha/paged_pointers.hpp"
 #include "kdecl/kernels/fmha/cuda/sm80/fmha_sm80.cuh"
 
 namespace kdecl::kernels::cuda::decode {
@@ -89,11 +90,7 @@ inline status launch_paged_prefill(const fmha_paged_problem& p, const fmha_paged
 // Why the prefill kernel cannot run a (normalized, valid) batch_prefill problem, or empty.
 inline std::optional<std::string> paged_prefill_args_reason(const fmha_paged_problem& p, const fmha_paged_args& a) {
   if (p.soft_cap > 0.0f || p.sinks) return "batch_prefill on the GPU: soft-cap and sinks are not built for the paged route";
-  if (!a.q || !a.o || !a.k_cache || !a.v_cache || !a.seqlens_kv || !a.cu_seqlens_q)
-    return "Q, O, the caches, seqlens_kv and cu_seqlens_q must be given";
-  if (p.table == page_table_kind::block_table ? !a.block_table : (!a.page_list || !a.page_offsets))
-    return "the page table pointers are null";
-  if (p.lse && !a.lse) return "the problem asks for the LSE but its pointer is null";
+  if (auto why = kernels::detail::paged_pointers_missing(p, a)) return why;
   if (p.batch > 65535 || p.heads_q > 65535) return "batch and heads_q are at most 65535 (the grid)";
   auto misaligned = [](const void* ptr) { return (reinterpret_cast<std::uintptr_t>(ptr) % 16) != 0; };
   if (misaligned(a.q) || misaligned(a.o) || misaligned(a.k_cache) || misaligned(a.v_cache))
