@@ -36,8 +36,8 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 [[ -d .carryz ]] && { benchmarks/unpack_carry.sh || exit 2; }  # the packed carry (benchmarks/carry.sh)
-# The shipped selection models: the binaries look in the source tree they were built from, which
-# is elsewhere on the GPU machine.
+# The shipped selection models: the binaries look in the source tree they were built from (the
+# same path on the GPU machine today, 2026-11-26), and here first in case it ever differs.
 export KDECL_MODEL_DIR="$PWD/models"
 what=${1:-all}
 shift || true
