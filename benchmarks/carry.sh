@@ -27,7 +27,7 @@ done
 git rev-parse HEAD > .carry/COMMIT
 du -sh .carry
 # The device tool takes at most 64 MiB of working tree (tracked files included, about
-# 43 MiB of them now), and the binaries above are ~120 MB each, mostly the same kernel
+# 32 MiB of them on 2026-11-26), and the binaries above are ~120 MB each, mostly the same kernel
 # images: .carryz/ holds them as one zstd archive with a long window (700 MB -> ~22 MB)
 # and the zstd binary to unpack it there (benchmarks/unpack_carry.sh). Carry .carryz.
 rm -rf .carryz && mkdir -p .carryz
