@@ -22,7 +22,6 @@
 
 namespace kdecl::kernels {
 
-
 template <fmha_key K>
 struct fmha_paged_kernel<K, backend::host> {
   static_assert(is_paged_family(K.sig.family), "kdecl: fmha_paged_kernel serves the paged families");
