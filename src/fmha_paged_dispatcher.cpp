@@ -136,26 +136,24 @@ std::shared_ptr<const fmha_paged_dispatcher::index> fmha_paged_dispatcher::curre
   return index_;
 }
 
-std::vector<std::pair<std::shared_ptr<const fmha_paged_instance>, double>> fmha_paged_dispatcher::ranked(
-    const fmha_paged_problem& problem, const fmha_paged_args* args) const {
-  std::vector<std::pair<std::shared_ptr<const fmha_paged_instance>, double>> out;
-  if (problem.validate()) return out;
-  const fmha_paged_problem p = problem.normalized();
-  for (const auto& k : current_index()->kernels)
+namespace {
+
+using paged_kernels = std::vector<std::shared_ptr<const fmha_paged_instance>>;
+using paged_ranking = std::vector<std::pair<std::shared_ptr<const fmha_paged_instance>, double>>;
+
+// ranked(), select() and run() on a problem already validated and normalized (once per call).
+paged_ranking rank(const paged_kernels& kernels, const fmha_paged_problem& p, const fmha_paged_args* args) {
+  paged_ranking out;
+  for (const auto& k : kernels)
     if (!fmha_paged_rejection(*k, p, args)) out.emplace_back(k, fmha_paged_estimate_us(k->key(), p));
   std::stable_sort(out.begin(), out.end(), [](const auto& x, const auto& y) { return x.second < y.second; });
   return out;
 }
 
-fmha_paged_selection fmha_paged_dispatcher::select(const fmha_paged_problem& problem, const fmha_paged_args* args,
-                                                   bool explain_all) const {
+fmha_paged_selection choose(const paged_kernels& kernels, const fmha_paged_problem& p, const fmha_paged_args* args,
+                            bool explain_all) {
   fmha_paged_selection sel;
-  if (auto e = problem.validate()) {
-    sel.problem_error = *e;
-    return sel;
-  }
-  const fmha_paged_problem p = problem.normalized();
-  if (auto best = ranked(problem, args); !best.empty()) {
+  if (auto best = rank(kernels, p, args); !best.empty()) {
     sel.kernel = best.front().first;
     sel.estimated_us = best.front().second;
     const auto plan = sel.kernel->plan_paged(p);  // once: a CUDA plan asks the device's occupancy
@@ -163,7 +161,7 @@ fmha_paged_selection fmha_paged_dispatcher::select(const fmha_paged_problem& pro
     sel.workspace_bytes = plan.workspace_bytes;
   }
   if (!sel.kernel || explain_all) {
-    for (const auto& k : current_index()->kernels) {
+    for (const auto& k : kernels) {
       int closeness = 0;
       if (auto why = fmha_paged_rejection(*k, p, args, &closeness)) sel.rejected.push_back({k->name(), *why, closeness});
     }
@@ -172,12 +170,31 @@ fmha_paged_selection fmha_paged_dispatcher::select(const fmha_paged_problem& pro
   return sel;
 }
 
+}  // namespace
+
+std::vector<std::pair<std::shared_ptr<const fmha_paged_instance>, double>> fmha_paged_dispatcher::ranked(
+    const fmha_paged_problem& problem, const fmha_paged_args* args) const {
+  if (problem.validate()) return {};
+  return rank(current_index()->kernels, problem.normalized(), args);
+}
+
+fmha_paged_selection fmha_paged_dispatcher::select(const fmha_paged_problem& problem, const fmha_paged_args* args,
+                                                   bool explain_all) const {
+  if (auto e = problem.validate()) {
+    fmha_paged_selection sel;
+    sel.problem_error = *e;
+    return sel;
+  }
+  return choose(current_index()->kernels, problem.normalized(), args, explain_all);
+}
+
 status fmha_paged_dispatcher::run(const fmha_paged_problem& problem, const fmha_paged_args& args, void* stream) const {
-  auto sel = select(problem, &args);
-  if (!sel) return status::error(sel.explain());
+  if (auto e = problem.validate()) return status::error("invalid paged attention problem: " + *e);
   const fmha_paged_problem p = problem.normalized();
+  const auto sel = choose(current_index()->kernels, p, &args, false);
+  if (!sel) return status::error(sel.explain());
   fmha_paged_args with_workspace = args;
-  const std::size_t wanted = sel.workspace_bytes;  // the plan select() made (a CUDA plan queries occupancy)
+  const std::size_t wanted = sel.workspace_bytes;  // the plan choose() made (a CUDA plan queries occupancy)
   if (wanted > 0 && (args.workspace == nullptr || args.workspace_bytes < wanted)) {
     const auto lent = workspaces_.lend(stream, wanted);  // the dispatcher's own, one per stream
     with_workspace.workspace = lent.data;
