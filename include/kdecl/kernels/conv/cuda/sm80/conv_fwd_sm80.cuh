@@ -12,7 +12,6 @@
 #pragma once
 
 #include <cstdint>
-#include <limits>
 #include <optional>
 #include <string>
 
@@ -20,6 +19,7 @@
 
 #include "kdecl/conv/grouped_conv_problem.hpp"
 #include "kdecl/core/status.hpp"
+#include "kdecl/kernels/conv/cuda/implicit_gemm_fwd_problem.hpp"
 #include "kdecl/kernels/conv/cuda/sm80/conv_fwd_config.cuh"
 #include "kdecl/kernels/conv/cuda/sm80/conv_mainloop.cuh"
 #include "kdecl/kernels/conv/cuda/sm80/im2col_loader.cuh"
@@ -97,53 +97,8 @@ struct conv_fwd {
   static std::size_t workspace_bytes(const grouped_conv_problem&) { return 0; }
 
   static std::optional<std::string> why_not(const grouped_conv_problem& p, const grouped_conv_args& a) {
-    const auto& s = K.sig;
-    if (p.dir != s.dir || p.ndim() != s.ndim || p.layout_or_default() != s.lay || p.in_type != s.in ||
-        p.wei_type != s.wei || p.out_type != s.out || p.acc_type != s.acc)
-      return std::string("problem signature differs from the kernel's");
-    if (p != p.normalized()) return std::string("problem is not normalized");
-    if (!a.in || !a.wei || !a.out) return std::string("a tensor pointer (in, wei or out) is null");
-    constexpr std::int64_t int_max = std::numeric_limits<int>::max();
-    const auto e = p.implicit_gemm();
-    if (e.m > int_max || e.k > int_max) return std::string("cp_async conv: N x output pixels and C/G x taps must be < 2^31");
-    if (p.g > 65535) return std::string("cp_async conv: G must be at most 65535 (grid z)");
-    for (int d = 0; d < 3; ++d)
-      if (p.input_dims[d] > int_max || p.pad_left_dims[d] > int_max)
-        return std::string("cp_async conv: spatial sizes must be < 2^31");
-    if (p.c_per_group() % K.algo.vector_in != 0 || p.k_per_group() % K.algo.vector_out != 0)
-      return std::string("cp_async conv: C/G and K/G must be multiples of the input and output vectors");
-    // The weights are read as rows of C/G x taps per output channel: the taps must be packed.
-    const int rank = p.ndim();
-    std::int64_t packed = p.c_per_group();
-    for (int slot = 2; slot >= 3 - rank; --slot) {
-      if (p.filter_dims[slot] > 1 && p.wei_strides.spatial[std::size_t(slot)] != packed)
-        return std::string("cp_async conv: every output channel's filter (taps x C/G) must be contiguous");
-      packed *= p.filter_dims[slot];
-    }
-    // Every vector access aligned: pointers, and every stride a block or a gather steps by.
-    auto misaligned = [](const void* ptr, int bytes) { return reinterpret_cast<std::uintptr_t>(ptr) % bytes != 0; };
-    if (misaligned(a.in, vec_in) || misaligned(a.wei, vec_wei) || misaligned(a.out, cfg::vec))
-      return std::string("cp_async conv: in, wei and out must be aligned to the kernel's vector widths");
-    const auto& si = p.in_strides;
-    for (std::int64_t stride : {si.n, si.g, si.spatial[0], si.spatial[1], si.spatial[2]})
-      if (stride % K.algo.vector_in != 0)
-        return std::string("cp_async conv: input strides must be multiples of the input vector");
-    if (p.wei_strides.n % K.algo.vector_wei != 0 || p.wei_strides.g % K.algo.vector_wei != 0)
-      return std::string("cp_async conv: weight strides must be multiples of the weight vector");
-    if (p.out_strides.spatial[2] % K.algo.vector_out != 0 || p.out_strides.g % K.algo.vector_out != 0)
-      return std::string("cp_async conv: output strides must be multiples of the output vector");
-    // The output is C of a row-major GEMM: output pixels evenly strided.
-    const std::int64_t ldc = p.out_strides.spatial[2];
-    std::int64_t step = ldc;
-    const auto out = p.output_dims();
-    for (int slot = 2; slot >= 3 - rank; --slot) {
-      if (out[std::size_t(slot)] > 1 && p.out_strides.spatial[std::size_t(slot)] != step)
-        return std::string("cp_async conv: output pixels must be evenly strided (rows and images packed)");
-      step *= out[std::size_t(slot)];
-    }
-    if (p.n > 1 && p.out_strides.n != step)
-      return std::string("cp_async conv: output pixels must be evenly strided (rows and images packed)");
-    return std::nullopt;
+    return implicit_gemm_fwd_reason(K, p, a, "cp_async conv",
+                                    {K.algo.vector_in, K.algo.vector_wei, K.algo.vector_out, cfg::vec});
   }
 
   // What the running environment must provide (checked by run(), so selection works offline).

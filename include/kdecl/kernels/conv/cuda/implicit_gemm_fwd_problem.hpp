@@ -1,0 +1,79 @@
+// The problem rules every forward implicit-GEMM convolution kernel shares
+// (sm80/conv_fwd_sm80.cuh, sm90/conv_fwd_sm90.cuh): the signature matches the
+// key, sizes fit the 32-bit indices of the gather, C/G is a whole number of
+// input vectors, every output channel's filter (taps x C/G) is one contiguous
+// row, pointers and the strides a gather steps by are vector-aligned, and the
+// output is a row-major matrix of pixels (one leading dimension). `who` names
+// the kernel in the messages.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+
+#include "kdecl/conv/grouped_conv_key.hpp"
+#include "kdecl/conv/grouped_conv_problem.hpp"
+#include "kdecl/kernels/conv/conv_kernel.hpp"
+
+namespace kdecl::kernels::cuda {
+
+struct implicit_gemm_fwd_widths {
+  int vec_in;         // input gather vector (elements)
+  int vec_wei;        // weight row vector (elements)
+  int vec_out;        // output vector (elements): K/G and the output strides are multiples of it
+  int out_align;      // bytes the output pointer is aligned to
+};
+
+inline std::optional<std::string> implicit_gemm_fwd_reason(const grouped_conv_key& key, const grouped_conv_problem& p,
+                                                           const grouped_conv_args& a, const std::string& who,
+                                                           const implicit_gemm_fwd_widths& w) {
+  const auto& s = key.sig;
+  if (p.dir != s.dir || p.ndim() != s.ndim || p.layout_or_default() != s.lay || p.in_type != s.in ||
+      p.wei_type != s.wei || p.out_type != s.out || p.acc_type != s.acc)
+    return std::string("problem signature differs from the kernel's");
+  if (p != p.normalized()) return std::string("problem is not normalized");
+  if (!a.in || !a.wei || !a.out) return std::string("a tensor pointer (in, wei or out) is null");
+  constexpr std::int64_t int_max = std::numeric_limits<int>::max();
+  const auto e = p.implicit_gemm();
+  if (e.m > int_max || e.k > int_max) return who + ": N x output pixels and C/G x taps must be < 2^31";
+  if (p.g > 65535) return who + ": G must be at most 65535 (grid z)";
+  for (int d = 0; d < 3; ++d)
+    if (p.input_dims[d] > int_max || p.pad_left_dims[d] > int_max) return who + ": spatial sizes must be < 2^31";
+  if (p.c_per_group() % w.vec_in != 0 || p.k_per_group() % w.vec_out != 0)
+    return who + ": C/G and K/G must be multiples of the input (" + std::to_string(w.vec_in) + ") and output (" +
+           std::to_string(w.vec_out) + ") vectors";
+  // The weights are read as rows of C/G x taps per output channel: the taps must be packed.
+  const int rank = p.ndim();
+  std::int64_t packed = p.c_per_group();
+  for (int slot = 2; slot >= 3 - rank; --slot) {
+    if (p.filter_dims[slot] > 1 && p.wei_strides.spatial[std::size_t(slot)] != packed)
+      return who + ": every output channel's filter (taps x C/G) must be contiguous";
+    packed *= p.filter_dims[slot];
+  }
+  // Every vector access aligned: pointers, and every stride a block or a gather steps by.
+  const int in_bytes = w.vec_in * bits_of(s.in) / 8, wei_bytes = w.vec_wei * bits_of(s.wei) / 8;
+  auto misaligned = [](const void* ptr, int bytes) { return reinterpret_cast<std::uintptr_t>(ptr) % bytes != 0; };
+  if (misaligned(a.in, in_bytes) || misaligned(a.wei, wei_bytes) || misaligned(a.out, w.out_align))
+    return who + ": in, wei and out must be aligned to the kernel's vector widths (" + std::to_string(in_bytes) + ", " +
+           std::to_string(wei_bytes) + " and " + std::to_string(w.out_align) + " bytes)";
+  const auto& si = p.in_strides;
+  for (std::int64_t stride : {si.n, si.g, si.spatial[0], si.spatial[1], si.spatial[2]})
+    if (stride % w.vec_in != 0) return who + ": input strides must be multiples of the input vector";
+  if (p.wei_strides.n % w.vec_wei != 0 || p.wei_strides.g % w.vec_wei != 0)
+    return who + ": weight strides must be multiples of the weight vector";
+  if (p.out_strides.spatial[2] % w.vec_out != 0 || p.out_strides.g % w.vec_out != 0)
+    return who + ": output strides must be multiples of the output vector";
+  // The output is C of a row-major GEMM: output pixels evenly strided.
+  std::int64_t step = p.out_strides.spatial[2];
+  const auto out = p.output_dims();
+  for (int slot = 2; slot >= 3 - rank; --slot) {
+    if (out[std::size_t(slot)] > 1 && p.out_strides.spatial[std::size_t(slot)] != step)
+      return who + ": output pixels must be evenly strided (rows and images packed)";
+    step *= out[std::size_t(slot)];
+  }
+  if (p.n > 1 && p.out_strides.n != step) return who + ": output pixels must be evenly strided (rows and images packed)";
+  return std::nullopt;
+}
+
+}  // namespace kdecl::kernels::cuda
