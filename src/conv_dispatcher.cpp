@@ -260,8 +260,7 @@ std::shared_ptr<const conv_dispatcher::index> conv_dispatcher::current_index() c
   return index_.get(*registry_, [&] {
     index idx;
     for (auto& k : dispatch::kernels_of<conv_instance>(*registry_, op_kind::grouped_conv, device_.arch)) {
-      const gemm_key g = implicit_gemm_key(k->key());
-      idx.by_signature[signature_of(k->key().sig)].push_back({k, profile_of(g, machine_model_of(g))});
+      idx.by_signature[signature_of(k->key().sig)].push_back({k, conv_kernel_profile(k->key())});
       idx.for_arch.push_back(std::move(k));
     }
     return idx;

@@ -20,6 +20,11 @@ gemm_key implicit_gemm_key(const grouped_conv_key& key) {
   return g;
 }
 
+kernel_profile conv_kernel_profile(const grouped_conv_key& key) {
+  const gemm_key g = implicit_gemm_key(key);
+  return profile_of(g, machine_model_of(g));
+}
+
 namespace {
 
 // Sum over the stride phases of (input positions in the phase) x (taps reaching them), per dimension.
@@ -140,9 +145,8 @@ double group_padding_factor(const grouped_conv_key& key, const grouped_conv_prob
 
 double estimate_microseconds(const grouped_conv_key& key, const grouped_conv_problem& p) {
   if (key.algo.pipe == pipeline::direct_conv) return direct_estimate_us(key, p);
-  const gemm_key g = implicit_gemm_key(key);
-  const machine_model mm = machine_model_of(g);
-  return estimate_microseconds(profile_of(g, mm), conv_problem_profile(key, p, mm.processors)) *
+  const kernel_profile kp = conv_kernel_profile(key);
+  return estimate_microseconds(kp, conv_problem_profile(key, p, kp.processors)) *
          group_padding_factor(key, p);
 }
 

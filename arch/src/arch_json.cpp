@@ -111,6 +111,7 @@ json pipeline_json(const pipeline_caps& c) {
             {"dtypes", enum_set<dtype>(c.conv.dtypes)},
             {"specializations", enum_set<conv_specialization>(c.conv.specializations)},
             {"max_groups_to_merge", c.conv.max_groups_to_merge},
+            {"schedulers", enum_set<scheduler>(c.conv.schedulers)},
             {"min_vector_bytes", c.conv.min_vector_bytes}}},
           {"epilogue_any_alignment", c.epilogue_any_alignment},
           {"width_one_is_scalar", c.width_one_is_scalar},

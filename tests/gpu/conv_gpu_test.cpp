@@ -2,7 +2,7 @@
 // the double host reference (the result poisoned first): N = 1 and 3, stems
 // (C = 4; C = 3 is refused with its reason), 7x7 stride 2, dilation 2,
 // asymmetric padding, 1x1 stride 2, odd spatial sizes, G = 2 and 32, 1-D and
-// 3-D. Depthwise layers and 3-channel stems go to the direct kernel (checked below).
+// 3-D, and a layer of several hundred tiles (persistent kernels' later tiles). Depthwise layers and 3-channel stems go to the direct kernel (checked below).
 // Label `gpu`: skipped (reported as skipped) where no CUDA device exists.
 #include <gtest/gtest.h>
 
@@ -49,6 +49,9 @@ std::vector<grouped_conv_problem> odd_problems(int ndim) {
           P{}.batch(2).channels(256, 256).groups(32).input_size({14, 14}).filter_size({3}).padding({1}),      // G = 32
           P{}.batch(1).channels(64, 64).input_size({55, 57}).filter_size({3}).padding({1}),                   // odd sizes
           P{}.batch(3).channels(128, 256).input_size({28, 28}).filter_size({3}).stride({2}).padding({1}),
+          // Several tiles per block of a persistent kernel (396 128x128 tiles), a ragged N tile, taps
+          // that change inside a k-block (C/G = 16).
+          P{}.batch(4).channels(16, 320).input_size({64, 66}).filter_size({3}).padding({1}),
       };
   }
 }

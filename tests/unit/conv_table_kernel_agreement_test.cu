@@ -3,7 +3,8 @@
 // tables may be narrower, never wider). Authority:
 // kernels::cuda::sm80::conv_fwd_unsupported_reason(key) and, for bwd_data and
 // bwd_weight, conv_bwd_unsupported_reason(key) (which include the cp_async
-// GEMM's own key_unsupported_reason on the implicit GEMM).
+// GEMM's own key_unsupported_reason on the implicit GEMM); for tma_wgmma,
+// sm90::conv_fwd_sm90_unsupported_reason(key) (with the tma_wgmma GEMM's).
 //
 // Compile time: static_assert over a wildcard set expanded with dsl::expand.
 // Run time: broader wildcard sets walked with dsl::for_each_key.
@@ -16,12 +17,14 @@
 #include "kdecl/dsl/dsl.hpp"
 #include "kdecl/kernels/conv/cuda/sm80/conv_bwd_config.cuh"
 #include "kdecl/kernels/conv/cuda/sm80/conv_fwd_config.cuh"
+#include "kdecl/kernels/conv/cuda/sm90/conv_fwd_sm90_config.cuh"
 
 namespace conv_agreement {
 
 using namespace kdecl;
 
 constexpr const char* kernel_reason(const grouped_conv_key& k) {
+  if (k.algo.pipe == pipeline::tma_wgmma) return kernels::cuda::sm90::conv_fwd_sm90_unsupported_reason(k);
   if (k.algo.pipe != pipeline::cp_async) return "no CUDA convolution kernel implements this pipeline";
   if (k.sig.dir != conv_direction::fwd) return kernels::cuda::sm80::conv_bwd_unsupported_reason(k);
   return kernels::cuda::sm80::conv_fwd_unsupported_reason(k);
@@ -35,6 +38,10 @@ inline constexpr auto fwd_16bit = kernel_set(
                                .pipeline(any).epilogue(any).vector_sizes(8, 4, 2),
     grouped_conv().direction(fwd).dtype(bf16).ndim(3).layout(gndhwc).tile(64, 64, 64).warps(any).warp_tile(any)
         .stages(any).epilogue(direct));
+// sm_90's TMA + wgmma pipeline (no other target offers it).
+inline constexpr auto fwd_sm90 = kernel_set(
+    targets(sm_90), grouped_conv().direction(fwd).dtype(bf16).ndim(2).layout(nhwgc).tile(128, 256, 64).warps(any)
+                        .warp_tile(any).pipeline(tma_wgmma).stages(any).epilogue(any).scheduler(any));
 // Broad: every tile, warp layout, warp tile and epilogue the tables sweep.
 inline constexpr auto broad = kernel_set(targets(sm_80, sm_86, sm_89, sm_90),
                                          grouped_conv().direction(fwd).dtype(bf16).tile(any).warps(any)
@@ -47,15 +54,21 @@ inline constexpr auto broad = kernel_set(targets(sm_80, sm_86, sm_89, sm_90),
                                              .tile(any).warps(any).warp_tile(any).pipeline(cp_async).epilogue(any),
                                          grouped_conv().direction(bwd_weight).dtype(bf16).tile(any).warps(any)
                                              .warp_tile(any).pipeline(cp_async).vector_sizes(2, 4, 2));
+inline constexpr auto broad_sm90 = kernel_set(targets(sm_90), grouped_conv().direction(fwd).dtype(fp16).tile(any)
+                                                                  .warps(any).warp_tile(any).pipeline(tma_wgmma)
+                                                                  .stages(any).epilogue(any).scheduler(any));
 }  // namespace sets
 
 constexpr auto compiled = dsl::expand<sets::fwd_16bit>();
+constexpr auto compiled_sm90 = dsl::expand<sets::fwd_sm90>();
+template <const auto& Keys>
 consteval bool all_built() {
-  for (const auto& k : compiled)
+  for (const auto& k : Keys)
     if (kernel_reason(k) != nullptr) return false;
-  return compiled.size() > 0;
+  return Keys.size() > 0;
 }
-static_assert(all_built(), "a convolution key the NVIDIA tables accept is one the sm80 conv kernel cannot build");
+static_assert(all_built<compiled>(), "a convolution key the NVIDIA tables accept is one the sm80 conv kernels cannot build");
+static_assert(all_built<compiled_sm90>(), "a convolution key the sm_90 tables accept is one the sm90 conv kernel cannot build");
 
 TEST(ConvTableKernelAgreement, EveryTableKeyIsBuilt) {
   long keys = 0;
@@ -66,7 +79,16 @@ TEST(ConvTableKernelAgreement, EveryTableKeyIsBuilt) {
   });
   EXPECT_TRUE(diag.ok()) << dsl::describe(diag).view();
   EXPECT_GT(keys, 100);
-  std::printf("%ld convolution keys of the NVIDIA tables, every one built by the sm80 conv kernel\n", keys);
+  long sm90_keys = 0;
+  auto diag_sm90 = dsl::for_each_key(sets::broad_sm90, [&](const grouped_conv_key& k) {
+    ++sm90_keys;
+    const char* why = kernel_reason(k);
+    EXPECT_EQ(why, nullptr) << kernel_name(k) << ": " << (why ? why : "");
+  });
+  EXPECT_TRUE(diag_sm90.ok()) << dsl::describe(diag_sm90).view();
+  EXPECT_GT(sm90_keys, 20);
+  keys += sm90_keys;
+  std::printf("%ld convolution keys of the NVIDIA tables, every one built by the sm80 or sm90 conv kernels\n", keys);
 }
 
 }  // namespace conv_agreement

@@ -17,6 +17,11 @@ namespace kdecl {
 // The implicit GEMM kernel key a convolution key computes with (for its profile).
 gemm_key implicit_gemm_key(const grouped_conv_key& key);
 
+// The cost-model profile of `key`'s kernel: its implicit GEMM's. The sm_90 forward kernel
+// splits K over a cluster as the GEMM does (the profile says so); the cp_async bwd_weight's
+// split is part of the problem it computes (conv_problem_profile below).
+kernel_profile conv_kernel_profile(const grouped_conv_key& key);
+
 // The implicit GEMMs of a normalized problem as one batched GEMM of the cost model.
 problem_profile conv_problem_profile(const grouped_conv_problem& normalized_problem);
 

@@ -148,6 +148,9 @@ struct conv_offer {
   std::uint32_t dtypes = 0;           // data dtypes (input = weight = output), bit set over dtype
   std::uint32_t specializations = 0;  // bit set over conv_specialization
   int max_groups_to_merge = 1;
+  // Schedulers its convolution kernels run (bit set over scheduler; by default every
+  // concrete one: intrawave, interwave, pingpong, as far as the pipeline's GEMM rules allow).
+  std::uint32_t schedulers = 0b111;
   // The narrowest access its convolution loaders issue, in bytes: the GEMM's narrower
   // widths (register-staged loads) are not open to the convolution gather.
   int min_vector_bytes = 1;

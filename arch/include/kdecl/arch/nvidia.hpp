@@ -176,7 +176,7 @@ constexpr pipeline_caps cp_async(int smem_opt_in, std::span<const dtype_offer> d
   c.conv = {bits(conv_direction::fwd, conv_direction::bwd_data, conv_direction::bwd_weight),
             bits(conv_layout::nwgc, conv_layout::nhwgc, conv_layout::ndhwgc, conv_layout::gnwc, conv_layout::gnhwc,
                  conv_layout::gndhwc),
-            bits(dtype::fp16, dtype::bf16), bits(conv_specialization::none), 1,
+            bits(dtype::fp16, dtype::bf16), bits(conv_specialization::none), 1, bits(scheduler::intrawave),
             /*min_vector_bytes=*/4};  // cp.async copies 4, 8 or 16 bytes
   c.epilogue_any_alignment = true;  // sm80/epilogue.cuh: store width chosen per run at run time
   c.index_bits = index_bits_32_64;
@@ -195,6 +195,15 @@ constexpr pipeline_caps tma_wgmma(int smem_opt_in) {
   // epilogue that takes any alignment (sm90/epilogue_math.cuh).
   c.epilogue_any_alignment = true;
   c.index_bits = index_bits_32_64;
+  // Forward convolutions as implicit GEMMs on these consumers and epilogues, the input
+  // and weights gathered by cp.async into the swizzled ring (kernels/conv/cuda/sm90/:
+  // conv_fwd_sm90_unsupported_reason): 16-bit data, every layout, 16-byte gathers, the
+  // cooperative schedule only.
+  c.conv = {bits(conv_direction::fwd),
+            bits(conv_layout::nwgc, conv_layout::nhwgc, conv_layout::ndhwgc, conv_layout::gnwc, conv_layout::gnhwc,
+                 conv_layout::gndhwc),
+            bits(dtype::fp16, dtype::bf16), bits(conv_specialization::none), 1,
+            /*schedulers=*/bits(scheduler::intrawave), /*min_vector_bytes=*/16};
   return c;
 }
 

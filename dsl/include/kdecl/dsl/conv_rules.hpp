@@ -111,6 +111,9 @@ constexpr diagnostic check_offer(const grouped_conv_key& k, const arch_spec& s, 
   if (k.algo.groups_to_merge > o.max_groups_to_merge)
     return fail(rule::conv_groups_to_merge_above_pipeline_maximum, k, field::op_specific | field::pipe,
                 k.algo.groups_to_merge, o.max_groups_to_merge);
+  if (k.algo.sched != scheduler::any && !arch::has(o.schedulers, k.algo.sched))
+    return fail(rule::conv_scheduler_not_offered_by_pipeline, k, field::sched | field::pipe,
+                static_cast<long>(k.algo.sched), o.schedulers);
   return {};
 }
 

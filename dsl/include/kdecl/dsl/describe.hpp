@@ -321,6 +321,10 @@ constexpr message describe(const diagnostic& d) {
     case rule::conv_direct_weight_vector_not_one:
       m << "direct_conv stages the taps element by element: the weight vector is 1, not " << v[0];
       break;
+    case rule::conv_scheduler_not_offered_by_pipeline:
+      m << "conv scheduler " << name<scheduler>(v[0]) << " not built by " << pipe << " on " << arch << " (offered: ";
+      enum_set<scheduler>(m, static_cast<std::uint32_t>(v[1])) << ")";
+      break;
     case rule::conv_groups_to_merge_above_pipeline_maximum:
       m << "groups_to_merge " << v[0] << " above the " << v[1] << " that " << pipe << " builds on " << arch;
       break;

@@ -1,7 +1,8 @@
 // conv_kernel<K, backend::cuda>: routes a convolution key to the CUDA kernel of
 // its pipeline and direction: the sm_80 cp_async implicit GEMMs (forward,
-// backward-data by stride phases, backward-weight with split-K) and the direct_conv
-// forward and depthwise backward-data and backward-weight convolutions.
+// backward-data by stride phases, backward-weight with split-K), the sm_90
+// tma_wgmma forward implicit GEMM, and the direct_conv forward and depthwise
+// backward-data and backward-weight convolutions.
 #pragma once
 
 #include <type_traits>
@@ -13,6 +14,7 @@
 #include "kdecl/kernels/conv/cuda/sm80/conv_bwd_data_sm80.cuh"
 #include "kdecl/kernels/conv/cuda/sm80/conv_bwd_weight_sm80.cuh"
 #include "kdecl/kernels/conv/cuda/sm80/conv_fwd_sm80.cuh"
+#include "kdecl/kernels/conv/cuda/sm90/conv_fwd_sm90.cuh"
 
 namespace kdecl::kernels {
 
@@ -30,12 +32,13 @@ using cuda_conv_impl = std::conditional_t<
     std::conditional_t<K.sig.dir == conv_direction::bwd_data, cuda::direct::conv_direct_bwd_data<K>,
                        std::conditional_t<K.sig.dir == conv_direction::bwd_weight,
                                           cuda::direct::conv_direct_bwd_weight<K>, cuda::direct::conv_direct_fwd<K>>>,
-    cuda::sm80::conv_of_direction<K>>;
+    std::conditional_t<K.algo.pipe == pipeline::tma_wgmma, cuda::sm90::conv_fwd<K>, cuda::sm80::conv_of_direction<K>>>;
 }  // namespace detail
 
 template <grouped_conv_key K>
 struct conv_kernel<K, backend::cuda> : detail::cuda_conv_impl<K> {
-  static_assert(K.algo.pipe == pipeline::cp_async || K.algo.pipe == pipeline::direct_conv,
+  static_assert(K.algo.pipe == pipeline::cp_async || K.algo.pipe == pipeline::tma_wgmma ||
+                    K.algo.pipe == pipeline::direct_conv,
                 "kdecl: no CUDA convolution kernel implements this pipeline and direction");
 };
 

@@ -1,0 +1,41 @@
+// What the sm_90 forward convolution derives from its key at compile time: the
+// implicit GEMM key whose tma_wgmma config, wgmma and epilogues it runs, and the
+// rules of keys it cannot build (the arch tables' tma_wgmma conv offer is checked
+// against conv_fwd_sm90_unsupported_reason by tests/unit/conv_table_kernel_agreement_test.cu).
+#pragma once
+
+#include "kdecl/conv/grouped_conv_key.hpp"
+#include "kdecl/dsl/conv_rules.hpp"
+#include "kdecl/kernels/gemm/cuda/sm90/gemm_sm90_config.cuh"
+
+namespace kdecl::kernels::cuda::sm90 {
+
+// A = the input gathered (K-major), B = the weights (K-major), C = the output
+// (row-major, any alignment: the GEMM's epilogues take it), 64-bit indices in
+// the epilogue (an output may exceed 2^31 elements).
+constexpr gemm_key conv_fwd_sm90_gemm_key(const grouped_conv_key& k) {
+  gemm_key g = dsl::conv_rules::implicit_gemm(k);
+  g.sig.compute = g.sig.a;
+  g.algo.vector_bytes = 16;
+  g.algo.index_bits = 64;
+  return g;
+}
+
+// nullptr when the kernel builds `k`, else the first rule it breaks.
+constexpr const char* conv_fwd_sm90_unsupported_reason(const grouped_conv_key& k) {
+  if (!k.concrete()) return "sm90 conv needs a concrete key";
+  if (k.sig.dir != conv_direction::fwd) return "sm90 conv computes the forward direction only";
+  if (k.sig.spec != conv_specialization::none) return "sm90 conv has no filter specializations";
+  if (k.algo.groups_to_merge != 1) return "sm90 conv computes one group per tile (groups_to_merge 1)";
+  if (k.sig.in != k.sig.wei || k.sig.in != k.sig.out || (k.sig.in != dtype::fp16 && k.sig.in != dtype::bf16))
+    return "sm90 conv computes fp16 or bf16 data (input = weight = output)";
+  if (k.sig.acc != dtype::fp32) return "sm90 conv accumulates in fp32";
+  const int bytes = bits_of(k.sig.in) / 8;
+  if (k.algo.vector_in * bytes != 16 || k.algo.vector_wei * bytes != 16)
+    return "sm90 conv gathers the input and the weights in 16-byte vectors";
+  if (k.algo.sched != scheduler::intrawave)
+    return "sm90 conv runs the cooperative (intrawave) schedule: its consumers share one tile";
+  return key_unsupported_reason(conv_fwd_sm90_gemm_key(k));
+}
+
+}  // namespace kdecl::kernels::cuda::sm90

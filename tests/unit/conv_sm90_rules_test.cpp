@@ -1,0 +1,115 @@
+// The sm_90 forward convolution on the TMA + wgmma pipeline, as far as a machine
+// without a GPU sees it: its arch-table offer (directions, schedulers, vector
+// widths) with the messages the rules give, and the problem rules it shares with
+// the sm_80 forward kernel (kernels/conv/cuda/implicit_gemm_fwd_problem.hpp).
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "kdecl/conv/conv_heuristic.hpp"
+#include "kdecl/dsl/dsl.hpp"
+#include "kdecl/kernels/conv/cuda/implicit_gemm_fwd_problem.hpp"
+
+namespace kdecl {
+namespace {
+
+grouped_conv_key wgmma_key() {
+  grouped_conv_key k;
+  k.sig.dir = conv_direction::fwd;
+  k.sig.ndim = 2;
+  k.sig.lay = conv_layout::nhwgc;
+  k.sig.in = k.sig.wei = k.sig.out = dtype::bf16;
+  k.sig.acc = dtype::fp32;
+  k.algo.tile = {128, 128, 64};
+  k.algo.warps = {8, 1, 1};
+  k.algo.warp_tile = {16, 128, 16};
+  k.algo.pipe = pipeline::tma_wgmma;
+  k.algo.stages = 6;
+  k.algo.epi = epilogue::cshuffle;
+  k.algo.sched = scheduler::intrawave;
+  k.algo.vector_in = k.algo.vector_wei = k.algo.vector_out = 8;
+  k.algo.arch = arch_id::sm_90;
+  return k;
+}
+
+std::string message_of(const grouped_conv_key& k) { return std::string(dsl::describe(dsl::validate(k, arch_id::sm_90)).view()); }
+
+TEST(ConvSm90Rules, TheTmaPipelineBuildsForwardConvolutions) {
+  EXPECT_TRUE(dsl::validate(wgmma_key(), arch_id::sm_90).ok()) << message_of(wgmma_key());
+  auto k = wgmma_key();
+  k.sig.ndim = 3;
+  k.sig.lay = conv_layout::ndhwgc;
+  EXPECT_TRUE(dsl::validate(k, arch_id::sm_90).ok()) << message_of(k);
+  // Not on sm_80: its tables have no tma_wgmma pipeline at all.
+  EXPECT_FALSE(dsl::validate(wgmma_key(), arch_id::sm_80).ok());
+}
+
+TEST(ConvSm90Rules, RefusalsNameTheValueAndTheRule) {
+  auto pingpong = wgmma_key();
+  pingpong.algo.sched = scheduler::pingpong;
+  pingpong.algo.warps = {4, 1, 1};
+  EXPECT_EQ(dsl::validate(pingpong, arch_id::sm_90).r, dsl::rule::conv_scheduler_not_offered_by_pipeline);
+  EXPECT_NE(message_of(pingpong).find("scheduler pingpong not built by tma_wgmma on sm_90 (offered: intrawave)"),
+            std::string::npos)
+      << message_of(pingpong);
+
+  auto backward = wgmma_key();
+  backward.sig.dir = conv_direction::bwd_data;
+  EXPECT_EQ(dsl::validate(backward, arch_id::sm_90).r, dsl::rule::conv_direction_not_offered_by_pipeline);
+
+  auto narrow = wgmma_key();  // 8-byte gathers: TMA's pipeline issues 16-byte accesses only
+  narrow.algo.vector_in = 4;
+  EXPECT_EQ(dsl::validate(narrow, arch_id::sm_90).r, dsl::rule::conv_vector_bytes_not_offered_by_pipeline);
+
+  auto fp32 = wgmma_key();
+  fp32.sig.in = fp32.sig.wei = fp32.sig.out = dtype::fp32;
+  EXPECT_FALSE(dsl::validate(fp32, arch_id::sm_90).ok());
+}
+
+// The cost model ranks it: a finite, positive estimate that falls as the layer shrinks.
+TEST(ConvSm90Rules, TheCostModelEstimatesIt) {
+  auto layer = [](std::int64_t n) {
+    return grouped_conv_problem{}.batch(n).channels(256, 256).input_size({28, 28}).filter_size({3}).padding({1})
+        .dtype(dtype::bf16).normalized();
+  };
+  const double big = estimate_microseconds(wgmma_key(), layer(32));
+  const double small = estimate_microseconds(wgmma_key(), layer(1));
+  EXPECT_GT(big, 0.0);
+  EXPECT_LT(small, big);
+  EXPECT_TRUE(conv_kernel_profile(wgmma_key()).rates.persistent);
+}
+
+// The problem rules both forward implicit-GEMM kernels apply before a launch.
+TEST(ConvSm90Rules, SharedForwardProblemRulesNameTheValues) {
+  const auto k = wgmma_key();
+  const kernels::cuda::implicit_gemm_fwd_widths w{8, 8, 8, 2};
+  std::vector<std::uint16_t> in(1 << 16), wei(1 << 16), out(1 << 16);
+  const auto p = grouped_conv_problem{}.batch(1).channels(64, 64).input_size({8, 8}).filter_size({3}).padding({1})
+                     .dtype(dtype::bf16).normalized();
+  grouped_conv_args a{in.data(), wei.data(), out.data()};
+  EXPECT_FALSE(kernels::cuda::implicit_gemm_fwd_reason(k, p, a, "sm90 conv", w).has_value());
+
+  grouped_conv_args shifted = a;
+  shifted.in = in.data() + 1;  // 2-byte aligned: the 16-byte gather cannot take it
+  const auto why = kernels::cuda::implicit_gemm_fwd_reason(k, p, shifted, "sm90 conv", w);
+  ASSERT_TRUE(why.has_value());
+  EXPECT_NE(why->find("sm90 conv: in, wei and out must be aligned to the kernel's vector widths (16, 16 and 2 bytes)"),
+            std::string::npos)
+      << *why;
+
+  const auto odd = grouped_conv_problem{}.batch(1).channels(60, 64).input_size({8, 8}).filter_size({3}).padding({1})
+                       .dtype(dtype::bf16).normalized();
+  const auto why_odd = kernels::cuda::implicit_gemm_fwd_reason(k, odd, a, "sm90 conv", w);
+  ASSERT_TRUE(why_odd.has_value());
+  EXPECT_NE(why_odd->find("C/G and K/G must be multiples of the input (8) and output (8) vectors"), std::string::npos)
+      << *why_odd;
+
+  grouped_conv_args no_output = a;
+  no_output.out = nullptr;
+  EXPECT_EQ(kernels::cuda::implicit_gemm_fwd_reason(k, p, no_output, "sm90 conv", w).value_or(""),
+            "a tensor pointer (in, wei or out) is null");
+}
+
+}  // namespace
+}  // namespace kdecl
