@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "kdecl/conv/conv_heuristic.hpp"
+#include "kdecl/conv/grouped_conv_name.hpp"
 #include "kdecl/dsl/dsl.hpp"
 #include "kdecl/kernels/conv/cuda/implicit_gemm_fwd_problem.hpp"
 
@@ -43,6 +44,10 @@ TEST(ConvSm90Rules, TheTmaPipelineBuildsForwardConvolutions) {
   EXPECT_TRUE(dsl::validate(k, arch_id::sm_90).ok()) << message_of(k);
   // Not on sm_80: its tables have no tma_wgmma pipeline at all.
   EXPECT_FALSE(dsl::validate(wgmma_key(), arch_id::sm_80).ok());
+  // Its registered name parses back to the key.
+  EXPECT_EQ(kernel_name(wgmma_key()),
+            "conv_fwd_2d_bf16_nhwgc_tma_wgmma_cshuffle_intrawave_128x128x64_8x1x1_16x128x16_s6_v8x8x8_sm_90");
+  EXPECT_EQ(parse_conv_name(kernel_name(wgmma_key())), wgmma_key());
 }
 
 TEST(ConvSm90Rules, RefusalsNameTheValueAndTheRule) {
