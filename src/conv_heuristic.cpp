@@ -146,7 +146,7 @@ double group_padding_factor(const grouped_conv_key& key, const grouped_conv_prob
 double estimate_microseconds(const grouped_conv_key& key, const grouped_conv_problem& p) {
   if (key.algo.pipe == pipeline::direct_conv) return direct_estimate_us(key, p);
   const kernel_profile kp = conv_kernel_profile(key);
-  return estimate_microseconds(kp, conv_problem_profile(key, p, kp.processors)) *
+  return estimate_microseconds(kp, conv_problem_profile(key, p, static_cast<int>(kp.processors))) *
          group_padding_factor(key, p);
 }
 
