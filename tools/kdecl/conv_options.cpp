@@ -117,7 +117,7 @@ void conv_options::add_to(CLI::App& app) {
   app.add_option("--problems", problems,
                  "CSV layer lists (benchmarks/shapes/conv_*.csv) instead of the size flags; direction, dtype and "
                  "layout apply to every layer");
-  app.add_option("--device", device, "host, cuda:N, auto (first GPU, else host), or an arch such as sm_90 "
+  app.add_option("--device", device, "host, cuda (the first GPU), cuda:N, auto (first GPU, else host), or an arch such as sm_90 "
                                      "(select only: what the dispatcher would pick there)")->capture_default_str();
 }
 

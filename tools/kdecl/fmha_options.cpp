@@ -49,7 +49,7 @@ void fmha_options::add_to(CLI::App& app, mode m) {
   app.add_flag("--sinks", sinks, "one learned logit per query head joins the softmax denominator");
   app.add_flag("--lse", lse, "write the log-sum-exp too");
   app.add_option("--varlen", varlen, "group mode: per-sequence lengths Q:KV,... (replaces --b, --sq, --skv)");
-  app.add_option("--device", device, "host, cuda:N, auto (first GPU, else host), or an arch such as sm_90 "
+  app.add_option("--device", device, "host, cuda (the first GPU), cuda:N, auto (first GPU, else host), or an arch such as sm_90 "
                                      "(select only)")->capture_default_str();
   if (run) {
     app.add_option("--kernel", kernel, "run this registered kernel instead of the dispatcher's choice");

@@ -73,7 +73,7 @@ void gemm_options::add_to(CLI::App& app, bool sizes_required) {
   app.add_flag("--preshuffle", preshuffle, "B is stored pre-shuffled (preshuffle variant)");
   app.add_option("--alpha", alpha, "C = alpha*A*B + beta*C")->capture_default_str();
   app.add_option("--beta", beta, "C = alpha*A*B + beta*C")->capture_default_str();
-  app.add_option("--device", device, "host, cuda:N, auto (first GPU, else host), or an arch such as sm_90 "
+  app.add_option("--device", device, "host, cuda (the first GPU), cuda:N, auto (first GPU, else host), or an arch such as sm_90 "
                                      "(select only: what the dispatcher would pick there)")->capture_default_str();
 }
 
@@ -127,10 +127,12 @@ device gemm_options::target() const {
   auto all = available_devices(&skipped);
   if (device == "auto") return all.size() > 1 ? all[1] : all[0];
   if (device == "host") return all[0];
-  if (device.rfind("cuda:", 0) == 0) {
-    const int ordinal = whole_int(device.substr(5)).value_or(-1);
+  // "cuda": the first CUDA device; "cuda:N": the one of ordinal N.
+  if (device == "cuda" || device.rfind("cuda:", 0) == 0) {
+    const bool first = device == "cuda";
+    const int ordinal = first ? 0 : whole_int(device.substr(5)).value_or(-1);
     for (const auto& d : all)
-      if (d.kind() == backend::cuda && d.ordinal == ordinal) return d;
+      if (d.kind() == backend::cuda && (first || d.ordinal == ordinal)) return d;
     std::string msg = fmt::format("--device {}: no such CUDA device in this build/machine ({} found)", device,
                                   all.size() - 1);
     for (const auto& s : skipped) msg += "; " + s;
@@ -139,7 +141,7 @@ device gemm_options::target() const {
   // An arch name is a device for offline selection: what the dispatcher would pick there.
   if (auto arch = parse<arch_id>(device); arch && *arch != arch_id::host)
     return kdecl::device{*arch, -1, fmt::format("{} (offline: selection only)", device)};
-  throw std::invalid_argument(fmt::format("--device '{}' is not host, cuda:N, auto or an arch name (sm_90, ...)", device));
+  throw std::invalid_argument(fmt::format("--device '{}' is not host, cuda, cuda:N, auto or an arch name (sm_90, ...)", device));
 }
 
 }  // namespace kdecl::cli
