@@ -29,10 +29,7 @@
 // Entry point: sm90::conv_fwd<K> with the conv_kernel contract (kernels/conv/conv_kernel.hpp).
 #pragma once
 
-#include <algorithm>
-#include <array>
 #include <cstdint>
-#include <mutex>
 #include <optional>
 #include <string>
 
@@ -367,11 +364,16 @@ struct conv_fwd {
     kp.wei_k = p.wei_strides.n;
 
     const auto st = static_cast<cudaStream_t>(stream);
-    if (shape.sched.splits > 1) {
-      cudaLaunchConfig_t launch = cluster_launch();
+    if (shape.sched.splits > 1) {  // the splits of a tile form a cluster
+      cudaLaunchConfig_t launch{};
       launch.gridDim = dim3(shape.grid);
+      launch.blockDim = dim3(cfg::threads);
+      launch.dynamicSmemBytes = cfg::smem_bytes;
       launch.stream = st;
-      cudaLaunchAttribute cluster = cluster_attribute(shape.sched.splits);
+      cudaLaunchAttribute cluster{};
+      cluster.id = cudaLaunchAttributeClusterDimension;
+      cluster.val.clusterDim.x = static_cast<unsigned>(shape.sched.splits);
+      cluster.val.clusterDim.y = cluster.val.clusterDim.z = 1;
       launch.attrs = &cluster;
       launch.numAttrs = 1;
       if (const cudaError_t err = cudaLaunchKernelEx(&launch, kernel, kp); err != cudaSuccess)
@@ -394,46 +396,11 @@ struct conv_fwd {
     return attr;
   }
 
-  static cudaLaunchAttribute cluster_attribute(int splits) {
-    cudaLaunchAttribute cluster{};
-    cluster.id = cudaLaunchAttributeClusterDimension;
-    cluster.val.clusterDim.x = static_cast<unsigned>(splits);
-    cluster.val.clusterDim.y = cluster.val.clusterDim.z = 1;
-    return cluster;
-  }
-  static cudaLaunchConfig_t cluster_launch() {
-    cudaLaunchConfig_t launch{};
-    launch.blockDim = dim3(cfg::threads);
-    launch.dynamicSmemBytes = cfg::smem_bytes;
-    return launch;
-  }
-
-  // Blocks of each cluster size that fit at once on the device, asked once per device
-  // (as the GEMM does for its own kernel, gemm_sm90.cuh).
+  // Blocks of each cluster size that fit at once on the device, asked once per device.
   static const cluster_capacity& cluster_capacity_of(const device_info& dev) {
-    static std::mutex guard;
-    static std::array<cluster_capacity, 64> cache{};
-    static std::array<bool, 64> known{};
-    std::lock_guard<std::mutex> lock(guard);
-    const int d = std::clamp(dev.ordinal, 0, 63);
-    if (!known[d]) {
-      prepare_kernel();
-      for (int splits = 2; splits <= max_cluster_splits; ++splits) {
-        cudaLaunchConfig_t launch = cluster_launch();
-        launch.gridDim = dim3(splits * std::max(dev.sm_count, 1));
-        cudaLaunchAttribute cluster = cluster_attribute(splits);
-        launch.attrs = &cluster;
-        launch.numAttrs = 1;
-        int clusters = 0;
-        if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &launch) != cudaSuccess) {
-          cudaGetLastError();
-          clusters = 0;
-        }
-        cache[d][splits] = clusters * splits;
-      }
-      known[d] = true;
-    }
-    return cache[d];
+    static cluster_capacity_table table;
+    prepare_kernel();
+    return table.of(reinterpret_cast<const void*>(kernel), cfg::threads, cfg::smem_bytes, dev);
   }
 };
 

@@ -12,7 +12,6 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
-#include <mutex>
 #include <optional>
 #include <string>
 
@@ -21,6 +20,7 @@
 #include "kdecl/core/status.hpp"
 #include "kdecl/gemm/gemm_key.hpp"
 #include "kdecl/gemm/gemm_problem.hpp"
+#include "kdecl/kernels/gemm/cuda/sm90/cluster_capacity.cuh"
 #include "kdecl/kernels/gemm/cuda/sm90/d_tiles.cuh"
 #include "kdecl/kernels/cuda/sm90/device_info.cuh"
 #include "kdecl/kernels/gemm/cuda/sm90/gemm_sm90_config.cuh"
@@ -38,10 +38,6 @@ struct launch_plan {
 };
 
 inline constexpr int min_k_blocks_per_split = 4;
-
-// How many blocks of cluster size s (index s, 2..max_cluster_splits) can be
-// resident at once; 0 where the cluster size cannot be launched at all.
-using cluster_capacity = std::array<int, max_cluster_splits + 1>;
 
 // `capacity` == nullptr: never split K. A multicast cluster (cluster_m or cluster_n = 2)
 // never splits K either: its grid is as many pairs of blocks as fit on the GPU at once.
@@ -177,33 +173,8 @@ struct gemm {
   // Blocks of each cluster size that fit at once on the device, asked once per device.
   static const cluster_capacity& cluster_capacity_of(const device_info& dev) {
     using cfg = sm90_config<K>;
-    static std::mutex guard;
-    static std::array<cluster_capacity, 64> cache{};
-    static std::array<bool, 64> known{};
-    std::lock_guard<std::mutex> lock(guard);
-    const int d = std::clamp(dev.ordinal, 0, 63);
-    if (!known[d]) {
-      for (int splits = 2; splits <= max_cluster_splits; ++splits) {
-        cudaLaunchConfig_t launch{};
-        launch.gridDim = dim3(splits * std::max(dev.sm_count, 1));
-        launch.blockDim = dim3(cfg::threads);
-        launch.dynamicSmemBytes = cfg::smem_bytes;
-        cudaLaunchAttribute cluster{};
-        cluster.id = cudaLaunchAttributeClusterDimension;
-        cluster.val.clusterDim.x = static_cast<unsigned>(splits);
-        cluster.val.clusterDim.y = cluster.val.clusterDim.z = 1;
-        launch.attrs = &cluster;
-        launch.numAttrs = 1;
-        int clusters = 0;
-        if (cudaOccupancyMaxActiveClusters(&clusters, gemm_sm90_kernel<cfg>, &launch) != cudaSuccess) {
-          cudaGetLastError();
-          clusters = 0;
-        }
-        cache[d][splits] = clusters * splits;
-      }
-      known[d] = true;
-    }
-    return cache[d];
+    static cluster_capacity_table table;
+    return table.of(reinterpret_cast<const void*>(gemm_sm90_kernel<cfg>), cfg::threads, cfg::smem_bytes, dev);
   }
 
   static constexpr std::int64_t elem_bytes(dtype d) { return bits_of(d) / 8; }
