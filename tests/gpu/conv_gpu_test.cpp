@@ -49,9 +49,9 @@ std::vector<grouped_conv_problem> odd_problems(int ndim) {
           P{}.batch(2).channels(256, 256).groups(32).input_size({14, 14}).filter_size({3}).padding({1}),      // G = 32
           P{}.batch(1).channels(64, 64).input_size({55, 57}).filter_size({3}).padding({1}),                   // odd sizes
           P{}.batch(3).channels(128, 256).input_size({28, 28}).filter_size({3}).stride({2}).padding({1}),
-          // Several tiles per block of a persistent kernel (396 128x128 tiles), a ragged N tile, taps
-          // that change inside a k-block (C/G = 16).
-          P{}.batch(4).channels(16, 320).input_size({64, 66}).filter_size({3}).padding({1}),
+          // Several tiles per block of a persistent kernel (198 tiles of 128x128 on 132 SMs), a ragged
+          // N tile, taps that change inside a k-block (C/G = 16).
+          P{}.batch(2).channels(16, 320).input_size({64, 66}).filter_size({3}).padding({1}),
       };
   }
 }
