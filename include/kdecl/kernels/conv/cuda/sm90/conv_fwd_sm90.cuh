@@ -209,7 +209,9 @@ __device__ __forceinline__ void conv_consume_tiles(const conv_fwd_sm90_params& p
     int previous_stage = -1;
     for (int kb = w.k_block_begin; kb < w.k_block_end; ++kb) {
       mbarrier_wait(&full[pos.stage], pos.phase);
-      fence_proxy_async_shared();  // the producer's cp.async wrote the stage through the generic proxy
+      // The producer fenced before it arrived; this second fence is how the kernel first passed on
+      // the GPU (2026-11-26) and is cheap. Whether it can go is for a timed run to say.
+      fence_proxy_async_shared();
       const std::uint32_t a_slot = a_ring + pos.stage * Cfg::a_stage_bytes;
       const std::uint32_t b_slot = b_ring + pos.stage * Cfg::b_stage_bytes;
 #pragma unroll
