@@ -1,23 +1,24 @@
 # Issue 6: a declaration that compiles with g++ compiles with every backend
-# compiler. Installs this build into a scratch prefix, then
-#  1. compiles the consumer's declaration files with each compiler present,
-#     syntax only and with the compilers' default limits (none of the
-#     -fconstexpr-* or max_cost flags kdecl's targets add): g++ and clang++
-#     instantiate the host kernels; hipcc and nvcc validate every target and
-#     expand their own (none: these sets are host and sm_90). nvcc checks issue
-#     6's sm_90 set through expansion_check.cpp (building its 5,432 kernels would
-#     take hours);
-#  2. builds and runs the consumer project (find_package(kdecl),
-#     kdecl_add_kernel_sets) with g++ for the host pass, nvcc for the cuda pass
-#     and hipcc for the hip pass, as many as this kdecl has;
-#  3. checks that naming a backend the project cannot build fails its
-#     configuration with the reason.
+# compiler. Three stages, each its own CTest case so that they run side by side
+# (tests/CMakeLists.txt; STAGE picks one):
+#  install  installs this build into a scratch prefix (the fixture the others need);
+#  syntax   compiles the consumer's declaration files with one compiler (COMPILER:
+#           cxx, clangxx, hipcc or nvcc), syntax only and with the compiler's default
+#           limits (none of the -fconstexpr-* or max_cost flags kdecl's targets add):
+#           g++ and clang++ instantiate the host kernels; hipcc and nvcc validate every
+#           target and expand their own (none: these sets are host and sm_90). nvcc
+#           checks issue 6's sm_90 set through expansion_check.cpp (building its 5,432
+#           kernels would take hours);
+#  project  builds and runs the consumer project (find_package(kdecl),
+#           kdecl_add_kernel_sets) with g++ for the host pass, nvcc for the cuda pass
+#           and hipcc for the hip pass, as many as this kdecl has, and checks that
+#           naming a backend the project cannot build fails its configuration with
+#           the reason.
 # Prints the wall time of each step.
-#   cmake -DBUILD_DIR=... -DSOURCE_DIR=... -DWORK_DIR=... -DGENERATOR=... -DCXX=...
-#         [-DCLANGXX=...] [-DNVCC=...] [-DHIPCC=...] -P consumer_scale_test.cmake
+#   cmake -DSTAGE=install|syntax|project [-DCOMPILER=...] -DBUILD_DIR=... -DSOURCE_DIR=...
+#         -DWORK_DIR=... -DGENERATOR=... -DCXX=... [-DCLANGXX=...] [-DNVCC=...] [-DHIPCC=...]
+#         -P consumer_scale_test.cmake
 cmake_minimum_required(VERSION 3.25)
-file(REMOVE_RECURSE "${WORK_DIR}")
-file(MAKE_DIRECTORY "${WORK_DIR}")
 set(consumer "${SOURCE_DIR}/tests/consumer")
 set(prefix "${WORK_DIR}/prefix")
 
@@ -39,7 +40,15 @@ function(run label)
   endif()
 endfunction()
 
-run("install" "${CMAKE_COMMAND}" --install "${BUILD_DIR}" --prefix "${prefix}")
+if(STAGE STREQUAL "install")
+  file(REMOVE_RECURSE "${WORK_DIR}")
+  file(MAKE_DIRECTORY "${WORK_DIR}")
+  run("install" "${CMAKE_COMMAND}" --install "${BUILD_DIR}" --prefix "${prefix}")
+  return()
+endif()
+if(NOT EXISTS "${prefix}/include/kdecl")
+  message(FATAL_ERROR "no installed kdecl in ${prefix}: the install stage runs first (CTest fixture)")
+endif()
 
 # ---- 1. syntax only, every compiler, default limits ---------------------------------
 set(includes "-I${prefix}/include" "-I${consumer}/include")
@@ -65,11 +74,18 @@ if(NVCC)
                    -c -o "${WORK_DIR}/nvcc_syntax.o")
   set(nvcc_files wide_host.cpp issue_fp32_crr.cpp expansion_check.cpp library_kernels.cpp)
 endif()
-foreach(compiler IN LISTS compilers)
-  foreach(file IN LISTS ${compiler}_files)
-    run("syntax ${compiler} ${file}" ${${compiler}_command} "${consumer}/${file}")
+if(STAGE STREQUAL "syntax")
+  if(NOT COMPILER IN_LIST compilers)
+    message(FATAL_ERROR "COMPILER '${COMPILER}' is not one this build found (${compilers})")
+  endif()
+  foreach(file IN LISTS ${COMPILER}_files)
+    run("syntax ${COMPILER} ${file}" ${${COMPILER}_command} "${consumer}/${file}")
   endforeach()
-endforeach()
+  return()
+endif()
+if(NOT STAGE STREQUAL "project")
+  message(FATAL_ERROR "STAGE '${STAGE}' is not install, syntax or project")
+endif()
 
 # ---- 2. the consumer project: g++, nvcc, hipcc, every backend this kdecl has ----------
 set(backends host)
@@ -83,9 +99,11 @@ if(HIPCC)
 endif()
 # Unoptimised (build type None): the test is about compiling declarations at scale.
 set(common -G "${GENERATOR}" "-DCMAKE_PREFIX_PATH=${prefix}" -DCMAKE_BUILD_TYPE=None "-DCMAKE_CXX_COMPILER=${CXX}")
+file(REMOVE_RECURSE "${WORK_DIR}/build" "${WORK_DIR}/refused")
 run("configure (BACKENDS ${backends})" "${CMAKE_COMMAND}" -S "${consumer}" -B "${WORK_DIR}/build" ${common} ${cuda_flag}
     "-DCONSUMER_BACKENDS=${backends}")
-run("build (BACKENDS ${backends})" "${CMAKE_COMMAND}" --build "${WORK_DIR}/build" -j 2)
+cmake_host_system_information(RESULT cores QUERY NUMBER_OF_LOGICAL_CORES)
+run("build (BACKENDS ${backends})" "${CMAKE_COMMAND}" --build "${WORK_DIR}/build" -j ${cores})
 run("run consumer_scale" "${WORK_DIR}/build/consumer_scale")
 
 # ---- 3. a backend the project cannot build is refused, with the reason -----------------
