@@ -321,16 +321,14 @@ struct conv_fwd {
                        cfg::split_k_fits ? &cluster_capacity_of(dev) : nullptr);
   }
 
+  // From the per-device facts the GEMM caches (device_info.cuh), not three driver queries per run.
   static std::optional<std::string> device_reason() {
-    int dev = 0, major = 0, minor = 0, smem_optin = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess) return "no CUDA device";
-    cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
-    cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
-    cudaDeviceGetAttribute(&smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
-    if (major != 9 || minor != 0) return "sm90 conv needs an sm_90 device (wgmma is sm_90a code)";
-    if (cfg::smem_bytes > smem_optin)
+    const device_info dev = current_device_info();
+    if (dev.ordinal < 0) return "no CUDA device";
+    if (dev.cc_major != 9 || dev.cc_minor != 0) return "sm90 conv needs an sm_90 device (wgmma is sm_90a code)";
+    if (cfg::smem_bytes > dev.max_smem_optin)
       return "needs " + std::to_string(cfg::smem_bytes) + " bytes of shared memory, the device allows " +
-             std::to_string(smem_optin);
+             std::to_string(dev.max_smem_optin);
     return std::nullopt;
   }
 
