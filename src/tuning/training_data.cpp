@@ -154,13 +154,14 @@ ranking_group ranking_group_of(const measured_problem& p) {
 std::string family_of(const std::string& model) {
   std::string lower;
   for (char c : model) lower += char(std::tolower(static_cast<unsigned char>(c)));
+  // First match wins: the convolutional networks (benchmarks/shapes/conv_*.csv) come first, since
+  // "resnet50" holds "t5".
   static const std::pair<const char*, const char*> families[] = {
+      {"resnext", "ResNeXt"}, {"resnet", "ResNet"}, {"mobilenet", "MobileNet"}, {"efficientnet", "EfficientNet"},
+      {"convnext", "ConvNeXt"}, {"r3d", "R3D"}, {"unet", "UNet"},
       {"llama", "Llama"}, {"gemma", "Gemma"}, {"qwen", "Qwen"}, {"mistral", "Mistral"}, {"mixtral", "Mistral"},
       {"phi", "Phi"}, {"bert", "BERT"}, {"gpt", "GPT"}, {"t5", "T5"}, {"vit", "ViT"}, {"falcon", "Falcon"},
-      {"deepseek", "DeepSeek"},
-      // Convolutional networks (benchmarks/shapes/conv_*.csv).
-      {"resnext", "ResNeXt"}, {"resnet", "ResNet"}, {"mobilenet", "MobileNet"}, {"efficientnet", "EfficientNet"},
-      {"convnext", "ConvNeXt"}, {"r3d", "R3D"}, {"unet", "UNet"}};
+      {"deepseek", "DeepSeek"}};
   for (const auto& [needle, name] : families)
     if (lower.find(needle) != std::string::npos) return name;
   auto dash = model.find('-');

@@ -451,6 +451,8 @@ TEST(Features, SizesWasteAndWaves) {
   EXPECT_FLOAT_EQ(at("c_alignment"), 2.0f);
   EXPECT_EQ(family_of("Llama-3-70B"), "Llama");
   EXPECT_EQ(family_of("Flan-T5-XL"), "T5");
+  EXPECT_EQ(family_of("resnet50"), "ResNet");  // not "T5", which it holds
+  EXPECT_EQ(family_of("resnext50_32x4d"), "ResNeXt");
   EXPECT_EQ(family_of("ViT-B/16"), "ViT");
 }
 
