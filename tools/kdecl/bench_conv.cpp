@@ -101,9 +101,13 @@ json bench_one(const conv_dispatcher& disp, const grouped_conv_problem& p, const
         auto dnn = std::make_shared<cudnn_conv>(bd.dev, p, ops.args(0));
         r["cudnn_version"] = cudnn_conv::version();
         const auto result = p.result();
-        return {[dnn, &ops](int i) { dnn->run(ops.args(std::size_t(i))); },
-                json{{"algorithm", dnn->algorithm()}, {"workspace_bytes", dnn->workspace_bytes()},
-                     {"find_ms", dnn->find_ms()}},
+        const auto& c = dnn->choice();
+        json how{{"algorithm", dnn->algorithm()}, {"workspace_bytes", dnn->workspace_bytes()},
+                 {"find_ms", dnn->find_ms()}, {"legacy_algorithm", c.legacy_algorithm}, {"legacy_ms", c.legacy_ms}};
+        if (!c.graph_plan.empty())
+          how.update({{"graph_plan", c.graph_plan}, {"graph_plans", c.graph_plans}, {"graph_ms", c.graph_ms}});
+        if (!c.graph_error.empty()) how["graph_error"] = c.graph_error;
+        return {[dnn, &ops](int i) { dnn->run(ops.args(std::size_t(i))); }, std::move(how),
                 &ops.sets.front()[std::size_t(result)], p.dtype_of(result), std::size_t(p.span(result))};
 #else
         (void)ops;
@@ -164,8 +168,9 @@ int bench_conv(const bench_conv_options& o) {
   spec.default_stem = fmt::format("conv_{}_{}{}", to_string(p0.in_type), to_string(p0.layout_or_default()),
                                   dirs.size() == 1 ? "_" + std::string(to_string(dirs.front())) : "");
   spec.inputs = "random inputs in [-1, 1] (tensors over 16 Mi elements repeat a random block of that size); "
-                "rotating operand sets > 2x L2; cuDNN's algorithm from cudnnFind*AlgorithmEx on the same buffers "
-                "(not timed), its workspace allocated";
+                "rotating operand sets > 2x L2; cuDNN: the faster of the legacy API's algorithm from "
+                "cudnnFind*AlgorithmEx and the graph API's best plan (cudnn-frontend, every plan of heuristics A and "
+                "FALLBACK autotuned), both found on the same buffers (not timed), its workspace allocated";
   spec.target = dev;
   spec.device_flag = o.shape.device;
 #if KDECL_WITH_CUDNN

@@ -10,6 +10,9 @@
 
 #include "cudnn_handle.hpp"
 #include "kdecl/runtime/buffer.hpp"
+#if KDECL_WITH_CUDNN_FRONTEND
+#include "cudnn_conv_graph.hpp"
+#endif
 
 namespace kdecl::cli {
 namespace {
@@ -58,6 +61,31 @@ constexpr std::array<const char*, 6> bwd_data_names{"ALGO_0", "ALGO_1", "FFT", "
 constexpr std::array<const char*, 7> bwd_filter_names{"ALGO_0", "ALGO_1", "FFT", "ALGO_3", "WINOGRAD_NONFUSED",
                                                       "FFT_TILING", "WINOGRAD"};
 
+// The median of 7 timed launches after 2 untimed ones (CUDA events, default stream): how the
+// legacy algorithm and the graph plan are compared before the bench times the faster.
+template <class Launch>
+double median_ms(Launch&& launch) {
+  cudaEvent_t start = nullptr, stop = nullptr;
+  cudaEventCreate(&start);
+  cudaEventCreate(&stop);
+  launch();
+  launch();
+  std::vector<float> ms;
+  for (int i = 0; i < 7; ++i) {
+    cudaEventRecord(start);
+    launch();
+    cudaEventRecord(stop);
+    cudaEventSynchronize(stop);
+    float t = 0;
+    cudaEventElapsedTime(&t, start, stop);
+    ms.push_back(t);
+  }
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  std::nth_element(ms.begin(), ms.begin() + 3, ms.end());
+  return ms[3];
+}
+
 template <std::size_t N>
 std::string name_of(const std::array<const char*, N>& names, int algo) {
   return algo >= 0 && std::size_t(algo) < N ? names[std::size_t(algo)] : fmt::format("algo {}", algo);
@@ -77,6 +105,12 @@ struct cudnn_conv::impl {
   std::string algorithm;
   double find_ms = 0;
   buffer workspace;
+  cudnn_conv_choice choice;
+#if KDECL_WITH_CUDNN_FRONTEND
+  std::unique_ptr<cudnn_conv_graph> graph;  // set when its plan is the faster
+#endif
+
+  void run_legacy(const grouped_conv_args& a);
 
   ~impl() {
     if (x) cudnnDestroyTensorDescriptor(x);
@@ -166,7 +200,10 @@ cudnn_conv::cudnn_conv(const device& dev, const grouped_conv_problem& p, const g
       m.fwd_algo = perf[0].algo;
       m.algorithm = name_of(fwd_names, int(perf[0].algo));
       m.find_ms = perf[0].time;
-      m.workspace = buffer(dev, std::max<std::size_t>(perf[0].memory, 1));
+      std::size_t need = 0;  // some engines ask run() for more than their find record says
+      cudnn_check(cudnnGetConvolutionForwardWorkspaceSize(m.handle, m.x, m.w, m.conv, m.y, m.fwd_algo, &need),
+                  "forward workspace size");
+      m.workspace = buffer(dev, std::max<std::size_t>({perf[0].memory, need, 1}));
       break;
     }
     case conv_direction::bwd_data: {
@@ -181,7 +218,10 @@ cudnn_conv::cudnn_conv(const device& dev, const grouped_conv_problem& p, const g
       m.bwd_data_algo = perf[0].algo;
       m.algorithm = name_of(bwd_data_names, int(perf[0].algo));
       m.find_ms = perf[0].time;
-      m.workspace = buffer(dev, std::max<std::size_t>(perf[0].memory, 1));
+      std::size_t need = 0;
+      cudnn_check(cudnnGetConvolutionBackwardDataWorkspaceSize(m.handle, m.w, m.y, m.conv, m.x, m.bwd_data_algo, &need),
+                  "backward-data workspace size");
+      m.workspace = buffer(dev, std::max<std::size_t>({perf[0].memory, need, 1}));
       break;
     }
     case conv_direction::bwd_weight: {
@@ -196,16 +236,52 @@ cudnn_conv::cudnn_conv(const device& dev, const grouped_conv_problem& p, const g
       m.bwd_filter_algo = perf[0].algo;
       m.algorithm = name_of(bwd_filter_names, int(perf[0].algo));
       m.find_ms = perf[0].time;
-      m.workspace = buffer(dev, std::max<std::size_t>(perf[0].memory, 1));
+      std::size_t need = 0;
+      cudnn_check(cudnnGetConvolutionBackwardFilterWorkspaceSize(m.handle, m.x, m.y, m.conv, m.w, m.bwd_filter_algo,
+                                                                 &need),
+                  "backward-filter workspace size");
+      m.workspace = buffer(dev, std::max<std::size_t>({perf[0].memory, need, 1}));
       break;
     }
   }
+  m.choice.legacy_algorithm = m.algorithm;
+  m.choice.legacy_ms = median_ms([&] { m.run_legacy(args); });
+
+#if KDECL_WITH_CUDNN_FRONTEND
+  // The graph API's engines, autotuned on the same buffers; the faster of the two is what gets timed.
+  if (auto why = cudnn_conv_graph::unsupported(p)) {
+    m.choice.graph_error = *why;
+  } else {
+    try {
+      auto graph = std::make_unique<cudnn_conv_graph>(dev, p, args);
+      m.choice.graph_plan = graph->plan();
+      m.choice.graph_plans = graph->plans_timed();
+      m.choice.graph_ms = median_ms([&] { graph->run(args); });
+      if (m.choice.graph_ms < m.choice.legacy_ms) {
+        m.graph = std::move(graph);
+        m.choice.graph_chosen = true;
+        m.algorithm = "graph " + m.choice.graph_plan;
+      }
+    } catch (const std::exception& e) {
+      m.choice.graph_error = e.what();
+    }
+  }
+#else
+  m.choice.graph_error = "this kdecl was built without cudnn-frontend";
+#endif
 }
 
 cudnn_conv::~cudnn_conv() = default;
 
 void cudnn_conv::run(const grouped_conv_args& a) {
-  auto& m = *impl_;
+#if KDECL_WITH_CUDNN_FRONTEND
+  if (impl_->graph) return impl_->graph->run(a);
+#endif
+  impl_->run_legacy(a);
+}
+
+void cudnn_conv::impl::run_legacy(const grouped_conv_args& a) {
+  auto& m = *this;
   const float one = 1.0f, zero = 0.0f;
   switch (m.p.dir) {
     case conv_direction::fwd:
@@ -227,7 +303,13 @@ void cudnn_conv::run(const grouped_conv_args& a) {
 }
 
 const std::string& cudnn_conv::algorithm() const { return impl_->algorithm; }
-std::size_t cudnn_conv::workspace_bytes() const { return impl_->workspace.size(); }
+std::size_t cudnn_conv::workspace_bytes() const {
+#if KDECL_WITH_CUDNN_FRONTEND
+  if (impl_->graph) return impl_->graph->workspace_bytes();
+#endif
+  return impl_->workspace.size();
+}
+const cudnn_conv_choice& cudnn_conv::choice() const { return impl_->choice; }
 double cudnn_conv::find_ms() const { return impl_->find_ms; }
 std::string cudnn_conv::version() { return cudnn_version_string(); }
 

@@ -8,9 +8,11 @@
 // Channels-last activations (N [D] H W (G C)) are cuDNN's NHWC tensors with the
 // groups inside the channel dimension, grouped through cudnnSetConvolutionGroupCount;
 // kdecl's G K [Z] Y X C weights are cuDNN's NHWC (KRSC) filters with K = G K/G.
-// The algorithm is cuDNN's fastest for the problem, found once with
-// cudnnFind*AlgorithmEx on the bench's own buffers (not timed), with the
-// workspace it needs allocated.
+// The algorithm is cuDNN's fastest for the problem: the legacy API's, found once
+// with cudnnFind*AlgorithmEx on the bench's own buffers, with the workspace it
+// needs allocated; and, where cudnn-frontend is built in, the graph API's best
+// autotuned plan (cudnn_conv_graph.hpp), which reaches engines the legacy find
+// does not. Both are timed (median of 7) and the faster is the one run().
 #pragma once
 
 #include <cstddef>
@@ -23,14 +25,25 @@
 
 namespace kdecl::cli {
 
+// How the baseline was chosen: the legacy find's algorithm and the graph API's plan, each timed.
+struct cudnn_conv_choice {
+  std::string legacy_algorithm;
+  double legacy_ms = -1;
+  std::string graph_plan;   // empty when the graph path was not tried or failed (graph_error says why)
+  int graph_plans = 0;      // plans built and autotuned
+  double graph_ms = -1;
+  std::string graph_error;
+  bool graph_chosen = false;
+};
+
 class cudnn_conv {
  public:
   // Why cuDNN cannot express the (normalized, valid) problem, or empty: asymmetric
   // padding, a G-major layout, strides cuDNN's descriptors cannot hold.
   static std::optional<std::string> unsupported(const grouped_conv_problem& normalized);
 
-  // Finds cuDNN's fastest algorithm on these buffers (it may write the direction's
-  // result) and allocates its workspace on `dev`. Throws std::runtime_error with
+  // Finds cuDNN's fastest algorithm and graph plan on these buffers (they may write the
+  // direction's result), times both, and allocates the faster one's workspace on `dev`. Throws std::runtime_error with
   // cuDNN's message when cuDNN refuses the problem or fails.
   cudnn_conv(const device& dev, const grouped_conv_problem& normalized, const grouped_conv_args& args);
   ~cudnn_conv();
@@ -40,8 +53,9 @@ class cudnn_conv {
   // Queues the convolution on the default stream. Throws on a cuDNN error.
   void run(const grouped_conv_args& args);
 
-  // e.g. "IMPLICIT_PRECOMP_GEMM".
+  // e.g. "IMPLICIT_PRECOMP_GEMM", or "graph <engine name>" when the graph API's plan won.
   const std::string& algorithm() const;
+  const cudnn_conv_choice& choice() const;
   std::size_t workspace_bytes() const;
   // What cuDNN's find measured for the chosen algorithm (milliseconds).
   double find_ms() const;

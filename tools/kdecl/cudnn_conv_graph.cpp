@@ -1,0 +1,162 @@
+#include "cudnn_conv_graph.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <unordered_map>
+#include <vector>
+
+#include <cudnn_frontend.h>
+#include <fmt/format.h>
+
+#include "cudnn_handle.hpp"
+#include "kdecl/runtime/buffer.hpp"
+
+namespace kdecl::cli {
+namespace {
+
+namespace fe = cudnn_frontend;
+
+enum uid : std::int64_t { x_uid = 1, w_uid, y_uid };
+
+void fe_check(fe::error_t e, const char* what) {
+  if (e.is_bad()) throw std::runtime_error(fmt::format("cuDNN graph convolution {}: {}", what, e.get_message()));
+}
+
+// The spatial slots cuDNN sees (as cudnn_conv.cpp): H and W for 1-D (H = 1) and 2-D, D, H and W for 3-D.
+std::vector<int> slots_of(const grouped_conv_problem& p) {
+  return p.ndim() == 3 ? std::vector<int>{0, 1, 2} : std::vector<int>{1, 2};
+}
+
+struct shape {
+  std::vector<std::int64_t> dims, strides;
+};
+
+// An activation (input with C channels, output with K) as N C [D] H W with the problem's strides.
+shape activation(const grouped_conv_problem& p, conv_tensor t) {
+  const auto& s = p.strides_of(t);
+  const bool in = t == conv_tensor::input;
+  shape a{{p.n, in ? p.c : p.k}, {s.n, s.c}};
+  for (int slot : slots_of(p)) {
+    a.dims.push_back(in ? p.input_dims[slot] : p.output_dim(slot));
+    a.strides.push_back(s.spatial[std::size_t(slot)]);
+  }
+  return a;
+}
+
+// The filter, K x C/G x [Z] Y X, packed K [Z] Y X C/G (kdecl's G K [Z] Y X C with K = G K/G).
+shape filter(const grouped_conv_problem& p) {
+  shape f{{p.k, p.c_per_group()}, {}};
+  for (int slot : slots_of(p)) f.dims.push_back(p.filter_dims[slot]);
+  f.strides.resize(f.dims.size());
+  std::int64_t inner = p.c_per_group();  // the stride of the innermost spatial dimension
+  f.strides[1] = 1;
+  for (std::size_t i = f.dims.size(); i-- > 2;) {
+    f.strides[i] = inner;
+    inner *= f.dims[i];
+  }
+  f.strides[0] = inner;
+  return f;
+}
+
+std::shared_ptr<fe::graph::Tensor_attributes> tensor(fe::graph::Graph& g, const shape& s, std::int64_t id,
+                                                    const char* name) {
+  return g.tensor(fe::graph::Tensor_attributes().set_name(name).set_uid(id).set_dim(s.dims).set_stride(s.strides));
+}
+
+template <class Attributes>
+Attributes geometry(const grouped_conv_problem& p) {
+  std::vector<std::int64_t> pre, post, stride, dilation;
+  for (int slot : slots_of(p)) {
+    pre.push_back(p.pad_left_dims[slot]);
+    post.push_back(p.pad_right_dims[slot]);
+    stride.push_back(p.stride_dims[slot]);
+    dilation.push_back(p.dilation_dims[slot]);
+  }
+  Attributes a;
+  a.set_pre_padding(pre).set_post_padding(post).set_stride(stride).set_dilation(dilation);
+  return a;
+}
+
+}  // namespace
+
+struct cudnn_conv_graph::impl {
+  cudnnHandle_t handle = nullptr;
+  std::shared_ptr<fe::graph::Graph> graph;
+  std::string plan;
+  int plans = 0;
+  buffer workspace;
+};
+
+std::optional<std::string> cudnn_conv_graph::unsupported(const grouped_conv_problem& p) {
+  if (p.in_type != dtype::fp16 && p.in_type != dtype::bf16)
+    return fmt::format("the graph path takes fp16 and bf16 ({} stays on the legacy API)", to_string(p.in_type));
+  return std::nullopt;
+}
+
+cudnn_conv_graph::cudnn_conv_graph(const device& dev, const grouped_conv_problem& p, const grouped_conv_args& args)
+    : impl_(std::make_unique<impl>()) {
+  if (auto why = unsupported(p)) throw std::runtime_error(*why);
+  auto& m = *impl_;
+  m.handle = cudnn_handle();
+  m.graph = std::make_shared<fe::graph::Graph>();
+  auto& g = *m.graph;
+  g.set_io_data_type(p.in_type == dtype::bf16 ? fe::DataType_t::BFLOAT16 : fe::DataType_t::HALF)
+      .set_intermediate_data_type(fe::DataType_t::FLOAT)
+      .set_compute_data_type(fe::DataType_t::FLOAT);
+  const shape in = activation(p, conv_tensor::input), out = activation(p, conv_tensor::output), wei = filter(p);
+  std::shared_ptr<fe::graph::Tensor_attributes> result;
+  const shape* result_shape = nullptr;
+  switch (p.dir) {
+    case conv_direction::fwd:
+      result = g.conv_fprop(tensor(g, in, x_uid, "x"), tensor(g, wei, w_uid, "w"),
+                            geometry<fe::graph::Conv_fprop_attributes>(p).set_name("fprop"));
+      result->set_uid(y_uid);
+      result_shape = &out;
+      break;
+    case conv_direction::bwd_data:
+      result = g.conv_dgrad(tensor(g, out, y_uid, "dy"), tensor(g, wei, w_uid, "w"),
+                            geometry<fe::graph::Conv_dgrad_attributes>(p).set_name("dgrad"));
+      result->set_uid(x_uid);
+      result_shape = &in;
+      break;
+    case conv_direction::bwd_weight:
+      result = g.conv_wgrad(tensor(g, out, y_uid, "dy"), tensor(g, in, x_uid, "x"),
+                            geometry<fe::graph::Conv_wgrad_attributes>(p).set_name("wgrad"));
+      result->set_uid(w_uid);
+      result_shape = &wei;
+      break;
+  }
+  result->set_output(true).set_dim(result_shape->dims).set_stride(result_shape->strides);
+  fe_check(g.validate(), "validate");
+  fe_check(g.build_operation_graph(m.handle), "build the operation graph");
+  fe_check(g.create_execution_plans({fe::HeurMode_t::A, fe::HeurMode_t::FALLBACK}), "create execution plans");
+  fe_check(g.check_support(m.handle), "check support");
+  fe_check(g.build_plans(fe::BuildPlanPolicy_t::ALL), "build plans");
+  m.plans = int(g.get_execution_plan_count());
+
+  std::unordered_map<std::int64_t, void*> pack{{x_uid, const_cast<void*>(args.in)},
+                                               {w_uid, const_cast<void*>(args.wei)},
+                                               {y_uid, args.out}};
+  buffer tune_ws(dev, std::size_t(std::max<std::int64_t>(g.get_autotune_workspace_size(), 1)));
+  fe_check(g.autotune(m.handle, pack, tune_ws.data()), "autotune");
+  std::int64_t ws = 0;
+  fe_check(g.get_workspace_size(ws), "workspace size");
+  m.workspace = buffer(dev, std::size_t(std::max<std::int64_t>(ws, 1)));
+  if (g.get_plan_name(m.plan).is_bad()) m.plan = "(unnamed)";
+}
+
+cudnn_conv_graph::~cudnn_conv_graph() = default;
+
+void cudnn_conv_graph::run(const grouped_conv_args& a) {
+  auto& m = *impl_;
+  std::unordered_map<std::int64_t, void*> pack{{x_uid, const_cast<void*>(a.in)},
+                                               {w_uid, const_cast<void*>(a.wei)},
+                                               {y_uid, a.out}};
+  fe_check(m.graph->execute(m.handle, pack, m.workspace.data()), "execute");
+}
+
+const std::string& cudnn_conv_graph::plan() const { return impl_->plan; }
+std::size_t cudnn_conv_graph::workspace_bytes() const { return impl_->workspace.size(); }
+int cudnn_conv_graph::plans_timed() const { return impl_->plans; }
+
+}  // namespace kdecl::cli
