@@ -11,6 +11,7 @@
 
 #include "kdecl/conv/conv_dispatcher.hpp"
 #include "kdecl/runtime/conv_check.hpp"
+#include "conv_odd_problems.hpp"
 
 namespace kdecl {
 namespace {
@@ -29,33 +30,6 @@ std::vector<std::shared_ptr<const conv_instance>> conv_kernels_for(arch_id arch)
   return out;
 }
 
-// Forward problems of each rank (signature fields are set from the kernel under test).
-std::vector<grouped_conv_problem> odd_problems(int ndim) {
-  using P = grouped_conv_problem;
-  switch (ndim) {
-    case 1:
-      return {P{}.batch(2).channels(16, 32).input_size({101}).filter_size({5}).stride({2}).dilation({3}).padding({4}),
-              P{}.batch(3).channels(8, 8).groups(2).input_size({33}).filter_size({3}).padding({0}, {2})};
-    case 3:
-      return {P{}.batch(1).channels(8, 16).input_size({5, 9, 9}).filter_size({3}).stride({1, 2, 2}).padding({1}),
-              P{}.batch(3).channels(16, 16).groups(2).input_size({4, 7, 6}).filter_size({3, 1, 3}).padding({1, 0, 1})};
-    default:
-      return {
-          P{}.batch(1).channels(4, 64).input_size({37, 41}).filter_size({7}).stride({2}).padding({3}),       // stem
-          P{}.batch(3).channels(8, 24).input_size({17, 13}).filter_size({3}).dilation({2}).padding({2}),     // dilation 2
-          P{}.batch(2).channels(16, 32).input_size({15, 12}).filter_size({3}).stride({2}).padding({0, 1}, {1, 2}),
-          P{}.batch(3).channels(64, 128).input_size({14, 14}).filter_size({1}).stride({2}),                  // 1x1 s2
-          P{}.batch(1).channels(32, 48).groups(2).input_size({9, 11}).filter_size({3}).padding({1}),          // G = 2
-          P{}.batch(2).channels(256, 256).groups(32).input_size({14, 14}).filter_size({3}).padding({1}),      // G = 32
-          P{}.batch(1).channels(64, 64).input_size({55, 57}).filter_size({3}).padding({1}),                   // odd sizes
-          P{}.batch(3).channels(128, 256).input_size({28, 28}).filter_size({3}).stride({2}).padding({1}),
-          // Several tiles per block of a persistent kernel (198 tiles of 128x128 on 132 SMs), a ragged
-          // N tile, taps that change inside a k-block (C/G = 16).
-          P{}.batch(2).channels(16, 320).input_size({64, 66}).filter_size({3}).padding({1}),
-      };
-  }
-}
-
 TEST(ConvGpuInstances, MatchTheHostReference) {
   auto dev = cuda_device();
   if (!dev) GTEST_SKIP() << "no CUDA device";
@@ -63,8 +37,8 @@ TEST(ConvGpuInstances, MatchTheHostReference) {
   int checked = 0, refused = 0, kernels = 0;
   for (const auto& k : conv_kernels_for(dev->arch)) {
     ++kernels;
-    int seed = 0;
-    for (auto p : odd_problems(k->key().sig.ndim)) {
+    int seed = 0, checked_here = 0;
+    for (auto p : conv_test::odd_problems(k->key().sig.ndim)) {
       const auto& s = k->key().sig;
       p.direction(s.dir).dtypes(s.in, s.wei, s.out).layout(s.lay);
       if (conv_rejection(*k, p.normalized(), nullptr)) {
@@ -75,10 +49,14 @@ TEST(ConvGpuInstances, MatchTheHostReference) {
         auto r = run_and_check(dispatcher, p, k->name(), 200 + seed++);
         EXPECT_TRUE(r.passed) << k->name() << " on " << p.describe() << ": error " << r.error << " > " << r.tolerance;
         ++checked;
+        ++checked_here;
       } catch (const std::exception& e) {
         ADD_FAILURE() << k->name() << " on " << p.describe() << ": " << e.what();
       }
     }
+    // The forward implicit GEMMs have no other GPU test: each must have run here
+    // (ShippedConvInstances.EveryForwardImplicitGemmTakesAGpuTestProblem checks the same offline).
+    if (conv_test::is_forward_implicit_gemm(*k)) EXPECT_GT(checked_here, 0) << k->name() << " ran no problem";
   }
   std::printf("%d convolution kernels for %s: %d runs checked, %d (kernel, problem) pairs refused at selection\n",
               kernels, std::string(to_string(dev->arch)).c_str(), checked, refused);

@@ -8,6 +8,8 @@
 #include "kdecl/dsl/dsl.hpp"
 #include "kdecl/runtime/conv_check.hpp"
 
+#include "../gpu/conv_odd_problems.hpp"
+
 namespace kdecl {
 namespace {
 
@@ -130,6 +132,26 @@ TEST(ShippedConvInstances, BackwardGpuKernelsArePlannedOffline) {
   EXPECT_FALSE(sel);
   EXPECT_NE(sel.explain().find("channels per group is not a multiple of the kernel's"), std::string::npos)
       << sel.explain();
+}
+
+// Every forward implicit-GEMM kernel built for a GPU (cp_async, tma_wgmma) accepts at least one of the
+// problems its only GPU test runs (ConvGpuInstances.MatchTheHostReference), so none ships untested.
+TEST(ShippedConvInstances, EveryForwardImplicitGemmTakesAGpuTestProblem) {
+  int kernels = 0;
+  for (const auto& k : conv_kernels()) {
+    if (k->arch() == arch_id::host || !conv_test::is_forward_implicit_gemm(*k)) continue;
+    ++kernels;
+    int taken = 0;
+    std::string reasons;
+    for (auto p : conv_test::odd_problems(k->key().sig.ndim)) {
+      const auto& s = k->key().sig;
+      p.direction(s.dir).dtypes(s.in, s.wei, s.out).layout(s.lay);
+      if (auto why = conv_rejection(*k, p.normalized(), nullptr)) reasons += "\n  " + p.describe() + ": " + *why;
+      else ++taken;
+    }
+    EXPECT_GT(taken, 0) << k->name() << " takes none of the GPU test's problems:" << reasons;
+  }
+  if (kernels == 0) GTEST_SKIP() << "no GPU convolution kernels in this build";
 }
 
 }  // namespace

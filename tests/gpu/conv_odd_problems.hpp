@@ -1,0 +1,48 @@
+// The odd forward problems the GPU test runs every convolution kernel on (tests/gpu/conv_gpu_test.cpp),
+// shared with the host test that checks offline that each forward implicit-GEMM kernel accepts one of
+// them (tests/unit/shipped_conv_instances_test.cpp): a kernel no problem reaches would go untested.
+#pragma once
+
+#include <vector>
+
+#include "kdecl/registry/conv_instance.hpp"
+#include "kdecl/conv/grouped_conv_problem.hpp"
+
+namespace kdecl::conv_test {
+
+// Forward problems of each rank (signature fields are set from the kernel under test).
+inline std::vector<grouped_conv_problem> odd_problems(int ndim) {
+  using P = grouped_conv_problem;
+  switch (ndim) {
+    case 1:
+      return {P{}.batch(2).channels(16, 32).input_size({101}).filter_size({5}).stride({2}).dilation({3}).padding({4}),
+              P{}.batch(3).channels(8, 8).groups(2).input_size({33}).filter_size({3}).padding({0}, {2})};
+    case 3:
+      return {P{}.batch(1).channels(8, 16).input_size({5, 9, 9}).filter_size({3}).stride({1, 2, 2}).padding({1}),
+              P{}.batch(3).channels(16, 16).groups(2).input_size({4, 7, 6}).filter_size({3, 1, 3}).padding({1, 0, 1})};
+    default:
+      return {
+          P{}.batch(1).channels(4, 64).input_size({37, 41}).filter_size({7}).stride({2}).padding({3}),       // stem
+          P{}.batch(3).channels(8, 24).input_size({17, 13}).filter_size({3}).dilation({2}).padding({2}),     // dilation 2
+          P{}.batch(2).channels(16, 32).input_size({15, 12}).filter_size({3}).stride({2}).padding({0, 1}, {1, 2}),
+          P{}.batch(3).channels(64, 128).input_size({14, 14}).filter_size({1}).stride({2}),                  // 1x1 s2
+          P{}.batch(1).channels(32, 48).groups(2).input_size({9, 11}).filter_size({3}).padding({1}),          // G = 2
+          P{}.batch(2).channels(256, 256).groups(32).input_size({14, 14}).filter_size({3}).padding({1}),      // G = 32
+          P{}.batch(1).channels(64, 64).input_size({55, 57}).filter_size({3}).padding({1}),                   // odd sizes
+          P{}.batch(3).channels(128, 256).input_size({28, 28}).filter_size({3}).stride({2}).padding({1}),
+          // Several tiles per block of a persistent kernel (198 tiles of 128x128 on 132 SMs), a ragged
+          // N tile, taps that change inside a k-block (C/G = 16).
+          P{}.batch(2).channels(16, 320).input_size({64, 66}).filter_size({3}).padding({1}),
+      };
+  }
+}
+
+// The kernels ConvGpuInstances is the only GPU test of: implicit GEMMs in the forward direction
+// (the direct kernels and the backward ones have tests of their own).
+inline bool is_forward_implicit_gemm(const conv_instance& k) {
+  const auto& key = k.key();
+  return key.sig.dir == conv_direction::fwd &&
+         (key.algo.pipe == pipeline::cp_async || key.algo.pipe == pipeline::tma_wgmma);
+}
+
+}  // namespace kdecl::conv_test
