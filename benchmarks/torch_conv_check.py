@@ -50,7 +50,7 @@ for r in rows:
         times.append(a.elapsed_time(b))
     ms = statistics.median(times)
     out.write(json.dumps({'label': r['label'], 'describe': d, 'class': r['class'], 'n': n, 'flops': r['flops'],
-                          'torch_ms': ms, 'kdecl_ms': r['dispatcher']['ms'], 'cudnn_legacy_ms': r['cudnn']['ms']}) + '\n')
+                          'torch_ms': ms, 'kdecl_ms': r['dispatcher']['ms'], 'cudnn_ms': r['cudnn']['ms'], 'cudnn_algorithm': r['cudnn'].get('algorithm')}) + '\n')
     out.flush()
     del xs, w
 print('torch check done in %.0f s' % (time.time() - t0))
