@@ -46,6 +46,8 @@ kernel_profile profile_of(const gemm_key& key, const machine_model& mm) {
     kp.rates.overlaps_epilogue = a.sched == scheduler::pingpong;
   }
   kp.rates.launch_us = a.arch == arch_id::host ? 5.0f : 3.0f;
+  kp.rates.cluster_m = std::max(1, a.cluster_m);
+  kp.rates.cluster_n = std::max(1, a.cluster_n);
 
   // Occupancy allowed by the main loop's shared-memory ring. A persistent grid launches
   // min(tiles, processors) blocks whatever the ring would allow: one per processor.
@@ -81,10 +83,15 @@ problem_profile profile_of(const gemm_problem& p) {
 
 tile_terms terms_of(const kernel_profile& kp, const problem_profile& pp) {
   tile_terms t;
-  t.tiles = std::ceil(pp.m / kp.tile_m) * std::ceil(pp.n / kp.tile_n) * pp.batch;
+  t.tiles_m = std::ceil(pp.m / kp.tile_m);
+  t.tiles_n = std::ceil(pp.n / kp.tile_n);
+  t.batch = pp.batch;
+  t.processors = kp.processors;
+  t.tiles = t.tiles_m * t.tiles_n * pp.batch;
   t.resident_cap = int(std::clamp(std::ceil(t.tiles / kp.processors), 1.0, 4.0));
   const double k_blocks = std::ceil(pp.k / kp.tile_k);
   const double flops_per_tile = 2.0 * kp.tile_m * kp.tile_n * k_blocks * kp.tile_k;
+  t.flops_per_tile = flops_per_tile;
   for (int r = 1; r <= 4; ++r) t.work[r] = std::ceil(t.tiles / (kp.processors * r)) * flops_per_tile * r;
   t.tiles_per_processor = std::ceil(t.tiles / kp.processors);
   // Memory: every operand once from DRAM, tile re-reads from L2; with few
@@ -118,6 +125,14 @@ double estimate_microseconds(const kernel_rates& r, const tile_terms& t) {
     const int resident = std::min(int(r.fit), t.resident_cap);
     compute_s = t.work[resident] * r.seconds_per_flop +
                 (r.overlaps_epilogue ? 1.0 : t.tiles_per_processor) * r.epilogue_s_per_tile;
+    if (r.cluster_m * r.cluster_n > 1) {
+      // Pairs of tiles (one block each, one per processor): an odd tile count along the
+      // cluster's dimension leaves a partner block idle for a whole tile's time.
+      const double blocks = std::ceil(t.tiles_m / r.cluster_m) * r.cluster_m * std::ceil(t.tiles_n / r.cluster_n) *
+                            r.cluster_n * t.batch;
+      const double waves = std::ceil(blocks / t.processors);
+      compute_s = waves * t.flops_per_tile * r.seconds_per_flop + (r.overlaps_epilogue ? 1.0 : waves) * r.epilogue_s_per_tile;
+    }
     memory_s = t.memory_s;
   }
   const double us = overlapped(compute_s, memory_s) * 1e6 + r.launch_us;

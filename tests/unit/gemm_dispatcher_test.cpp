@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "kdecl/gemm/gemm_dispatcher.hpp"
+#include "kdecl/gemm/gemm_heuristic.hpp"
 #include "test_keys.hpp"
 
 namespace kdecl {
@@ -210,6 +211,27 @@ TEST(GemmDispatcher, LendsAWorkspaceOnlyWhenTheCallerBringsNone) {
   with_own.workspace_bytes = sizeof(mine);
   ASSERT_TRUE(d.run(fp16_problem(128, 128, 128), with_own).is_ok());
   EXPECT_EQ(k->last_workspace, mine);
+}
+
+// A multicast pair along N on a problem one tile wide: every pair's second block loads for its
+// partner and computes nothing, so the kernel takes twice the blocks (twice the compute time) of
+// the same tile without a cluster. Found on an H100: 274 against 552 TFLOP/s (M 591,872, N 256,
+// K 2304), picked because the estimate did not see the idle partners. With two tiles, no penalty.
+TEST(GemmDispatcher, MulticastPairsOnOneTileAreEstimatedWithTheirIdleBlocks) {
+  auto plain = make_key(dtype::bf16, rcr, 128, 256, 64, arch_id::sm_90, pipeline::tma_wgmma);
+  plain.algo.warps = {8, 1, 1};
+  plain.algo.warp_tile = {16, 256, 16};
+  plain.algo.stages = 4;
+  auto pair = plain;
+  pair.algo.cluster_n = 2;
+  auto problem = [](std::int64_t n) {
+    return gemm_problem{}.sizes(591872, n, 2304).dtype(dtype::bf16).layout(rcr).normalized();
+  };
+  const double one_tile_plain = estimate_microseconds(plain, problem(256));
+  const double one_tile_pair = estimate_microseconds(pair, problem(256));
+  EXPECT_GT(one_tile_pair, 1.4 * one_tile_plain) << one_tile_plain << " us against " << one_tile_pair << " us";
+  EXPECT_NEAR(estimate_microseconds(pair, problem(512)), estimate_microseconds(plain, problem(512)),
+              1e-6 * estimate_microseconds(plain, problem(512)));
 }
 
 TEST(GemmDispatcher, SeesKernelsRegisteredAfterConstruction) {

@@ -42,6 +42,10 @@ struct kernel_rates {
   // next tile's main loop; pingpong hides all but the last one (overlaps_epilogue).
   float epilogue_s_per_tile = 0;
   bool overlaps_epilogue = false;
+  // A multicast cluster (sm_90) runs tiles in pairs along M or N: where that dimension has an
+  // odd tile count, the last pair's second block loads for its partner and computes nothing,
+  // but holds a processor for a tile's time (kernels/gemm/cuda/sm90/tile_scheduler.cuh).
+  int cluster_m = 1, cluster_n = 1;
 };
 
 struct kernel_profile {
@@ -62,6 +66,9 @@ problem_profile profile_of(const gemm_problem& normalized_problem);
 // with that tile on one machine): tile counts, waves, memory time.
 struct tile_terms {
   double tiles = 1;
+  double tiles_m = 1, tiles_n = 1, batch = 1;  // the tile grid (tiles = their product)
+  double flops_per_tile = 0;                  // padded work of one tile
+  double processors = 1;
   int resident_cap = 1;    // blocks a processor can hold by tile count: min(4, ceil(tiles / processors))
   // Flops one processor must issue for the problem, given r resident blocks
   // (index r = 1..4): the whole waves times each block's padded work.
