@@ -15,12 +15,23 @@
 #endif
 
 namespace kdecl::cli {
-namespace {
 
-// The spatial slots cuDNN sees: H and W for 1-D (H = 1) and 2-D problems, D, H and W for 3-D.
-std::vector<int> slots_of(const grouped_conv_problem& p) {
+std::vector<int> cudnn_spatial_slots(const grouped_conv_problem& p) {
   return p.ndim() == 3 ? std::vector<int>{0, 1, 2} : std::vector<int>{1, 2};
 }
+
+cudnn_tensor_shape cudnn_activation_shape(const grouped_conv_problem& p, conv_tensor t) {
+  const auto& s = p.strides_of(t);
+  const bool in = t == conv_tensor::input;
+  cudnn_tensor_shape a{{p.n, in ? p.c : p.k}, {s.n, s.c}};
+  for (int slot : cudnn_spatial_slots(p)) {
+    a.dims.push_back(in ? p.input_dims[slot] : p.output_dim(slot));
+    a.strides.push_back(s.spatial[std::size_t(slot)]);
+  }
+  return a;
+}
+
+namespace {
 
 std::optional<cudnnDataType_t> cudnn_type(dtype d) {
   switch (d) {
@@ -31,16 +42,12 @@ std::optional<cudnnDataType_t> cudnn_type(dtype d) {
   }
 }
 
-// An activation tensor (input with C channels, output with K) as cuDNN's N C [D] H W
-// dimensions with the problem's strides; channels are one stride-1 dimension.
+// An activation tensor as a legacy descriptor (int dimensions: unsupported() keeps every tensor
+// under 2^31 elements).
 void set_activation(cudnnTensorDescriptor_t desc, const grouped_conv_problem& p, conv_tensor t) {
-  const auto& s = p.strides_of(t);
   const bool in = t == conv_tensor::input;
-  std::vector<int> dims{int(p.n), int(in ? p.c : p.k)}, strides{int(s.n), int(s.c)};
-  for (int slot : slots_of(p)) {
-    dims.push_back(int(in ? p.input_dims[slot] : p.output_dim(slot)));
-    strides.push_back(int(s.spatial[std::size_t(slot)]));
-  }
+  const cudnn_tensor_shape shape = cudnn_activation_shape(p, t);
+  const std::vector<int> dims(shape.dims.begin(), shape.dims.end()), strides(shape.strides.begin(), shape.strides.end());
   cudnn_check(cudnnSetTensorNdDescriptor(desc, *cudnn_type(p.dtype_of(t)), int(dims.size()), dims.data(),
                                          strides.data()),
               in ? "input tensor descriptor" : "output tensor descriptor");
@@ -155,7 +162,7 @@ cudnn_conv::cudnn_conv(const device& dev, const grouped_conv_problem& p, const g
   set_activation(m.x, p, conv_tensor::input);
   set_activation(m.y, p, conv_tensor::output);
   std::vector<int> fdims{int(p.k), int(p.c_per_group())}, pads, strides, dilations;
-  for (int slot : slots_of(p)) {
+  for (int slot : cudnn_spatial_slots(p)) {
     fdims.push_back(int(p.filter_dims[slot]));
     pads.push_back(int(p.pad_left_dims[slot]));
     strides.push_back(int(p.stride_dims[slot]));
@@ -175,7 +182,7 @@ cudnn_conv::cudnn_conv(const device& dev, const grouped_conv_problem& p, const g
   // cuDNN's output size must be kdecl's.
   std::vector<int> out(fdims.size());
   cudnn_check(cudnnGetConvolutionNdForwardOutputDim(m.conv, m.x, m.w, int(out.size()), out.data()), "output size");
-  const auto slots = slots_of(p);
+  const auto slots = cudnn_spatial_slots(p);
   for (std::size_t i = 0; i < slots.size(); ++i)
     if (out[i + 2] != p.output_dim(slots[i]))
       throw std::runtime_error(fmt::format("cuDNN computes output size {} in spatial dimension {}, kdecl {}",

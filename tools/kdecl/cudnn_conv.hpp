@@ -16,14 +16,26 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "kdecl/conv/grouped_conv_problem.hpp"
 #include "kdecl/runtime/device.hpp"
 
 namespace kdecl::cli {
+
+// The spatial slots cuDNN sees: H and W for 1-D (H = 1) and 2-D problems, D, H and W for 3-D.
+std::vector<int> cudnn_spatial_slots(const grouped_conv_problem& normalized);
+
+// An activation (input with C channels, output with K) as cuDNN's N C [D] H W dimensions with
+// the problem's strides; channels are one stride-1 dimension. Both cuDNN paths describe it so.
+struct cudnn_tensor_shape {
+  std::vector<std::int64_t> dims, strides;
+};
+cudnn_tensor_shape cudnn_activation_shape(const grouped_conv_problem& normalized, conv_tensor t);
 
 // How the baseline was chosen: the legacy find's algorithm and the graph API's plan, each timed.
 struct cudnn_conv_choice {

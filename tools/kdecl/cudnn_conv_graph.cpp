@@ -8,6 +8,7 @@
 #include <cudnn_frontend.h>
 #include <fmt/format.h>
 
+#include "cudnn_conv.hpp"
 #include "cudnn_handle.hpp"
 #include "kdecl/runtime/buffer.hpp"
 
@@ -22,31 +23,12 @@ void fe_check(fe::error_t e, const char* what) {
   if (e.is_bad()) throw std::runtime_error(fmt::format("cuDNN graph convolution {}: {}", what, e.get_message()));
 }
 
-// The spatial slots cuDNN sees (as cudnn_conv.cpp): H and W for 1-D (H = 1) and 2-D, D, H and W for 3-D.
-std::vector<int> slots_of(const grouped_conv_problem& p) {
-  return p.ndim() == 3 ? std::vector<int>{0, 1, 2} : std::vector<int>{1, 2};
-}
-
-struct shape {
-  std::vector<std::int64_t> dims, strides;
-};
-
-// An activation (input with C channels, output with K) as N C [D] H W with the problem's strides.
-shape activation(const grouped_conv_problem& p, conv_tensor t) {
-  const auto& s = p.strides_of(t);
-  const bool in = t == conv_tensor::input;
-  shape a{{p.n, in ? p.c : p.k}, {s.n, s.c}};
-  for (int slot : slots_of(p)) {
-    a.dims.push_back(in ? p.input_dims[slot] : p.output_dim(slot));
-    a.strides.push_back(s.spatial[std::size_t(slot)]);
-  }
-  return a;
-}
+using shape = cudnn_tensor_shape;
 
 // The filter, K x C/G x [Z] Y X, packed K [Z] Y X C/G (kdecl's G K [Z] Y X C with K = G K/G).
 shape filter(const grouped_conv_problem& p) {
   shape f{{p.k, p.c_per_group()}, {}};
-  for (int slot : slots_of(p)) f.dims.push_back(p.filter_dims[slot]);
+  for (int slot : cudnn_spatial_slots(p)) f.dims.push_back(p.filter_dims[slot]);
   f.strides.resize(f.dims.size());
   std::int64_t inner = p.c_per_group();  // the stride of the innermost spatial dimension
   f.strides[1] = 1;
@@ -66,7 +48,7 @@ std::shared_ptr<fe::graph::Tensor_attributes> tensor(fe::graph::Graph& g, const 
 template <class Attributes>
 Attributes geometry(const grouped_conv_problem& p) {
   std::vector<std::int64_t> pre, post, stride, dilation;
-  for (int slot : slots_of(p)) {
+  for (int slot : cudnn_spatial_slots(p)) {
     pre.push_back(p.pad_left_dims[slot]);
     post.push_back(p.pad_right_dims[slot]);
     stride.push_back(p.stride_dims[slot]);
@@ -103,7 +85,7 @@ cudnn_conv_graph::cudnn_conv_graph(const device& dev, const grouped_conv_problem
   g.set_io_data_type(p.in_type == dtype::bf16 ? fe::DataType_t::BFLOAT16 : fe::DataType_t::HALF)
       .set_intermediate_data_type(fe::DataType_t::FLOAT)
       .set_compute_data_type(fe::DataType_t::FLOAT);
-  const shape in = activation(p, conv_tensor::input), out = activation(p, conv_tensor::output), wei = filter(p);
+  const shape in = cudnn_activation_shape(p, conv_tensor::input), out = cudnn_activation_shape(p, conv_tensor::output), wei = filter(p);
   std::shared_ptr<fe::graph::Tensor_attributes> result;
   const shape* result_shape = nullptr;
   switch (p.dir) {
