@@ -12,6 +12,7 @@
 #include <cuda_runtime.h>
 
 #include "kdecl/conv/grouped_conv_problem.hpp"
+#include "kdecl/kernels/cuda/device_info.cuh"
 #include "kdecl/kernels/cuda/device_types.cuh"
 #include "kdecl/kernels/gemm/cuda/sm80/config.cuh"
 #include "kdecl/kernels/gemm/cuda/sm80/epilogue.cuh"
@@ -41,15 +42,7 @@ inline std::optional<std::string> sizes_reason(const grouped_conv_problem& p) {
 // What the running environment must provide (checked by run(), so selection works offline).
 template <class Cfg>
 std::optional<std::string> device_reason() {
-  int dev = 0, major = 0, smem_optin = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess) return "no CUDA device";
-  cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
-  cudaDeviceGetAttribute(&smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
-  if (major < 8) return "cp_async conv needs compute capability 8.0 or newer";
-  if (Cfg::smem_bytes > smem_optin)
-    return "needs " + std::to_string(Cfg::smem_bytes) + " bytes of shared memory, the device allows " +
-           std::to_string(smem_optin);
-  return std::nullopt;
+  return device_shortfall("cp_async conv", {8, 0, /*exact=*/false, Cfg::smem_bytes});
 }
 
 template <class Kernel>

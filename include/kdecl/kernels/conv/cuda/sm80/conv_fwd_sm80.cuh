@@ -19,6 +19,7 @@
 
 #include "kdecl/conv/grouped_conv_problem.hpp"
 #include "kdecl/core/status.hpp"
+#include "kdecl/kernels/cuda/device_info.cuh"
 #include "kdecl/kernels/conv/cuda/implicit_gemm_fwd_problem.hpp"
 #include "kdecl/kernels/conv/cuda/sm80/conv_fwd_config.cuh"
 #include "kdecl/kernels/conv/cuda/sm80/conv_mainloop.cuh"
@@ -103,15 +104,7 @@ struct conv_fwd {
 
   // What the running environment must provide (checked by run(), so selection works offline).
   static std::optional<std::string> device_reason() {
-    int dev = 0, major = 0, smem_optin = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess) return "no CUDA device";
-    cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
-    cudaDeviceGetAttribute(&smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
-    if (major < 8) return "cp_async conv needs compute capability 8.0 or newer";
-    if (cfg::smem_bytes > smem_optin)
-      return "needs " + std::to_string(cfg::smem_bytes) + " bytes of shared memory, the device allows " +
-             std::to_string(smem_optin);
-    return std::nullopt;
+    return device_shortfall("cp_async conv", {8, 0, /*exact=*/false, cfg::smem_bytes});
   }
 
   static status run(const grouped_conv_problem& p, const grouped_conv_args& a, void* stream) {

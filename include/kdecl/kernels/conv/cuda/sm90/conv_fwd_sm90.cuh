@@ -41,8 +41,9 @@
 #include "kdecl/kernels/conv/cuda/sm80/im2col_index.hpp"
 #include "kdecl/kernels/conv/cuda/sm90/conv_fwd_sm90_config.cuh"
 #include "kdecl/kernels/cuda/sm80/ptx.cuh"
+#include "kdecl/kernels/cuda/sm90/cluster_launch.cuh"
 #include "kdecl/kernels/cuda/sm90/cp_async_barrier.cuh"
-#include "kdecl/kernels/cuda/sm90/device_info.cuh"
+#include "kdecl/kernels/cuda/device_info.cuh"
 #include "kdecl/kernels/gemm/cuda/sm90/gemm_sm90.cuh"
 #include "kdecl/kernels/gemm/cuda/sm90/gemm_sm90_kernel.cuh"
 
@@ -193,7 +194,6 @@ template <gemm_key G, class Cfg>
 __device__ __forceinline__ void conv_consume_tiles(const conv_fwd_sm90_params& p, unsigned char* ring_a,
                                                    unsigned char* ring_b, std::uint64_t* full, std::uint64_t* empty,
                                                    float* strips, int consumer, int thread_in_wg) {
-  using mma = typename sm90_mma<Cfg>::type;
   const int lane = thread_in_wg % 32, warp = thread_in_wg / 32;
   const std::uint32_t a_ring = shared_address(ring_a) + consumer * Cfg::m_blocks * mn_block_bytes;
   const std::uint32_t b_ring = shared_address(ring_b);
@@ -206,36 +206,13 @@ __device__ __forceinline__ void conv_consume_tiles(const conv_fwd_sm90_params& p
     for (int i = 0; i < Cfg::m_blocks; ++i)
 #pragma unroll
       for (int r = 0; r < Cfg::acc_regs; ++r) acc[i][r] = 0.0f;
-    int previous_stage = -1;
-    for (int kb = w.k_block_begin; kb < w.k_block_end; ++kb) {
-      mbarrier_wait(&full[pos.stage], pos.phase);
-      // The producer fenced before it arrived; this second fence is how the kernel first passed on
-      // the GPU (2026-11-26) and is cheap. Whether it can go is for a timed run to say.
-      fence_proxy_async_shared();
-      const std::uint32_t a_slot = a_ring + pos.stage * Cfg::a_stage_bytes;
-      const std::uint32_t b_slot = b_ring + pos.stage * Cfg::b_stage_bytes;
-#pragma unroll
-      for (int i = 0; i < Cfg::m_blocks; ++i) fence_accumulators(acc[i]);
-      wgmma_fence();
-#pragma unroll
-      for (int kk = 0; kk < Cfg::k_steps; ++kk) {
-        const std::uint64_t desc_b = operand_descriptor<true>(b_slot, kk);
-#pragma unroll
-        for (int i = 0; i < Cfg::m_blocks; ++i)
-          mma::run(acc[i], operand_descriptor<true>(a_slot + i * mn_block_bytes, kk), desc_b);
-      }
-      wgmma_commit_group();
-#pragma unroll
-      for (int i = 0; i < Cfg::m_blocks; ++i) fence_accumulators(acc[i]);
-      wgmma_wait_group<1>();  // the previous k-block's group has retired: free its stage
-      if (previous_stage >= 0 && lane == 0) mbarrier_arrive(&empty[previous_stage]);
-      previous_stage = pos.stage;
-      pos.advance<Cfg::stages>();
-    }
+    // The GEMM's mainloop (gemm_sm90_kernel.cuh) over the gathered stages.
+    const int previous_stage = consume_k_blocks<Cfg, /*Gathered=*/true>(acc, a_ring, b_ring, full, empty, pos,
+                                                                         w.k_block_begin, w.k_block_end, lane, 0);
     wgmma_wait_group<0>();
 #pragma unroll
     for (int i = 0; i < Cfg::m_blocks; ++i) fence_accumulators(acc[i]);
-    if (previous_stage >= 0 && lane == 0) mbarrier_arrive(&empty[previous_stage]);
+    if (previous_stage >= 0 && lane == 0) release_slot<Cfg>(empty, previous_stage, 0);
     if constexpr (Cfg::split_k_fits) {
       if (p.out.sched.splits > 1) {  // a cluster launch: this block's only unit
         split_k_cluster_reduce<G, Cfg>(acc, p.out, w, ring_a, consumer, thread_in_wg);
@@ -321,15 +298,8 @@ struct conv_fwd {
                        cfg::split_k_fits ? &cluster_capacity_of(dev) : nullptr);
   }
 
-  // From the per-device facts the GEMM caches (device_info.cuh), not three driver queries per run.
   static std::optional<std::string> device_reason() {
-    const device_info dev = current_device_info();
-    if (dev.ordinal < 0) return "no CUDA device";
-    if (dev.cc_major != 9 || dev.cc_minor != 0) return "sm90 conv needs an sm_90 device (wgmma is sm_90a code)";
-    if (cfg::smem_bytes > dev.max_smem_optin)
-      return "needs " + std::to_string(cfg::smem_bytes) + " bytes of shared memory, the device allows " +
-             std::to_string(dev.max_smem_optin);
-    return std::nullopt;
+    return device_shortfall("sm90 conv", {9, 0, /*exact=*/true, cfg::smem_bytes});
   }
 
   static status run(const grouped_conv_problem& p, const grouped_conv_args& a, void* stream) {
@@ -363,26 +333,12 @@ struct conv_fwd {
     kp.wei_g = p.wei_strides.g;
     kp.wei_k = p.wei_strides.n;
 
-    const auto st = static_cast<cudaStream_t>(stream);
-    if (shape.sched.splits > 1) {  // the splits of a tile form a cluster
-      cudaLaunchConfig_t launch{};
-      launch.gridDim = dim3(shape.grid);
-      launch.blockDim = dim3(cfg::threads);
-      launch.dynamicSmemBytes = cfg::smem_bytes;
-      launch.stream = st;
-      cudaLaunchAttribute cluster{};
-      cluster.id = cudaLaunchAttributeClusterDimension;
-      cluster.val.clusterDim.x = static_cast<unsigned>(shape.sched.splits);
-      cluster.val.clusterDim.y = cluster.val.clusterDim.z = 1;
-      launch.attrs = &cluster;
-      launch.numAttrs = 1;
-      if (const cudaError_t err = cudaLaunchKernelEx(&launch, kernel, kp); err != cudaSuccess)
-        return status::error(std::string("sm90 conv cluster launch: ") + cudaGetErrorString(err));
-    } else {
-      kernel<<<shape.grid, cfg::threads, cfg::smem_bytes, st>>>(kp);
-    }
-    const cudaError_t err = cudaGetLastError();
-    if (err != cudaSuccess) return status::error(std::string("sm90 conv launch: ") + cudaGetErrorString(err));
+    // The splits of a tile form a cluster.
+    if (const cudaError_t err = launch_in_clusters(kernel, unsigned(shape.grid), cfg::threads, cfg::smem_bytes,
+                                                   static_cast<cudaStream_t>(stream),
+                                                   static_cast<unsigned>(shape.sched.splits), kp);
+        err != cudaSuccess)
+      return status::error(std::string("sm90 conv launch: ") + cudaGetErrorString(err));
     return status::ok();
   }
 

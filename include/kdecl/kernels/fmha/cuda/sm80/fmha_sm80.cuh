@@ -28,6 +28,7 @@
 
 #include "kdecl/core/status.hpp"
 #include "kdecl/fmha/fmha_problem.hpp"
+#include "kdecl/kernels/cuda/device_info.cuh"
 #include "kdecl/kernels/cuda/fast_exp2.cuh"
 #include "kdecl/kernels/cuda/sm80/ptx.cuh"
 #include "kdecl/kernels/fmha/cuda/score_mod.cuh"
@@ -423,15 +424,7 @@ struct fmha {
   // What the running device must provide; checked by run(), not why_not(), so that
   // selection also works offline (for an arch that is not present).
   static std::optional<std::string> device_reason() {
-    int dev = 0, major = 0, smem_optin = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess) return "no CUDA device";
-    cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
-    cudaDeviceGetAttribute(&smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
-    if (major < 8) return "mma_sync attention needs compute capability 8.0 or newer";
-    if (traits::smem_bytes > smem_optin)
-      return "needs " + std::to_string(traits::smem_bytes) + " bytes of shared memory, the device allows " +
-             std::to_string(smem_optin);
-    return std::nullopt;
+    return device_shortfall("mma_sync attention", {8, 0, /*exact=*/false, traits::smem_bytes});
   }
 
   static status run(const fmha_problem& p, const fmha_args& a, void* stream) {

@@ -37,7 +37,7 @@
 #include "kdecl/core/status.hpp"
 #include "kdecl/fmha/fmha_problem.hpp"
 #include "kdecl/kernels/cuda/fast_exp2.cuh"
-#include "kdecl/kernels/cuda/sm90/device_info.cuh"
+#include "kdecl/kernels/cuda/device_info.cuh"
 #include "kdecl/kernels/cuda/sm90/mbarrier.cuh"
 #include "kdecl/kernels/cuda/sm90/named_barrier_arrive.cuh"
 #include "kdecl/kernels/cuda/sm90/tensor_map_4d.cuh"
@@ -499,13 +499,7 @@ struct fmha {
   // What the running device must provide; checked by run(), not why_not(), so that
   // selection also works offline (for an arch that is not present).
   static std::optional<std::string> device_reason() {
-    const device_info d = current_device_info();
-    if (d.ordinal < 0) return "no CUDA device";
-    if (d.cc_major != 9 || d.cc_minor != 0) return "the tma_wgmma_ws attention kernel is sm_90a code (compute capability 9.0)";
-    if (traits::smem_bytes > d.max_smem_optin)
-      return "needs " + std::to_string(traits::smem_bytes) + " bytes of shared memory, the device allows " +
-             std::to_string(d.max_smem_optin);
-    return std::nullopt;
+    return device_shortfall("the tma_wgmma_ws attention kernel", {9, 0, /*exact=*/true, traits::smem_bytes});
   }
 
   static status run(const fmha_problem& p, const fmha_args& a, void* stream) {

@@ -17,6 +17,7 @@
 #include "kdecl/core/status.hpp"
 #include "kdecl/gemm/gemm_key.hpp"
 #include "kdecl/gemm/gemm_problem.hpp"
+#include "kdecl/kernels/cuda/device_info.cuh"
 #include "kdecl/kernels/gemm/cuda/sm80/config.cuh"
 #include "kdecl/kernels/gemm/cuda/sm80/epilogue.cuh"
 #include "kdecl/kernels/cuda/sm80/ptx.cuh"
@@ -282,18 +283,8 @@ struct gemm {
   // What the running environment must provide; checked by run(), not why_not(),
   // so that selection also works offline (for an arch that is not present).
   static std::optional<std::string> device_reason() {
-    int dev = 0, major = 0, minor = 0, smem_optin = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess) return "no CUDA device";
-    cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
-    cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
-    cudaDeviceGetAttribute(&smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
-    if (major < 8) return "cp_async needs compute capability 8.0 or newer";
-    if ((is_fp8_family(K.sig.a) || is_fp8_family(K.sig.b)) && major * 10 + minor < 89)
-      return "fp8 mma.sync needs compute capability 8.9 or newer";
-    if (cfg::smem_bytes > smem_optin)
-      return "needs " + std::to_string(cfg::smem_bytes) + " bytes of shared memory, the device allows " +
-             std::to_string(smem_optin);
-    return std::nullopt;
+    constexpr bool fp8 = is_fp8_family(K.sig.a) || is_fp8_family(K.sig.b);
+    return device_shortfall(fp8 ? "fp8 mma.sync" : "cp_async", {8, fp8 ? 9 : 0, /*exact=*/false, cfg::smem_bytes});
   }
 
   static status run(const gemm_problem& p, const gemm_args& args, void* stream) {

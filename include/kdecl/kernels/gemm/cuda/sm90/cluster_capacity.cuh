@@ -11,7 +11,7 @@
 
 #include <cuda_runtime.h>
 
-#include "kdecl/kernels/cuda/sm90/device_info.cuh"
+#include "kdecl/kernels/cuda/device_info.cuh"
 #include "kdecl/kernels/gemm/cuda/sm90/split_k.cuh"
 
 namespace kdecl::kernels::cuda::sm90 {

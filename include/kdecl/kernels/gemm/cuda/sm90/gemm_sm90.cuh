@@ -22,10 +22,11 @@
 #include "kdecl/gemm/gemm_problem.hpp"
 #include "kdecl/kernels/gemm/cuda/sm90/cluster_capacity.cuh"
 #include "kdecl/kernels/gemm/cuda/sm90/d_tiles.cuh"
-#include "kdecl/kernels/cuda/sm90/device_info.cuh"
+#include "kdecl/kernels/cuda/device_info.cuh"
 #include "kdecl/kernels/gemm/cuda/sm90/gemm_sm90_config.cuh"
 #include "kdecl/kernels/gemm/cuda/sm90/gemm_sm90_kernel.cuh"
 #include "kdecl/kernels/gemm/cuda/sm90/gemm_sm90_params.cuh"
+#include "kdecl/kernels/cuda/sm90/cluster_launch.cuh"
 #include "kdecl/kernels/cuda/sm90/tensor_map.cuh"
 #include "kdecl/kernels/gemm/cuda/sm90/tile_scheduler.cuh"
 
@@ -139,24 +140,10 @@ struct gemm {
                               (p.ldc * elem_bytes(K.sig.c)) % run_bytes == 0 &&
                               (p.batch == 1 || (p.stride_c * elem_bytes(K.sig.c)) % run_bytes == 0);
       auto st = static_cast<cudaStream_t>(stream);
-      if (shape.sched.splits > 1 || cfg::cluster_size > 1) {
-        cudaLaunchConfig_t launch{};
-        launch.gridDim = dim3(shape.grid);
-        launch.blockDim = dim3(cfg::threads);
-        launch.dynamicSmemBytes = cfg::smem_bytes;
-        launch.stream = st;
-        cudaLaunchAttribute cluster{};
-        cluster.id = cudaLaunchAttributeClusterDimension;
-        cluster.val.clusterDim.x = static_cast<unsigned>(shape.sched.splits > 1 ? shape.sched.splits : cfg::cluster_size);
-        cluster.val.clusterDim.y = cluster.val.clusterDim.z = 1;
-        launch.attrs = &cluster;
-        launch.numAttrs = 1;
-        if (const cudaError_t e = cudaLaunchKernelEx(&launch, gemm_sm90_kernel<cfg>, params); e != cudaSuccess)
-          return status::error(std::string("sm90 tma_wgmma cluster launch: ") + cudaGetErrorString(e));
-      } else {
-        gemm_sm90_kernel<cfg><<<shape.grid, cfg::threads, cfg::smem_bytes, st>>>(params);
-      }
-      if (cudaError_t e = cudaGetLastError(); e != cudaSuccess)
+      const unsigned cluster = static_cast<unsigned>(shape.sched.splits > 1 ? shape.sched.splits : cfg::cluster_size);
+      if (const cudaError_t e = launch_in_clusters(gemm_sm90_kernel<cfg>, unsigned(shape.grid), cfg::threads,
+                                                   cfg::smem_bytes, st, cluster, params);
+          e != cudaSuccess)
         return status::error(std::string("sm90 tma_wgmma launch: ") + cudaGetErrorString(e));
       return status::ok();
     }
@@ -265,12 +252,8 @@ struct gemm {
   // What the running environment must provide; checked by run(), not why_not(),
   // so that selection also works offline (for an arch that is not present).
   static std::optional<std::string> device_reason() {
-    auto fail = [](const char* why) { return std::optional<std::string>(std::string("sm90 tma_wgmma: ") + why); };
-    const device_info dev = current_device_info();
-    if (dev.ordinal < 0) return fail("no current CUDA device");
-    if (dev.cc_major != 9 || dev.cc_minor != 0) return fail("needs an sm_90 device (wgmma, TMA)");
-    if (dev.max_smem_optin < sm90_config<K>::smem_bytes) return fail("device shared memory per block too small");
-    if (tensor_map_encoder() == nullptr) return fail("cuTensorMapEncodeTiled is not available");
+    if (auto why = device_shortfall("sm90 tma_wgmma", {9, 0, /*exact=*/true, sm90_config<K>::smem_bytes})) return why;
+    if (tensor_map_encoder() == nullptr) return "sm90 tma_wgmma: cuTensorMapEncodeTiled is not available";
     return std::nullopt;
   }
 };

@@ -48,6 +48,7 @@
 #include "kdecl/kernels/cuda/sm90/named_barrier_arrive.cuh"
 #include "kdecl/kernels/gemm/cuda/sm90/split_k.cuh"
 #include "kdecl/kernels/cuda/sm90/cluster.cuh"
+#include "kdecl/kernels/cuda/sm90/cp_async_barrier.cuh"
 #include "kdecl/kernels/cuda/sm90/tma_load.cuh"
 #include "kdecl/kernels/cuda/sm90/tma_multicast.cuh"
 #include "kdecl/kernels/cuda/sm90/warpgroup.cuh"
@@ -222,6 +223,46 @@ __device__ __forceinline__ std::uint64_t operand_descriptor(std::uint32_t base, 
   }
 }
 
+// The mainloop of one tile on a consumer warpgroup, shared with the sm_90 convolution
+// (kernels/conv/cuda/sm90/): for each k-block of [k_begin, k_end), wait for its stage,
+// issue every m64 block's wgmma over it, commit, and free the previous k-block's stage
+// once that group has retired. Returns the stage still held (-1: none): the caller
+// waits for the last group and frees it. `Gathered`: the stages were filled by
+// cp.async (the generic proxy), not TMA; the consumer fences once more before wgmma
+// reads them (the producer fenced before it arrived; cheap, and how the conv passed).
+template <class Cfg, bool Gathered = false, class Acc>
+__device__ __forceinline__ int consume_k_blocks(Acc (&acc)[Cfg::m_blocks][Cfg::acc_regs], std::uint32_t a_ring,
+                                                std::uint32_t b_ring, std::uint64_t* full, std::uint64_t* empty,
+                                                ring_position& pos, int k_begin, int k_end, int lane, int rank) {
+  using mma = typename sm90_mma<Cfg>::type;
+  int previous_stage = -1;
+  for (int kb = k_begin; kb < k_end; ++kb) {
+    mbarrier_wait(&full[pos.stage], pos.phase);
+    if constexpr (Gathered) fence_proxy_async_shared();
+    const std::uint32_t a_slot = a_ring + pos.stage * Cfg::a_stage_bytes;
+    const std::uint32_t b_slot = b_ring + pos.stage * Cfg::b_stage_bytes;
+#pragma unroll
+    for (int i = 0; i < Cfg::m_blocks; ++i) fence_accumulators(acc[i]);
+    wgmma_fence();
+#pragma unroll
+    for (int kk = 0; kk < Cfg::k_steps; ++kk) {
+      const std::uint64_t desc_b = operand_descriptor<Cfg::b_k_major>(b_slot, kk);
+#pragma unroll
+      for (int i = 0; i < Cfg::m_blocks; ++i)
+        mma::run(acc[i], operand_descriptor<Cfg::a_k_major>(a_slot + i * mn_block_bytes, kk), desc_b);
+    }
+    wgmma_commit_group();
+#pragma unroll
+    for (int i = 0; i < Cfg::m_blocks; ++i) fence_accumulators(acc[i]);
+    // The group of the previous k-block has now retired: its slot may be refilled.
+    wgmma_wait_group<1>();
+    if (previous_stage >= 0 && lane == 0) release_slot<Cfg>(empty, previous_stage, rank);
+    previous_stage = pos.stage;
+    pos.advance<Cfg::stages>();
+  }
+  return previous_stage;
+}
+
 // After a tile's last k-block: split-K reduction or the fused epilogue, from fp32
 // accumulators. `pos` moves past the tile's D slots where the epilogue read them.
 template <gemm_key K, class Cfg>
@@ -266,7 +307,6 @@ __device__ __forceinline__ void consume_tiles(const gemm_sm90_params& p, unsigne
                                               unsigned char* ring_b, std::uint64_t* full, std::uint64_t* empty,
                                               float* strips, int consumer, int thread_in_wg) {
   using cfg = sm90_config<K>;
-  using mma = typename sm90_mma<cfg>::type;
   const int lane = thread_in_wg % 32;
   // This consumer's m64 blocks start m_blocks boxes into each A slot (pingpong: all of them).
   const std::uint32_t a_ring =
@@ -297,30 +337,8 @@ __device__ __forceinline__ void consume_tiles(const gemm_sm90_params& p, unsigne
       if (turn > 0) named_barrier_sync(pingpong_barrier_base + (turn & 1), 256);
     }
 
-    int previous_stage = -1;
-    for (int kb = w.k_block_begin; kb < w.k_block_end; ++kb) {
-      mbarrier_wait(&full[pos.stage], pos.phase);
-      const std::uint32_t a_slot = a_ring + pos.stage * cfg::a_stage_bytes;
-      const std::uint32_t b_slot = b_ring + pos.stage * cfg::b_stage_bytes;
-#pragma unroll
-      for (int i = 0; i < cfg::m_blocks; ++i) fence_accumulators(acc[i]);
-      wgmma_fence();
-#pragma unroll
-      for (int kk = 0; kk < cfg::k_steps; ++kk) {
-        const std::uint64_t desc_b = operand_descriptor<cfg::b_k_major>(b_slot, kk);
-#pragma unroll
-        for (int i = 0; i < cfg::m_blocks; ++i)
-          mma::run(acc[i], operand_descriptor<cfg::a_k_major>(a_slot + i * mn_block_bytes, kk), desc_b);
-      }
-      wgmma_commit_group();
-#pragma unroll
-      for (int i = 0; i < cfg::m_blocks; ++i) fence_accumulators(acc[i]);
-      // The group of the previous k-block has now retired: its slot may be refilled.
-      wgmma_wait_group<1>();
-      if (previous_stage >= 0 && lane == 0) release_slot<cfg>(empty, previous_stage, place.rank);
-      previous_stage = pos.stage;
-      pos.advance<cfg::stages>();
-    }
+    const int previous_stage =
+        consume_k_blocks<cfg>(acc, a_ring, b_ring, full, empty, pos, w.k_block_begin, w.k_block_end, lane, place.rank);
     const int next_unit = unit + place.clusters;  // the other consumer's next (pingpong)
     if constexpr (cfg::pingpong) {
       // Main loop issued: the other consumer may issue its next tile's (if it has one).
