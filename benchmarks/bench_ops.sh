@@ -31,6 +31,7 @@
 #   NVRTC_LIB      folder holding libnvrtc.so.* for cuDNN's runtime-compiled engines (default: found
 #                  in the same Python environment's nvidia/ packages, if any)
 #   KDECL          the kdecl binary (default .carry/bin/kdecl)
+#   KDECL_MODEL_DIR  the selection models (default models/ of this tree)
 # Exit status: 0 when every requested bench is complete, 75 when some are not (call again),
 # anything else on failure.
 set -uo pipefail
@@ -38,7 +39,8 @@ cd "$(dirname "$0")/.."
 [[ -d .carryz ]] && { benchmarks/unpack_carry.sh || exit 2; }  # the packed carry (benchmarks/carry.sh)
 # The shipped selection models: the binaries look in the source tree they were built from (the
 # same path on the GPU machine today, 2026-11-26), and here first in case it ever differs.
-export KDECL_MODEL_DIR="$PWD/models"
+# A KDECL_MODEL_DIR already set (a model retrained on the machine) is kept.
+export KDECL_MODEL_DIR="${KDECL_MODEL_DIR:-$PWD/models}"
 what=${1:-all}
 shift || true
 case $what in

@@ -131,16 +131,23 @@ problem_profile conv_problem_profile(const grouped_conv_key& key, const grouped_
       pp.batch *= s;
     }
   }
+  if (key.sig.dir == conv_direction::bwd_data && key.algo.pipe == pipeline::tma_wgmma) {
+    // It first copies the weights flipped and transposed (conv_bwd_data_sm90.cuh): read and written once.
+    pp.dram_bytes += 2.0 * double(p.elements(conv_tensor::weight)) * std::max(1, bits_of(p.wei_type) / 8);
+  }
   return pp;
 }
 
 double group_padding_factor(const grouped_conv_key& key, const grouped_conv_problem& p) {
   // ResNeXt-50 layer2, K/G = 8 in a 32-wide tile: 133 us measured against 25 us estimated
   // without this factor on an H100 (docs/perf/h100-2026-11-23-dwconv-s16-run1).
-  if (key.algo.pipe == pipeline::direct_conv || key.sig.dir != conv_direction::fwd || p.g <= 1 ||
-      p.k_per_group() >= key.algo.tile.n)
+  // The GEMM's N per group: K/G forward, C/G for the sm_90 backward-data (a forward convolution into dx).
+  const bool as_forward = key.sig.dir == conv_direction::bwd_data && key.algo.pipe == pipeline::tma_wgmma;
+  const std::int64_t n = as_forward ? p.c_per_group() : p.k_per_group();
+  if (key.algo.pipe == pipeline::direct_conv || (key.sig.dir != conv_direction::fwd && !as_forward) || p.g <= 1 ||
+      n >= key.algo.tile.n)
     return 1.0;
-  return double(key.algo.tile.n) / double(std::max<std::int64_t>(1, p.k_per_group()));
+  return double(key.algo.tile.n) / double(std::max<std::int64_t>(1, n));
 }
 
 double estimate_microseconds(const grouped_conv_key& key, const grouped_conv_problem& p) {

@@ -1,4 +1,4 @@
-// The sm_90 forward convolution on the TMA + wgmma pipeline, as far as a machine
+// The sm_90 forward (and stride-1 backward-data) convolution on the TMA + wgmma pipeline, as far as a machine
 // without a GPU sees it: its arch-table offer (directions, schedulers, vector
 // widths) with the messages the rules give, and the problem rules it shares with
 // the sm_80 forward kernel (kernels/conv/cuda/implicit_gemm_fwd_problem.hpp).
@@ -48,6 +48,10 @@ TEST(ConvSm90Rules, TheTmaPipelineBuildsForwardConvolutions) {
   EXPECT_EQ(kernel_name(wgmma_key()),
             "conv_fwd_2d_bf16_nhwgc_tma_wgmma_cshuffle_intrawave_128x128x64_8x1x1_16x128x16_s6_v8x8x8_sm_90");
   EXPECT_EQ(parse_conv_name(kernel_name(wgmma_key())), wgmma_key());
+  // Backward-data too (stride-1 layers, as their forward equivalents: conv_bwd_data_sm90.cuh).
+  auto bwd_data = wgmma_key();
+  bwd_data.sig.dir = conv_direction::bwd_data;
+  EXPECT_TRUE(dsl::validate(bwd_data, arch_id::sm_90).ok()) << message_of(bwd_data);
 }
 
 TEST(ConvSm90Rules, RefusalsNameTheValueAndTheRule) {
@@ -60,7 +64,7 @@ TEST(ConvSm90Rules, RefusalsNameTheValueAndTheRule) {
       << message_of(pingpong);
 
   auto backward = wgmma_key();
-  backward.sig.dir = conv_direction::bwd_data;
+  backward.sig.dir = conv_direction::bwd_weight;
   EXPECT_EQ(dsl::validate(backward, arch_id::sm_90).r, dsl::rule::conv_direction_not_offered_by_pipeline);
 
   auto narrow = wgmma_key();  // 8-byte gathers: TMA's pipeline issues 16-byte accesses only

@@ -4,7 +4,8 @@
 // kernels::cuda::sm80::conv_fwd_unsupported_reason(key) and, for bwd_data and
 // bwd_weight, conv_bwd_unsupported_reason(key) (which include the cp_async
 // GEMM's own key_unsupported_reason on the implicit GEMM); for tma_wgmma,
-// sm90::conv_fwd_sm90_unsupported_reason(key) (with the tma_wgmma GEMM's).
+// sm90::conv_sm90_unsupported_reason(key) (with the tma_wgmma GEMM's; backward-data
+// keys through their forward keys).
 //
 // Compile time: static_assert over a wildcard set expanded with dsl::expand.
 // Run time: broader wildcard sets walked with dsl::for_each_key.
@@ -24,7 +25,7 @@ namespace conv_agreement {
 using namespace kdecl;
 
 constexpr const char* kernel_reason(const grouped_conv_key& k) {
-  if (k.algo.pipe == pipeline::tma_wgmma) return kernels::cuda::sm90::conv_fwd_sm90_unsupported_reason(k);
+  if (k.algo.pipe == pipeline::tma_wgmma) return kernels::cuda::sm90::conv_sm90_unsupported_reason(k);
   if (k.algo.pipe != pipeline::cp_async) return "no CUDA convolution kernel implements this pipeline";
   if (k.sig.dir != conv_direction::fwd) return kernels::cuda::sm80::conv_bwd_unsupported_reason(k);
   return kernels::cuda::sm80::conv_fwd_unsupported_reason(k);
@@ -56,7 +57,10 @@ inline constexpr auto broad = kernel_set(targets(sm_80, sm_86, sm_89, sm_90),
                                              .warp_tile(any).pipeline(cp_async).vector_sizes(2, 4, 2));
 inline constexpr auto broad_sm90 = kernel_set(targets(sm_90), grouped_conv().direction(fwd).dtype(fp16).tile(any)
                                                                   .warps(any).warp_tile(any).pipeline(tma_wgmma)
-                                                                  .stages(any).epilogue(any).scheduler(any));
+                                                                  .stages(any).epilogue(any).scheduler(any),
+                                              grouped_conv().direction(bwd_data).dtype(bf16).tile(any).warps(any)
+                                                  .warp_tile(any).pipeline(tma_wgmma).stages(any).epilogue(any)
+                                                  .scheduler(any));
 }  // namespace sets
 
 constexpr auto compiled = dsl::expand<sets::fwd_16bit>();

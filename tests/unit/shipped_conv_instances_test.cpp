@@ -115,8 +115,26 @@ TEST(ShippedConvInstances, BackwardGpuKernelsArePlannedOffline) {
     for (std::int64_t stride : {1, 2}) {
       auto sel = dispatcher.select(layer(d, 32, 28, stride));
       ASSERT_TRUE(sel) << sel.explain();
-      EXPECT_NE(sel.kernel->name().find("_cp_async_"), std::string::npos) << sel.kernel->name();
+      // Stride-1 backward-data may also run on the sm_90 forward kernel (conv_bwd_data_sm90.cuh).
+      const bool sm90_bwd_data = d == conv_direction::bwd_data && stride == 1 &&
+                                 sel.kernel->name().find("_tma_wgmma_") != std::string::npos;
+      EXPECT_TRUE(sm90_bwd_data || sel.kernel->name().find("_cp_async_") != std::string::npos) << sel.kernel->name();
     }
+  // The sm_90 backward-data kernels take stride-1 layers and name the stride they refuse.
+  int sm90_bwd_data = 0;
+  for (const auto& k : conv_kernels()) {
+    if (k->arch() != arch_id::sm_90 || k->key().sig.dir != conv_direction::bwd_data ||
+        k->key().algo.pipe != pipeline::tma_wgmma || k->key().sig.ndim != 2 || k->key().sig.in != dtype::bf16)
+      continue;
+    ++sm90_bwd_data;
+    EXPECT_FALSE(conv_rejection(*k, layer(conv_direction::bwd_data, 32, 28, 1).normalized(), nullptr)) << k->name();
+    const auto why = conv_rejection(*k, layer(conv_direction::bwd_data, 32, 28, 2).normalized(), nullptr);
+    ASSERT_TRUE(why) << k->name();
+    EXPECT_NE(why->find("stride 2 is not 1"), std::string::npos) << *why;
+    // Its workspace holds the flipped, transposed weights (128 x 128 x 9 bf16) and alignment slack.
+    EXPECT_GE(k->workspace_bytes(layer(conv_direction::bwd_data, 32, 28, 1).normalized()), 128u * 128 * 9 * 2);
+  }
+  EXPECT_EQ(sm90_bwd_data, 3);
   // bwd_weight: a deep reduction (32 x 56 x 56) is split over a lent fp32 workspace; a shallow one is not.
   auto deep = dispatcher.select(layer(conv_direction::bwd_weight, 32, 56, 1));
   auto shallow = dispatcher.select(layer(conv_direction::bwd_weight, 1, 7, 1));

@@ -196,10 +196,11 @@ constexpr pipeline_caps tma_wgmma(int smem_opt_in) {
   c.epilogue_any_alignment = true;
   c.index_bits = index_bits_32_64;
   // Forward convolutions as implicit GEMMs on these consumers and epilogues, the input
-  // and weights gathered by cp.async into the swizzled ring (kernels/conv/cuda/sm90/:
-  // conv_fwd_sm90_unsupported_reason): 16-bit data, every layout, 16-byte gathers, the
+  // and weights gathered by cp.async into the swizzled ring, and backward-data ones as
+  // their forward equivalents (stride 1, checked per problem) (kernels/conv/cuda/sm90/:
+  // conv_sm90_unsupported_reason): 16-bit data, every layout, 16-byte gathers, the
   // cooperative schedule only.
-  c.conv = {bits(conv_direction::fwd),
+  c.conv = {bits(conv_direction::fwd, conv_direction::bwd_data),
             bits(conv_layout::nwgc, conv_layout::nhwgc, conv_layout::ndhwgc, conv_layout::gnwc, conv_layout::gnhwc,
                  conv_layout::gndhwc),
             bits(dtype::fp16, dtype::bf16), bits(conv_specialization::none), 1,

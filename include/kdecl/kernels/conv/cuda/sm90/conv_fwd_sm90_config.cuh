@@ -1,7 +1,9 @@
 // What the sm_90 forward convolution derives from its key at compile time: the
 // implicit GEMM key whose tma_wgmma config, wgmma and epilogues it runs, and the
 // rules of keys it cannot build (the arch tables' tma_wgmma conv offer is checked
-// against conv_fwd_sm90_unsupported_reason by tests/unit/conv_table_kernel_agreement_test.cu).
+// against conv_sm90_unsupported_reason by tests/unit/conv_table_kernel_agreement_test.cu).
+// A stride-1 backward-data key runs the forward kernel of its forward key
+// (conv_bwd_data_sm90.cuh, kernels/conv/bwd_data_as_forward.hpp).
 #pragma once
 
 #include "kdecl/conv/grouped_conv_key.hpp"
@@ -36,6 +38,27 @@ constexpr const char* conv_fwd_sm90_unsupported_reason(const grouped_conv_key& k
   if (k.algo.sched != scheduler::intrawave)
     return "sm90 conv runs the cooperative (intrawave) schedule: its consumers share one tile";
   return key_unsupported_reason(conv_fwd_sm90_gemm_key(k));
+}
+
+// The forward key whose kernel computes a backward-data key's stride-1 problems: dy is
+// the forward input (bwd_data's `out` operand), dx the forward output (`in`).
+constexpr grouped_conv_key forward_key_of_bwd_data(grouped_conv_key k) {
+  k.sig.dir = conv_direction::fwd;
+  const dtype dx = k.sig.in;
+  k.sig.in = k.sig.out;
+  k.sig.out = dx;
+  const int dx_vector = k.algo.vector_in;
+  k.algo.vector_in = k.algo.vector_out;
+  k.algo.vector_out = dx_vector;
+  return k;
+}
+
+// nullptr when one of the sm_90 convolution kernels builds `k` (forward, or
+// backward-data through its forward key), else the first rule it breaks.
+constexpr const char* conv_sm90_unsupported_reason(const grouped_conv_key& k) {
+  if (k.sig.dir == conv_direction::bwd_data) return conv_fwd_sm90_unsupported_reason(forward_key_of_bwd_data(k));
+  if (k.sig.dir != conv_direction::fwd) return "sm90 conv computes the forward and backward-data directions";
+  return conv_fwd_sm90_unsupported_reason(k);
 }
 
 }  // namespace kdecl::kernels::cuda::sm90

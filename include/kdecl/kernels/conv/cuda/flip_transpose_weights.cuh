@@ -1,0 +1,67 @@
+// The flipped, transposed weights a stride-1 backward-data runs its forward
+// equivalent with (kernels/conv/bwd_data_as_forward.hpp): for each group and
+// filter tap, a (K/G) x (C/G) matrix written as (C/G) x (K/G) through a 32 x 32
+// shared-memory tile, so that both the reads (along c) and the writes (along k)
+// are coalesced. Every loop strides over the grid: any K/G, C/G, G and taps.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+
+#include <cuda_runtime.h>
+
+#include "kdecl/core/status.hpp"
+#include "kdecl/kernels/conv/bwd_data_as_forward.hpp"
+
+namespace kdecl::kernels::cuda {
+
+inline constexpr int flip_transpose_tile = 32;
+inline constexpr int flip_transpose_rows = 8;  // threads per tile column: each copies 4 rows
+
+template <class T>
+__global__ void __launch_bounds__(flip_transpose_tile * flip_transpose_rows)
+    flip_transpose_weights_kernel(const T* __restrict__ w, T* __restrict__ wt, const flipped_weights_map m) {
+  constexpr int tile = flip_transpose_tile;
+  __shared__ T staged[tile][tile + 1];  // +1: the column reads of the write pass hit distinct banks
+  const int k_tiles = (m.kg + tile - 1) / tile, c_tiles = (m.cg + tile - 1) / tile;
+  const std::int64_t matrices = std::int64_t(m.groups) * m.taps;
+  for (std::int64_t gt = blockIdx.z; gt < matrices; gt += gridDim.z) {
+    const int g = int(gt / m.taps), tap = int(gt % m.taps);
+    // The matrix's first element on both sides, once: the per-element offsets are then a
+    // multiply-add (the tap decomposition's divisions would otherwise dominate the copy).
+    const T* src = w + m.source(g, 0, 0, tap);
+    T* dst = wt + m.destination(g, 0, 0, tap);
+    for (int ky = blockIdx.y; ky < k_tiles; ky += gridDim.y)
+      for (int cx = blockIdx.x; cx < c_tiles; cx += gridDim.x) {
+        const int k0 = ky * tile, c0 = cx * tile;
+        for (int i = threadIdx.y; i < tile; i += flip_transpose_rows) {
+          const int k = k0 + i, c = c0 + int(threadIdx.x);
+          if (k < m.kg && c < m.cg) staged[i][threadIdx.x] = src[k * m.src_k + c];
+        }
+        __syncthreads();
+        for (int i = threadIdx.y; i < tile; i += flip_transpose_rows) {
+          const int c = c0 + i, k = k0 + int(threadIdx.x);
+          if (k < m.kg && c < m.cg) dst[c * m.dst_c + k] = staged[threadIdx.x][i];
+        }
+        __syncthreads();
+      }
+  }
+}
+
+// Writes w' (m.elements() elements at `wt`) from w, asynchronously on `stream`.
+template <class T>
+status flip_transpose_weights(const flipped_weights_map& m, const void* w, void* wt, cudaStream_t stream) {
+  if (m.elements() == 0) return status::ok();
+  constexpr int tile = flip_transpose_tile;
+  const auto tiles = [](int n) { return unsigned(std::min(65535, (n + tile - 1) / tile)); };
+  const dim3 grid(std::min(2147483647u, tiles(m.cg)), tiles(m.kg),
+                  unsigned(std::min<std::int64_t>(65535, std::int64_t(m.groups) * m.taps)));
+  flip_transpose_weights_kernel<T>
+      <<<grid, dim3(tile, flip_transpose_rows), 0, stream>>>(static_cast<const T*>(w), static_cast<T*>(wt), m);
+  if (const cudaError_t err = cudaGetLastError(); err != cudaSuccess)
+    return status::error(std::string("flipped weights copy launch: ") + cudaGetErrorString(err));
+  return status::ok();
+}
+
+}  // namespace kdecl::kernels::cuda
