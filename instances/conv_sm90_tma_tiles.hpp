@@ -1,0 +1,30 @@
+// The tile shapes of the sm_90 wgmma convolution sets, for the direction each set
+// declares: forward (conv_sm90_tma.cpp, conv_sm90_tma_nd.cpp) and stride-1
+// backward-data, which runs the forward kernel (conv_sm90_tma_bwd_data.cpp).
+// The GEMM's N is K/G forward and C/G backward-data.
+//   wide     128x256, 4 stages   N >= 256
+//   square   128x128, 6 stages   N = 128, and tile counts 128x256 leaves short of a wave
+//   narrow   128x64,  8 stages   N = 64 (ResNet's first stage)
+#pragma once
+
+#include "kdecl/declare/conv.hpp"
+
+namespace kdecl_instances::conv_sm90_tma {
+
+using namespace kdecl::dsl;
+
+// 16-byte gathers of 16-bit data (C/G and K/G multiples of 8), the cooperative schedule.
+constexpr auto base(kdecl::conv_direction dir) {
+  return grouped_conv().direction(dir).pipeline(tma_wgmma).epilogue(cshuffle).scheduler(intrawave).vector_sizes(8, 8, 8);
+}
+constexpr auto wide(kdecl::conv_direction dir) {
+  return base(dir).tile(128, 256, 64).warps(8, 1, 1).warp_tile(16, 256, 16).stages(4);
+}
+constexpr auto square(kdecl::conv_direction dir) {
+  return base(dir).tile(128, 128, 64).warps(8, 1, 1).warp_tile(16, 128, 16).stages(6);
+}
+constexpr auto narrow(kdecl::conv_direction dir) {
+  return base(dir).tile(128, 64, 64).warps(8, 1, 1).warp_tile(16, 64, 16).stages(8);
+}
+
+}  // namespace kdecl_instances::conv_sm90_tma
