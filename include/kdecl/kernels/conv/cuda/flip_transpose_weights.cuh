@@ -55,8 +55,7 @@ status flip_transpose_weights(const flipped_weights_map& m, const void* w, void*
   if (m.elements() == 0) return status::ok();
   constexpr int tile = flip_transpose_tile;
   const auto tiles = [](int n) { return unsigned(std::min(65535, (n + tile - 1) / tile)); };
-  const dim3 grid(std::min(2147483647u, tiles(m.cg)), tiles(m.kg),
-                  unsigned(std::min<std::int64_t>(65535, std::int64_t(m.groups) * m.taps)));
+  const dim3 grid(tiles(m.cg), tiles(m.kg), unsigned(std::min<std::int64_t>(65535, std::int64_t(m.groups) * m.taps)));
   flip_transpose_weights_kernel<T>
       <<<grid, dim3(tile, flip_transpose_rows), 0, stream>>>(static_cast<const T*>(w), static_cast<T*>(wt), m);
   if (const cudaError_t err = cudaGetLastError(); err != cudaSuccess)
