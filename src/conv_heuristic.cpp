@@ -6,6 +6,7 @@
 
 #include "kdecl/arch/arch.hpp"
 #include "kdecl/dsl/conv_rules.hpp"
+#include "kdecl/kernels/conv/bwd_data_as_forward.hpp"
 #include "kdecl/kernels/conv/cuda/sm80/conv_bwd_plan.hpp"
 
 namespace kdecl {
@@ -131,8 +132,10 @@ problem_profile conv_problem_profile(const grouped_conv_key& key, const grouped_
       pp.batch *= s;
     }
   }
-  if (key.sig.dir == conv_direction::bwd_data && key.algo.pipe == pipeline::tma_wgmma) {
+  if (key.sig.dir == conv_direction::bwd_data && key.algo.pipe == pipeline::tma_wgmma &&
+      kernels::bwd_data_as_gemm_reason(p)) {
     // It first copies the weights flipped and transposed (conv_bwd_data_sm90.cuh): read and written once.
+    // (1x1 layers without padding run as a GEMM on the weights as they are.)
     pp.dram_bytes += 2.0 * double(p.elements(conv_tensor::weight)) * std::max(1, bits_of(p.wei_type) / 8);
   }
   return pp;

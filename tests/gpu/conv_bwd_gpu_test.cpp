@@ -55,6 +55,8 @@ std::vector<grouped_conv_problem> backward_problems(int ndim) {
           P{}.batch(1).channels(6, 10).input_size({21, 17}).filter_size({3}).padding({1}),                    // C/G = 6, K/G = 10
           P{}.batch(4).channels(32, 64).input_size({40, 40}).filter_size({3}).padding({1}),                   // split-K
           P{}.batch(3).channels(128, 256).input_size({28, 28}).filter_size({3}).stride({2}).padding({1}),
+          P{}.batch(2).channels(64, 96).input_size({13, 11}).filter_size({1}),                  // 1x1 stride 1 (a GEMM)
+          P{}.batch(3).channels(64, 32).groups(4).input_size({9, 7}).filter_size({1}),          // 1x1, G = 4
       };
   }
 }

@@ -84,5 +84,23 @@ TEST(BwdDataAsForward, StridedLayersAreRefusedWithTheStride) {
   EXPECT_TRUE(kernels::bwd_data_as_forward_reason(P{p}.direction(conv_direction::fwd)));
 }
 
+TEST(BwdDataAsForward, OneByOneLayersWithoutPaddingArePlainGemms) {
+  auto layer = [](conv_dims filter, conv_dims pad) {
+    return P{}.direction(conv_direction::bwd_data).batch(2).channels(64, 96).groups(2).input_size({7, 9})
+        .filter_size(filter).padding(pad);
+  };
+  EXPECT_FALSE(kernels::bwd_data_as_gemm_reason(layer({1}, {0}).normalized()));
+  EXPECT_TRUE(kernels::bwd_data_as_gemm_reason(layer({3}, {1}).normalized()));
+  EXPECT_TRUE(kernels::bwd_data_as_gemm_reason(layer({1}, {1}).normalized()));           // padded
+  EXPECT_TRUE(kernels::bwd_data_as_gemm_reason(layer({1}, {0}).stride({2}).normalized()));  // strided
+  // dx's image rows padded: its pixels have no single leading dimension.
+  auto padded_rows = layer({1}, {0}).normalized();
+  padded_rows.in_strides.spatial[1] += 64;
+  padded_rows.in_strides.n = padded_rows.in_strides.spatial[1] * 7;
+  const auto why = kernels::bwd_data_as_gemm_reason(padded_rows);
+  ASSERT_TRUE(why);
+  EXPECT_NE(why->find("evenly strided"), std::string::npos) << *why;
+}
+
 }  // namespace
 }  // namespace kdecl

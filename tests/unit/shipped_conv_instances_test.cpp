@@ -131,8 +131,13 @@ TEST(ShippedConvInstances, BackwardGpuKernelsArePlannedOffline) {
     const auto why = conv_rejection(*k, layer(conv_direction::bwd_data, 32, 28, 2).normalized(), nullptr);
     ASSERT_TRUE(why) << k->name();
     EXPECT_NE(why->find("stride 2 is not 1"), std::string::npos) << *why;
-    // Its workspace holds the flipped, transposed weights (128 x 128 x 9 bf16) and alignment slack.
+    // Its workspace holds the flipped, transposed weights (128 x 128 x 9 bf16) and alignment slack;
+    // 1x1 layers without padding run as an rrr GEMM on the weights as they are, with none.
     EXPECT_GE(k->workspace_bytes(layer(conv_direction::bwd_data, 32, 28, 1).normalized()), 128u * 128 * 9 * 2);
+    const auto pointwise = grouped_conv_problem{}.direction(conv_direction::bwd_data).batch(32).channels(256, 512)
+                               .input_size({28, 28}).filter_size({1}).dtype(dtype::bf16).normalized();
+    EXPECT_FALSE(conv_rejection(*k, pointwise, nullptr)) << k->name();
+    EXPECT_EQ(k->workspace_bytes(pointwise), 0u) << k->name();
   }
   EXPECT_EQ(sm90_bwd_data, 3);
   // bwd_weight: a deep reduction (32 x 56 x 56) is split over a lent fp32 workspace; a shallow one is not.

@@ -58,6 +58,27 @@ inline grouped_conv_problem forward_equivalent_of_bwd_data(const grouped_conv_pr
   return f.normalized();
 }
 
+// A 1x1 backward-data without padding (stride 1) is a plain GEMM per group: dx = dy · W with
+// M = N x pixels, N = C/G, K = K/G, W stored [K/G][C/G] (an rrr GEMM: no weight copy), provided
+// dy's and dx's pixels are evenly strided (one leading dimension each). Empty when it is.
+inline std::optional<std::string> bwd_data_as_gemm_reason(const grouped_conv_problem& p) {
+  if (auto why = bwd_data_as_forward_reason(p)) return why;
+  for (int slot = 0; slot < 3; ++slot)
+    if (p.filter_dims[slot] != 1 || p.pad_left_dims[slot] != 0 || p.pad_right_dims[slot] != 0)
+      return std::string("not a 1x1 filter without padding");
+  const auto dims = p.output_dims();  // = the input's (1x1, stride 1, no padding)
+  for (const conv_tensor_strides* s : {&p.in_strides, &p.out_strides}) {
+    std::int64_t step = s->spatial[2];
+    for (int slot = 2; slot >= 3 - p.ndim(); --slot) {
+      if (dims[std::size_t(slot)] > 1 && s->spatial[std::size_t(slot)] != step)
+        return std::string("pixels not evenly strided");
+      step *= dims[std::size_t(slot)];
+    }
+    if (p.n > 1 && s->n != step) return std::string("pixels not evenly strided");
+  }
+  return std::nullopt;
+}
+
 // Where weight element (g, k, c, tap) of the backward problem is read, and where its
 // flipped, transposed copy goes in the forward problem's weights (taps in Z, Y, X
 // order with X fastest; flipping every dimension reverses the linear tap index).
