@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <array>
+#include <functional>
 #include <stdexcept>
 #include <vector>
 
 #include <cuda_runtime.h>
 #include <fmt/format.h>
 
+#include "bench_timing.hpp"
 #include "cudnn_handle.hpp"
 #include "kdecl/runtime/buffer.hpp"
 #if KDECL_WITH_CUDNN_FRONTEND
@@ -68,29 +70,10 @@ constexpr std::array<const char*, 6> bwd_data_names{"ALGO_0", "ALGO_1", "FFT", "
 constexpr std::array<const char*, 7> bwd_filter_names{"ALGO_0", "ALGO_1", "FFT", "ALGO_3", "WINOGRAD_NONFUSED",
                                                       "FFT_TILING", "WINOGRAD"};
 
-// The median of 7 timed launches after 2 untimed ones (CUDA events, default stream): how the
-// legacy algorithm and the graph plan are compared before the bench times the faster.
-template <class Launch>
-double median_ms(Launch&& launch) {
-  cudaEvent_t start = nullptr, stop = nullptr;
-  cudaEventCreate(&start);
-  cudaEventCreate(&stop);
-  launch();
-  launch();
-  std::vector<float> ms;
-  for (int i = 0; i < 7; ++i) {
-    cudaEventRecord(start);
-    launch();
-    cudaEventRecord(stop);
-    cudaEventSynchronize(stop);
-    float t = 0;
-    cudaEventElapsedTime(&t, start, stop);
-    ms.push_back(t);
-  }
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
-  std::nth_element(ms.begin(), ms.begin() + 3, ms.end());
-  return ms[3];
+// The median of 7 timed launches after 2 untimed ones (bench_timing.hpp: CUDA events, default
+// stream): how the legacy algorithm and the graph plan are compared before the bench times the faster.
+double median_ms_of(const std::function<void()>& launch) {
+  return median_ms(/*cuda=*/true, [&](int) { launch(); }, 2, 7);
 }
 
 template <std::size_t N>
@@ -252,7 +235,7 @@ cudnn_conv::cudnn_conv(const device& dev, const grouped_conv_problem& p, const g
     }
   }
   m.choice.legacy_algorithm = m.algorithm;
-  m.choice.legacy_ms = median_ms([&] { m.run_legacy(args); });
+  m.choice.legacy_ms = median_ms_of([&] { m.run_legacy(args); });
 
 #if KDECL_WITH_CUDNN_FRONTEND
   // The graph API's engines, autotuned on the same buffers; the faster of the two is what gets timed.
@@ -263,7 +246,7 @@ cudnn_conv::cudnn_conv(const device& dev, const grouped_conv_problem& p, const g
       auto graph = std::make_unique<cudnn_conv_graph>(dev, p, args);
       m.choice.graph_plan = graph->plan();
       m.choice.graph_plans = graph->plans_timed();
-      m.choice.graph_ms = median_ms([&] { graph->run(args); });
+      m.choice.graph_ms = median_ms_of([&] { graph->run(args); });
       if (m.choice.graph_ms < m.choice.legacy_ms) {
         m.graph = std::move(graph);
         m.choice.graph_chosen = true;

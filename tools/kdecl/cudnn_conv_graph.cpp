@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "cudnn_conv.hpp"
+#include "cudnn_frontend_plans.hpp"
 #include "cudnn_handle.hpp"
 #include "kdecl/runtime/buffer.hpp"
 
@@ -19,8 +20,11 @@ namespace fe = cudnn_frontend;
 
 enum uid : std::int64_t { x_uid = 1, w_uid, y_uid };
 
-void fe_check(fe::error_t e, const char* what) {
-  if (e.is_bad()) throw std::runtime_error(fmt::format("cuDNN graph convolution {}: {}", what, e.get_message()));
+void fe_check(fe::error_t e, const char* what) { cudnn_graph::check(e, "graph convolution", what); }
+
+// The tensors of one call by uid: x (input), w (weights), y (output); the direction's result is written.
+std::unordered_map<std::int64_t, void*> variant_pack(const grouped_conv_args& a) {
+  return {{x_uid, const_cast<void*>(a.in)}, {w_uid, const_cast<void*>(a.wei)}, {y_uid, a.out}};
 }
 
 using shape = cudnn_tensor_shape;
@@ -109,31 +113,20 @@ cudnn_conv_graph::cudnn_conv_graph(const device& dev, const grouped_conv_problem
       break;
   }
   result->set_output(true).set_dim(result_shape->dims).set_stride(result_shape->strides);
-  fe_check(g.validate(), "validate");
-  fe_check(g.build_operation_graph(m.handle), "build the operation graph");
-  fe_check(g.create_execution_plans({fe::HeurMode_t::A, fe::HeurMode_t::FALLBACK}), "create execution plans");
-  fe_check(g.check_support(m.handle), "check support");
-  fe_check(g.build_plans(fe::BuildPlanPolicy_t::ALL), "build plans");
-  m.plans = int(g.get_execution_plan_count());
+  m.plans = cudnn_graph::build_plans(g, m.handle, fe::BuildPlanPolicy_t::ALL, "graph convolution");
 
-  std::unordered_map<std::int64_t, void*> pack{{x_uid, const_cast<void*>(args.in)},
-                                               {w_uid, const_cast<void*>(args.wei)},
-                                               {y_uid, args.out}};
+  auto pack = variant_pack(args);
   buffer tune_ws(dev, std::size_t(std::max<std::int64_t>(g.get_autotune_workspace_size(), 1)));
   fe_check(g.autotune(m.handle, pack, tune_ws.data()), "autotune");
-  std::int64_t ws = 0;
-  fe_check(g.get_workspace_size(ws), "workspace size");
-  m.workspace = buffer(dev, std::size_t(std::max<std::int64_t>(ws, 1)));
-  if (g.get_plan_name(m.plan).is_bad()) m.plan = "(unnamed)";
+  m.workspace = cudnn_graph::workspace_of(g, dev, "graph convolution");
+  m.plan = cudnn_graph::plan_name(g);
 }
 
 cudnn_conv_graph::~cudnn_conv_graph() = default;
 
 void cudnn_conv_graph::run(const grouped_conv_args& a) {
   auto& m = *impl_;
-  std::unordered_map<std::int64_t, void*> pack{{x_uid, const_cast<void*>(a.in)},
-                                               {w_uid, const_cast<void*>(a.wei)},
-                                               {y_uid, a.out}};
+  auto pack = variant_pack(a);
   fe_check(m.graph->execute(m.handle, pack, m.workspace.data()), "execute");
 }
 

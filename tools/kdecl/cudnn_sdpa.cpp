@@ -7,6 +7,7 @@
 #include <cudnn_frontend.h>
 #include <fmt/format.h>
 
+#include "cudnn_frontend_plans.hpp"
 #include "cudnn_handle.hpp"
 #include "kdecl/runtime/buffer.hpp"
 
@@ -26,9 +27,7 @@ fmha_mask effective_mask(const fmha_problem& p) {
   return p.mask;
 }
 
-void fe_check(fe::error_t e, const char* what) {
-  if (e.is_bad()) throw std::runtime_error(fmt::format("cuDNN SDPA {}: {}", what, e.get_message()));
-}
+void fe_check(fe::error_t e, const char* what) { cudnn_graph::check(e, "SDPA", what); }
 
 }  // namespace
 
@@ -172,15 +171,9 @@ cudnn_sdpa::cudnn_sdpa(const device& dev, const fmha_problem& p) : impl_(std::ma
     stats->set_output(true).set_uid(stats_uid).set_data_type(fe::DataType_t::FLOAT).set_dim({b, p.heads_q, sq, 1})
         .set_stride({p.lse_batch_stride, p.lse_head_stride, 1, 1});
 
-  fe_check(g.validate(), "validate");
-  fe_check(g.build_operation_graph(m.handle), "build the operation graph");
-  fe_check(g.create_execution_plans({fe::HeurMode_t::A, fe::HeurMode_t::FALLBACK}), "create execution plans");
-  fe_check(g.check_support(m.handle), "check support");
-  fe_check(g.build_plans(fe::BuildPlanPolicy_t::HEURISTICS_CHOICE), "build plans");
-  std::int64_t ws = 0;
-  fe_check(g.get_workspace_size(ws), "workspace size");
-  m.workspace = buffer(dev, std::size_t(std::max<std::int64_t>(ws, 1)));
-  if (g.get_plan_name(m.plan).is_bad()) m.plan = "(unnamed)";
+  cudnn_graph::build_plans(g, m.handle, fe::BuildPlanPolicy_t::HEURISTICS_CHOICE, "SDPA");
+  m.workspace = cudnn_graph::workspace_of(g, dev, "SDPA");
+  m.plan = cudnn_graph::plan_name(g);
 }
 
 cudnn_sdpa::~cudnn_sdpa() = default;
