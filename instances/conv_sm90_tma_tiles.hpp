@@ -1,10 +1,13 @@
 // The tile shapes of the sm_90 wgmma convolution sets, for the direction each set
 // declares: forward (conv_sm90_tma.cpp, conv_sm90_tma_nd.cpp) and stride-1
-// backward-data, which runs the forward kernel (conv_sm90_tma_bwd_data.cpp).
-// The GEMM's N is K/G forward and C/G backward-data.
+// backward-data, which runs the forward kernel (conv_sm90_tma_bwd_data.cpp), and
+// backward-weight (conv_sm90_tma_bwd_weight.cpp).
+// The GEMM's N is K/G forward, C/G backward-data and taps x C/G backward-weight
+// (whose M is K/G).
 //   wide     128x256, 4 stages   N >= 256
 //   square   128x128, 6 stages   N = 128, and tile counts 128x256 leaves short of a wave
 //   narrow   128x64,  8 stages   N = 64 (ResNet's first stage)
+//   short    64x256,  5 stages   one consumer warpgroup: M = 64 (bwd_weight of 64-channel layers)
 #pragma once
 
 #include "kdecl/declare/conv.hpp"
@@ -25,6 +28,9 @@ constexpr auto square(kdecl::conv_direction dir) {
 }
 constexpr auto narrow(kdecl::conv_direction dir) {
   return base(dir).tile(128, 64, 64).warps(8, 1, 1).warp_tile(16, 64, 16).stages(8);
+}
+constexpr auto short_m(kdecl::conv_direction dir) {
+  return base(dir).tile(64, 256, 64).warps(4, 1, 1).warp_tile(16, 256, 16).stages(5);
 }
 
 }  // namespace kdecl_instances::conv_sm90_tma

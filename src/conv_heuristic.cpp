@@ -23,7 +23,10 @@ gemm_key implicit_gemm_key(const grouped_conv_key& key) {
 
 kernel_profile conv_kernel_profile(const grouped_conv_key& key) {
   const gemm_key g = implicit_gemm_key(key);
-  return profile_of(g, machine_model_of(g));
+  kernel_profile kp = profile_of(g, machine_model_of(g));
+  // The sm_90 backward-weight plans its own depth split (conv_problem_profile below).
+  if (key.sig.dir == conv_direction::bwd_weight) kp.rates.splits_k = false;
+  return kp;
 }
 
 namespace {
@@ -131,6 +134,16 @@ problem_profile conv_problem_profile(const grouped_conv_key& key, const grouped_
       pp.k = std::max(1.0, pp.k / s);
       pp.batch *= s;
     }
+  }
+  if (key.sig.dir == conv_direction::bwd_weight && key.algo.pipe == pipeline::tma_wgmma) {
+    // The sm_90 bwd_weight (conv_bwd_weight_sm90.cuh): cluster x ranges depth ranges, the
+    // ranges' fp32 partials written and read once (the cluster's reduce in shared memory).
+    // Offline there is no cluster capacity to ask: whole clusters of the SMs.
+    const auto split = kernels::cuda::sm90::bwd_weight_sm90_split(p, key.algo.tile.m, key.algo.tile.n, key.algo.tile.k,
+                                                                  processors, nullptr, true);
+    if (split.ranges > 1) pp.dram_bytes += 8.0 * split.ranges * pp.batch * pp.m * pp.n;
+    pp.k = std::max(1.0, pp.k / split.total());
+    pp.batch *= split.total();
   }
   if (key.sig.dir == conv_direction::bwd_data && key.algo.pipe == pipeline::tma_wgmma &&
       kernels::bwd_data_as_gemm_reason(p)) {

@@ -4,7 +4,8 @@
 // so that NaN never passes: odd C/K, odd spatial sizes, stride 2 and 3, dilation
 // 2, asymmetric padding, 1x1 stride 2, a stride larger than the filter (phases no
 // tap reaches), G > 1, 1-D and 3-D; bwd_weight both with one depth range (direct)
-// and several (fp32 partials and the reduction). Label `gpu`.
+// and several (fp32 partials and the reduction), and with C/G = 64 (the sm_90
+// kernel's TMA producer; other C/G take its gather). Label `gpu`.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -41,7 +42,9 @@ std::vector<grouped_conv_problem> backward_problems(int ndim) {
     case 3:
       return {P{}.batch(1).channels(8, 16).input_size({5, 9, 9}).filter_size({3}).stride({1, 2, 2}).padding({1}),
               P{}.batch(3).channels(16, 16).groups(2).input_size({4, 7, 6}).filter_size({3, 1, 3}).padding({1, 0, 1}),
-              P{}.batch(2).channels(16, 32).input_size({7, 9, 11}).filter_size({3}).stride({2}).padding({1}, {0})};
+              P{}.batch(2).channels(16, 32).input_size({7, 9, 11}).filter_size({3}).stride({2}).padding({1}, {0}),
+              // C/G = 64: the sm_90 bwd_weight's TMA producer (5-D im2col loads)
+              P{}.batch(2).channels(64, 40).input_size({5, 8, 9}).filter_size({3}).padding({1, 0, 1}, {1, 1, 0})};
     default:
       return {
           P{}.batch(3).channels(24, 40).input_size({17, 13}).filter_size({3}).dilation({2}).padding({2}),     // dilation 2
@@ -57,6 +60,11 @@ std::vector<grouped_conv_problem> backward_problems(int ndim) {
           P{}.batch(3).channels(128, 256).input_size({28, 28}).filter_size({3}).stride({2}).padding({1}),
           P{}.batch(2).channels(64, 96).input_size({13, 11}).filter_size({1}),                  // 1x1 stride 1 (a GEMM)
           P{}.batch(3).channels(64, 32).groups(4).input_size({9, 7}).filter_size({1}),          // 1x1, G = 4
+          // C/G = 64: the sm_90 bwd_weight's TMA producer (im2col loads): G = 2 with K/G = 48,
+          // dilation 2 and asymmetric padding; a deep, strided layer split over ranges
+          P{}.batch(3).channels(128, 96).groups(2).input_size({23, 19}).filter_size({3}).dilation({2})
+              .padding({2, 1}, {1, 2}),
+          P{}.batch(8).channels(64, 64).input_size({30, 30}).filter_size({3}).stride({2}).padding({1}),
       };
   }
 }

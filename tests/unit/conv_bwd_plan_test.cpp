@@ -3,8 +3,9 @@
 //    sweep, the phases visit each (input position, tap, dY position) triple of
 //    the convolution's definition exactly once, and nothing else; the weight
 //    rows and dX rows they address are the definition's.
-//  * bwd_weight's split-K plan (conv_bwd_plan.hpp): at least one range, none
-//    empty, partials within their cap, more ranges where the blocks are few.
+//  * bwd_weight's split-K plans (conv_bwd_plan.hpp), sm_80 and sm_90: at least one
+//    range, none empty, partials within their cap, more ranges where the blocks
+//    are few.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -114,6 +115,38 @@ TEST(BwdWeightSplits, FillTheMachineWithoutEmptyRanges) {
   // A layer of few output tiles and a long depth is split; one of many tiles is not.
   EXPECT_GT(bwd_weight_gpu_splits(weight_problem(32, 64, 64, 56), 128, 128, 32, 132), 8);
   EXPECT_EQ(bwd_weight_gpu_splits(weight_problem(1, 512, 512, 7), 128, 128, 32, 132), 1);
+}
+
+// The sm_90 plan: clusters of at most 8 (only where the kernel can reduce in one and the
+// clusters fit), every range at least 8 k tiles deep, partials within 256 MiB, a split
+// only where the output tiles leave SMs idle.
+TEST(BwdWeightSplits, Sm90SplitsDeepLayersOfFewTiles) {
+  using kernels::cuda::sm90::bwd_weight_sm90_split;
+  int capacity[9] = {0, 0, 132, 132, 128, 120, 126, 112, 128};
+  for (std::int64_t n : {1, 4, 32, 256})
+    for (std::int64_t ch : {16, 64, 256, 512})
+      for (std::int64_t hw : {7, 14, 56})
+        for (bool cluster_ok : {false, true}) {
+          const auto p = weight_problem(n, ch, ch, hw);
+          const auto s = bwd_weight_sm90_split(p, 128, 256, 64, 132, capacity, cluster_ok);
+          const auto e = p.implicit_gemm();
+          const std::int64_t k_tiles = (e.k + 63) / 64;
+          ASSERT_GE(s.cluster, 1);
+          ASSERT_LE(s.cluster, cluster_ok ? 8 : 1);
+          ASSERT_GE(s.ranges, 1);
+          if (s.total() > 1) EXPECT_GE(k_tiles / s.total(), 8) << p.describe();
+          EXPECT_LE(std::int64_t(s.ranges > 1 ? s.ranges : 0) * e.m * e.n * 4, std::int64_t{256} << 20);
+          EXPECT_EQ(s, bwd_weight_sm90_split(p, 128, 256, 64, 132, capacity, cluster_ok));
+        }
+  // ResNet's 64-channel 3x3 layer at batch 32: 3 output tiles, a depth of 100,352 pixels.
+  const auto deep = bwd_weight_sm90_split(weight_problem(32, 64, 64, 56), 128, 256, 64, 132, capacity, true);
+  EXPECT_GE(deep.total() * 3, 66) << "at least half the SMs busy";
+  EXPECT_EQ(bwd_weight_sm90_split(weight_problem(32, 64, 64, 56), 128, 256, 64, 132, capacity, false).cluster, 1);
+  // Many output tiles and a short depth: no split.
+  EXPECT_EQ(bwd_weight_sm90_split(weight_problem(1, 512, 512, 7), 128, 256, 64, 132, capacity, true).total(), 1);
+  // No cluster of a size whose clusters do not fit.
+  int none[9] = {};
+  EXPECT_EQ(bwd_weight_sm90_split(weight_problem(32, 64, 64, 56), 128, 256, 64, 132, none, true).cluster, 1);
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// The sm_90 forward (and stride-1 backward-data) convolution on the TMA + wgmma pipeline, as far as a machine
+// The sm_90 convolutions (forward, stride-1 backward-data, backward-weight) on the TMA + wgmma pipeline, as far as a machine
 // without a GPU sees it: its arch-table offer (directions, schedulers, vector
 // widths) with the messages the rules give, and the problem rules it shares with
 // the sm_80 forward kernel (kernels/conv/cuda/implicit_gemm_fwd_problem.hpp).
@@ -52,6 +52,13 @@ TEST(ConvSm90Rules, TheTmaPipelineBuildsForwardConvolutions) {
   auto bwd_data = wgmma_key();
   bwd_data.sig.dir = conv_direction::bwd_data;
   EXPECT_TRUE(dsl::validate(bwd_data, arch_id::sm_90).ok()) << message_of(bwd_data);
+  // And backward-weight (the crr GEMM of dY and the gathered input: conv_bwd_weight_sm90.cuh).
+  auto bwd_weight = wgmma_key();
+  bwd_weight.sig.dir = conv_direction::bwd_weight;
+  EXPECT_TRUE(dsl::validate(bwd_weight, arch_id::sm_90).ok()) << message_of(bwd_weight);
+  auto narrow_dy = bwd_weight;  // dY is gathered too: 16-byte vectors
+  narrow_dy.algo.vector_out = 4;
+  EXPECT_EQ(dsl::validate(narrow_dy, arch_id::sm_90).r, dsl::rule::conv_vector_bytes_not_offered_by_pipeline);
 }
 
 TEST(ConvSm90Rules, RefusalsNameTheValueAndTheRule) {
@@ -63,9 +70,6 @@ TEST(ConvSm90Rules, RefusalsNameTheValueAndTheRule) {
             std::string::npos)
       << message_of(pingpong);
 
-  auto backward = wgmma_key();
-  backward.sig.dir = conv_direction::bwd_weight;
-  EXPECT_EQ(dsl::validate(backward, arch_id::sm_90).r, dsl::rule::conv_direction_not_offered_by_pipeline);
 
   auto narrow = wgmma_key();  // 8-byte gathers: TMA's pipeline issues 16-byte accesses only
   narrow.algo.vector_in = 4;

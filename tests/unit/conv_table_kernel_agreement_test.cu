@@ -5,7 +5,7 @@
 // bwd_weight, conv_bwd_unsupported_reason(key) (which include the cp_async
 // GEMM's own key_unsupported_reason on the implicit GEMM); for tma_wgmma,
 // sm90::conv_sm90_unsupported_reason(key) (with the tma_wgmma GEMM's; backward-data
-// keys through their forward keys).
+// keys through their forward keys, backward-weight ones through their crr GEMM keys).
 //
 // Compile time: static_assert over a wildcard set expanded with dsl::expand.
 // Run time: broader wildcard sets walked with dsl::for_each_key.
@@ -59,6 +59,9 @@ inline constexpr auto broad_sm90 = kernel_set(targets(sm_90), grouped_conv().dir
                                                                   .warps(any).warp_tile(any).pipeline(tma_wgmma)
                                                                   .stages(any).epilogue(any).scheduler(any),
                                               grouped_conv().direction(bwd_data).dtype(bf16).tile(any).warps(any)
+                                                  .warp_tile(any).pipeline(tma_wgmma).stages(any).epilogue(any)
+                                                  .scheduler(any),
+                                              grouped_conv().direction(bwd_weight).dtype(fp16).tile(any).warps(any)
                                                   .warp_tile(any).pipeline(tma_wgmma).stages(any).epilogue(any)
                                                   .scheduler(any));
 }  // namespace sets

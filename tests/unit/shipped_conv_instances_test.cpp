@@ -99,7 +99,7 @@ TEST(ShippedConvInstances, DispatcherRunsResNeXtAndDepthwiseLayersOnTheHost) {
 }
 
 // Where the CUDA sets are built: the backward kernels are planned offline for an H100
-// (sm_90) as for forward ones: ResNet layers get a cp_async kernel, bwd_weight's split-K
+// (sm_90) as for forward ones: ResNet layers get a GPU kernel, bwd_weight's split-K
 // workspace follows the depth, and what the vectors cannot take is refused with a reason.
 TEST(ShippedConvInstances, BackwardGpuKernelsArePlannedOffline) {
   int backward = 0;
@@ -115,10 +115,11 @@ TEST(ShippedConvInstances, BackwardGpuKernelsArePlannedOffline) {
     for (std::int64_t stride : {1, 2}) {
       auto sel = dispatcher.select(layer(d, 32, 28, stride));
       ASSERT_TRUE(sel) << sel.explain();
-      // Stride-1 backward-data may also run on the sm_90 forward kernel (conv_bwd_data_sm90.cuh).
-      const bool sm90_bwd_data = d == conv_direction::bwd_data && stride == 1 &&
-                                 sel.kernel->name().find("_tma_wgmma_") != std::string::npos;
-      EXPECT_TRUE(sm90_bwd_data || sel.kernel->name().find("_cp_async_") != std::string::npos) << sel.kernel->name();
+      // Stride-1 backward-data may also run on the sm_90 forward kernel (conv_bwd_data_sm90.cuh),
+      // backward-weight on the sm_90 crr GEMM (conv_bwd_weight_sm90.cuh).
+      const bool sm90 = (d == conv_direction::bwd_weight || stride == 1) &&
+                        sel.kernel->name().find("_tma_wgmma_") != std::string::npos;
+      EXPECT_TRUE(sm90 || sel.kernel->name().find("_cp_async_") != std::string::npos) << sel.kernel->name();
     }
   // The sm_90 backward-data kernels take stride-1 layers and name the stride they refuse.
   int sm90_bwd_data = 0;

@@ -18,14 +18,14 @@ namespace kdecl {
 gemm_key implicit_gemm_key(const grouped_conv_key& key);
 
 // The cost-model profile of `key`'s kernel: its implicit GEMM's. The sm_90 forward kernel
-// splits K over a cluster as the GEMM does (the profile says so); the cp_async bwd_weight's
-// split is part of the problem it computes (conv_problem_profile below).
+// splits K over a cluster as the GEMM does (the profile says so); the bwd_weight kernels'
+// splits are part of the problem they compute (conv_problem_profile below).
 kernel_profile conv_kernel_profile(const grouped_conv_key& key);
 
 // The implicit GEMMs of a normalized problem as one batched GEMM of the cost model.
 problem_profile conv_problem_profile(const grouped_conv_problem& normalized_problem);
 
-// The same as `key`'s kernel computes it on `processors` SMs: the cp_async bwd_weight's split-K
+// The same as `key`'s kernel computes it on `processors` SMs: the bwd_weight kernels' split-K
 // ranges become a batch of shallower GEMMs plus the fp32 partials' traffic.
 problem_profile conv_problem_profile(const grouped_conv_key& key, const grouped_conv_problem& normalized_problem,
                                      int processors);

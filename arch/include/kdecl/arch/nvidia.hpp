@@ -195,12 +195,13 @@ constexpr pipeline_caps tma_wgmma(int smem_opt_in) {
   // epilogue that takes any alignment (sm90/epilogue_math.cuh).
   c.epilogue_any_alignment = true;
   c.index_bits = index_bits_32_64;
-  // Forward convolutions as implicit GEMMs on these consumers and epilogues, the input
-  // and weights gathered by cp.async into the swizzled ring, and backward-data ones as
-  // their forward equivalents (stride 1, checked per problem) (kernels/conv/cuda/sm90/:
+  // Convolutions as implicit GEMMs on these consumers and epilogues, the operands
+  // gathered by cp.async into the swizzled ring: forward, backward-data as its forward
+  // equivalent (stride 1, checked per problem) and backward-weight as the crr GEMM of
+  // dY and the gathered input, its depth split (kernels/conv/cuda/sm90/:
   // conv_sm90_unsupported_reason): 16-bit data, every layout, 16-byte gathers, the
   // cooperative schedule only.
-  c.conv = {bits(conv_direction::fwd, conv_direction::bwd_data),
+  c.conv = {bits(conv_direction::fwd, conv_direction::bwd_data, conv_direction::bwd_weight),
             bits(conv_layout::nwgc, conv_layout::nhwgc, conv_layout::ndhwgc, conv_layout::gnwc, conv_layout::gnhwc,
                  conv_layout::gndhwc),
             bits(dtype::fp16, dtype::bf16), bits(conv_specialization::none), 1,

@@ -1,8 +1,8 @@
 // conv_kernel<K, backend::cuda>: routes a convolution key to the CUDA kernel of
 // its pipeline and direction: the sm_80 cp_async implicit GEMMs (forward,
 // backward-data by stride phases, backward-weight with split-K), the sm_90
-// tma_wgmma forward implicit GEMM (and stride-1 backward-data as its forward
-// equivalent), and the direct_conv forward and depthwise
+// tma_wgmma forward implicit GEMM (stride-1 backward-data as its forward
+// equivalent) and backward-weight GEMM, and the direct_conv forward and depthwise
 // backward-data and backward-weight convolutions.
 #pragma once
 
@@ -16,30 +16,26 @@
 #include "kdecl/kernels/conv/cuda/sm80/conv_bwd_weight_sm80.cuh"
 #include "kdecl/kernels/conv/cuda/sm80/conv_fwd_sm80.cuh"
 #include "kdecl/kernels/conv/cuda/sm90/conv_bwd_data_sm90.cuh"
+#include "kdecl/kernels/conv/cuda/sm90/conv_bwd_weight_sm90.cuh"
 #include "kdecl/kernels/conv/cuda/sm90/conv_fwd_sm90.cuh"
 
 namespace kdecl::kernels {
 
-namespace cuda::sm80 {
-template <grouped_conv_key K>
-using conv_of_direction =
-    std::conditional_t<K.sig.dir == conv_direction::fwd, conv_fwd<K>,
-                       std::conditional_t<K.sig.dir == conv_direction::bwd_data, conv_bwd_data<K>, conv_bwd_weight<K>>>;
-}  // namespace cuda::sm80
-
-namespace cuda::sm90 {
-template <grouped_conv_key K>
-using conv_of_direction = std::conditional_t<K.sig.dir == conv_direction::bwd_data, conv_bwd_data<K>, conv_fwd<K>>;
-}  // namespace cuda::sm90
-
 namespace detail {
+// The kernel of a key's direction among one pipeline's three.
+template <grouped_conv_key K, template <grouped_conv_key> class Fwd, template <grouped_conv_key> class BwdData,
+          template <grouped_conv_key> class BwdWeight>
+using of_direction =
+    std::conditional_t<K.sig.dir == conv_direction::fwd, Fwd<K>,
+                       std::conditional_t<K.sig.dir == conv_direction::bwd_data, BwdData<K>, BwdWeight<K>>>;
+
 template <grouped_conv_key K>
 using cuda_conv_impl = std::conditional_t<
     K.algo.pipe == pipeline::direct_conv,
-    std::conditional_t<K.sig.dir == conv_direction::bwd_data, cuda::direct::conv_direct_bwd_data<K>,
-                       std::conditional_t<K.sig.dir == conv_direction::bwd_weight,
-                                          cuda::direct::conv_direct_bwd_weight<K>, cuda::direct::conv_direct_fwd<K>>>,
-    std::conditional_t<K.algo.pipe == pipeline::tma_wgmma, cuda::sm90::conv_of_direction<K>, cuda::sm80::conv_of_direction<K>>>;
+    of_direction<K, cuda::direct::conv_direct_fwd, cuda::direct::conv_direct_bwd_data, cuda::direct::conv_direct_bwd_weight>,
+    std::conditional_t<K.algo.pipe == pipeline::tma_wgmma,
+                       of_direction<K, cuda::sm90::conv_fwd, cuda::sm90::conv_bwd_data, cuda::sm90::conv_bwd_weight>,
+                       of_direction<K, cuda::sm80::conv_fwd, cuda::sm80::conv_bwd_data, cuda::sm80::conv_bwd_weight>>>;
 }  // namespace detail
 
 template <grouped_conv_key K>

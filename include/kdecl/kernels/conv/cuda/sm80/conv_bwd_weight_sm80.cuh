@@ -29,6 +29,7 @@
 #include "kdecl/kernels/conv/cuda/sm80/conv_bwd_plan.hpp"
 #include "kdecl/kernels/conv/cuda/sm80/conv_mainloop.cuh"
 #include "kdecl/kernels/conv/cuda/sm80/im2col_index.hpp"
+#include "kdecl/kernels/conv/cuda/split_partials_reduce.cuh"
 #include "kdecl/kernels/gemm/cuda/sm80/config.cuh"
 #include "kdecl/kernels/gemm/cuda/sm80/epilogue.cuh"
 #include "kdecl/kernels/gemm/cuda/sm80/gemm_sm80.cuh"
@@ -234,22 +235,6 @@ __global__ void __launch_bounds__(Cfg::threads)
   }
 }
 
-// dW[g, k, j] = sum over the splits, in order, of partial[split][g][k][j]; converted to T.
-template <class T>
-__global__ void conv_split_reduce_kernel(const float* __restrict__ partial, T* __restrict__ dw, int splits,
-                                         std::int64_t split_stride, int m, int n, int groups, std::int64_t dw_g,
-                                         std::int64_t dw_m) {
-  const std::int64_t total = std::int64_t(groups) * m * n;
-  for (std::int64_t e = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; e < total;
-       e += std::int64_t(gridDim.x) * blockDim.x) {
-    float sum = 0.0f;
-    for (int s = 0; s < splits; ++s) sum += partial[s * split_stride + e];
-    const std::int64_t mn = std::int64_t(m) * n;
-    const std::int64_t g = e / mn, r = e % mn;
-    dw[g * dw_g + (r / n) * dw_m + r % n] = from_float<T>(sum);
-  }
-}
-
 template <grouped_conv_key K>
 struct conv_bwd_weight {
   static_assert(K.sig.dir == conv_direction::bwd_weight && conv_bwd_unsupported_reason(K) == nullptr,
@@ -364,12 +349,9 @@ struct conv_bwd_weight {
     if (s <= 1) return launch<cfg>(p, a, a.wei, p.wei_strides.n, p.wei_strides.g, 0, 1, stream);
     const std::int64_t split_stride = p.g * e.m * e.n;
     if (auto st = launch<partial_cfg>(p, a, a.workspace, e.n, e.m * e.n, split_stride, s, stream); !st) return st;
-    const std::int64_t total = split_stride;
-    const unsigned blocks = unsigned(std::min<std::int64_t>((total + 255) / 256, 4 * current_sm_count() * 8));
-    conv_split_reduce_kernel<typename cfg::tc><<<blocks, 256, 0, stream>>>(
-        static_cast<const float*>(a.workspace), static_cast<typename cfg::tc*>(a.wei), s, split_stride, int(e.m),
-        int(e.n), int(p.g), p.wei_strides.g, p.wei_strides.n);
-    const cudaError_t err = cudaGetLastError();
+    const cudaError_t err =
+        reduce_split_partials(static_cast<const float*>(a.workspace), static_cast<typename cfg::tc*>(a.wei), s, int(e.m),
+                              int(e.n), int(p.g), p.wei_strides.g, p.wei_strides.n, current_sm_count(), stream);
     if (err != cudaSuccess) return status::error(std::string("cp_async bwd_weight reduce: ") + cudaGetErrorString(err));
     return status::ok();
   }

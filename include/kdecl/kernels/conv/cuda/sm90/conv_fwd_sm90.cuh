@@ -1,26 +1,14 @@
 // The sm_90a forward convolution: the implicit GEMM of each group on the
-// tma_wgmma GEMM's consumers (wgmma from the 128-byte swizzled ring, the direct
-// and cshuffle epilogues) and persistent tile scheduler, fed by a gathering
-// producer instead of TMA:
-//
-//   warpgroup 0      producer: all 128 threads copy with cp.async. For a k-block
-//                    each thread owns one 16-byte chunk column (8 channels) of
-//                    the 64-deep slice and every 16th row: it decodes its chunk's
-//                    filter tap once, then for each of its rows (output pixels)
-//                    copies 8 input channels of that tap (zeros in the padding)
-//                    and for each of its weight rows 8 taps x channels. Chunk j
-//                    of row r lands at chunk j ^ (r % 8): the layout TMA's
-//                    128-byte swizzle gives, which the wgmma descriptors expect.
-//                    It commits one cp.async group per stage and, stages - 2
-//                    behind, waits for a group, fences the proxies and arrives
-//                    on that stage's full barrier (cp_async_barrier.cuh).
-//   warpgroups 1..W  consumers, as in the GEMM (intrawave): wait for a full
-//                    stage, fence the proxies, issue the wgmma, free the previous
-//                    stage when its group retires; the fused epilogue runs from
-//                    registers while the producer fills the ring for the next tile.
-//   split-K          layers whose tiles fill less than half the SMs (deep layers of a
-//                    small batch): the GEMM's cluster split-K (split_k.cuh), each block
-//                    one k-range of a tile, reduced through distributed shared memory.
+// gathering sm_90 convolution kernel (conv_sm90_kernel.cuh: a cp.async producer
+// warpgroup, the tma_wgmma GEMM's consumers, epilogues and persistent scheduler).
+// The forward gather: for a k-block each producer thread owns one 16-byte chunk
+// column (8 channels) of the 64-deep slice and every 16th row: it decodes its
+// chunk's filter tap once, then for each of its rows (output pixels) copies 8
+// input channels of that tap (zeros in the padding) and for each of its weight
+// rows 8 taps x channels. Chunk j of row r lands at chunk j ^ (r % 8): the layout
+// TMA's 128-byte swizzle gives, which the wgmma descriptors expect. Layers whose
+// tiles fill less than half the SMs (deep layers of a small batch) split K over a
+// cluster (split_k.cuh).
 //
 //   A (M x K) = im2col(input of group g), M = N x output pixels, K = C/G x taps
 //   B (N x K) = weights of group g (each output channel's taps x C/G contiguous)
@@ -40,12 +28,10 @@
 #include "kdecl/kernels/conv/cuda/implicit_gemm_fwd_problem.hpp"
 #include "kdecl/kernels/conv/cuda/sm80/im2col_index.hpp"
 #include "kdecl/kernels/conv/cuda/sm90/conv_fwd_sm90_config.cuh"
-#include "kdecl/kernels/cuda/sm80/ptx.cuh"
+#include "kdecl/kernels/conv/cuda/sm90/conv_sm90_kernel.cuh"
 #include "kdecl/kernels/cuda/sm90/cluster_launch.cuh"
-#include "kdecl/kernels/cuda/sm90/cp_async_barrier.cuh"
 #include "kdecl/kernels/cuda/device_info.cuh"
 #include "kdecl/kernels/gemm/cuda/sm90/gemm_sm90.cuh"
-#include "kdecl/kernels/gemm/cuda/sm90/gemm_sm90_kernel.cuh"
 
 namespace kdecl::kernels::cuda::sm90 {
 
@@ -56,26 +42,16 @@ struct conv_fwd_sm90_params {
   const void* wei;                 // group 0
   std::int64_t in_g, wei_g;        // group strides (elements)
   std::int64_t wei_k;              // stride between output channels' filters
-};
 
-// Register budgets (setmaxnreg): two consumer warpgroups with 128 accumulators each
-// need more than the 168 a thread gets at launch; the producer's gather keeps its
-// rows' positions in registers and cannot go as low as the TMA producer's 40. The
-// block can only share out what it was given at launch (384 x 168 = 64,512): a
-// consumer asking for more than the producer gave up waits forever.
-template <class Cfg>
-struct conv_sm90_registers {
-  static constexpr bool reallocate = Cfg::consumer_warpgroups == 2 && Cfg::m_blocks * Cfg::acc_regs > 64;
-  static constexpr int producer = 72;
-  static constexpr int consumer = 216;
-  static_assert(128 * producer + 256 * consumer <= 384 * 168, "more registers than the block holds");
+  __device__ k_block_range k_range(const tile_work& w) const { return {w.k_block_begin, w.k_block_end}; }
 };
 
 // One producer thread's share of every stage: chunk column `chunk` of rows
 // `lane_row`, `lane_row` + 16, ... of the A slot (tile_m rows) and of the B slot
 // (tile_n rows). Spatial dimensions are the trailing Ndim of the 3-D geometry.
 template <class Cfg, class T, int Ndim>
-struct conv_gather_thread {
+struct conv_fwd_gather {
+  using params = conv_fwd_sm90_params;
   static constexpr int a_rows = Cfg::tile_m / 16;
   static constexpr int b_rows = Cfg::tile_n / 16;
   static constexpr int first_dim = 3 - Ndim;
@@ -84,16 +60,19 @@ struct conv_gather_thread {
   int chunk, lane_row, swizzled;  // swizzled: byte offset of the chunk in each of this thread's rows
   std::int64_t a_off[a_rows];     // row's image offset + its first tap's position x input strides
   int a_pos[a_rows][Ndim];        // row's first tap position per spatial dimension
+  const T* in;                    // the group's input
   const T* b_base;                // the group's weights
   const T* b_row0;                // this thread's first weight row (may be past N: then b_left <= 0)
   int b_left;                     // weight rows from b_row0 up to N
 
-  __device__ conv_gather_thread(int tid) : chunk(tid % 8), lane_row(tid / 8) {
+  __device__ explicit conv_fwd_gather(int tid) : chunk(tid % 8), lane_row(tid / 8) {
     swizzled = (chunk ^ (lane_row % 8)) * 16;
   }
 
-  __device__ void start_tile(const conv_fwd_sm90_params& p, int m0, int n0, int g) {
+  __device__ void start_tile(const conv_fwd_sm90_params& p, const tile_work& w) {
     const auto& geo = p.geo;
+    const int m0 = w.tile_m * Cfg::tile_m, n0 = w.tile_n * Cfg::tile_n, g = w.batch;
+    in = static_cast<const T*>(p.in) + g * p.in_g;
 #pragma unroll
     for (int i = 0; i < a_rows; ++i) {
       const int m = m0 + lane_row + 16 * i;
@@ -112,8 +91,7 @@ struct conv_gather_thread {
   }
 
   // The copies of k-block `kb` into the stage at shared addresses a_slot / b_slot.
-  __device__ void load(const conv_fwd_sm90_params& p, const T* in, int kb, std::uint32_t a_slot,
-                       std::uint32_t b_slot) const {
+  __device__ void load(const conv_fwd_sm90_params& p, int kb, std::uint32_t a_slot, std::uint32_t b_slot) const {
     const auto& geo = p.geo;
     const int kk = kb * Cfg::tile_k + chunk * 8;
     const bool k_inside = kk < geo.k;
@@ -149,125 +127,6 @@ struct conv_gather_thread {
     }
   }
 };
-
-template <class Cfg, class T, int Ndim>
-__device__ __forceinline__ void conv_produce_tiles(const conv_fwd_sm90_params& p, unsigned char* ring_a,
-                                                   unsigned char* ring_b, std::uint64_t* full, std::uint64_t* empty,
-                                                   int tid) {
-  conv_gather_thread<Cfg, T, Ndim> gather(tid);
-  const std::uint32_t a_ring = shared_address(ring_a), b_ring = shared_address(ring_b);
-  // Each thread commits one cp.async group per stage and marks a stage full once its copies
-  // have landed, `lag` stages behind the one it is filling: the copies of lag + 1 stages are
-  // in flight at once. A consumer frees a stage only after it has started on the next one,
-  // so the producer may run at most stages - 2 ahead of its arrivals (else both wait).
-  constexpr int lag = Cfg::stages - 2;
-  ring_position pos, landed;
-  int in_flight = 0;
-  const auto mark_landed = [&] {
-    fence_proxy_async_shared();  // the copies, seen by this thread, before the consumers' wgmma reads
-    mbarrier_arrive(&full[landed.stage]);
-    landed.advance<Cfg::stages>();
-  };
-  const int units = p.out.sched.units();
-  for (int unit = blockIdx.x; unit < units; unit += gridDim.x) {
-    const tile_work w = p.out.sched.at(unit);
-    gather.start_tile(p, w.tile_m * Cfg::tile_m, w.tile_n * Cfg::tile_n, w.batch);
-    const T* in = static_cast<const T*>(p.in) + w.batch * p.in_g;
-    for (int kb = w.k_block_begin; kb < w.k_block_end; ++kb) {
-      mbarrier_wait(&empty[pos.stage], pos.phase ^ 1);
-      gather.load(p, in, kb, a_ring + pos.stage * Cfg::a_stage_bytes, b_ring + pos.stage * Cfg::b_stage_bytes);
-      sm80::cp_async_commit();
-      pos.advance<Cfg::stages>();
-      if (++in_flight > lag) {
-        sm80::cp_async_wait<lag>();
-        mark_landed();
-        --in_flight;
-      }
-    }
-  }
-  sm80::cp_async_wait<0>();
-  for (; in_flight > 0; --in_flight) mark_landed();
-  if (p.out.sched.splits > 1) split_k_producer_wait();
-}
-
-template <gemm_key G, class Cfg>
-__device__ __forceinline__ void conv_consume_tiles(const conv_fwd_sm90_params& p, unsigned char* ring_a,
-                                                   unsigned char* ring_b, std::uint64_t* full, std::uint64_t* empty,
-                                                   float* strips, int consumer, int thread_in_wg) {
-  const int lane = thread_in_wg % 32, warp = thread_in_wg / 32;
-  const std::uint32_t a_ring = shared_address(ring_a) + consumer * Cfg::m_blocks * mn_block_bytes;
-  const std::uint32_t b_ring = shared_address(ring_b);
-  float acc[Cfg::m_blocks][Cfg::acc_regs];
-  ring_position pos;
-  const int units = p.out.sched.units();
-  for (int unit = blockIdx.x; unit < units; unit += gridDim.x) {
-    const tile_work w = p.out.sched.at(unit);
-#pragma unroll
-    for (int i = 0; i < Cfg::m_blocks; ++i)
-#pragma unroll
-      for (int r = 0; r < Cfg::acc_regs; ++r) acc[i][r] = 0.0f;
-    // The GEMM's mainloop (gemm_sm90_kernel.cuh) over the gathered stages.
-    const int previous_stage = consume_k_blocks<Cfg, /*Gathered=*/true>(acc, a_ring, b_ring, full, empty, pos,
-                                                                         w.k_block_begin, w.k_block_end, lane, 0);
-    wgmma_wait_group<0>();
-#pragma unroll
-    for (int i = 0; i < Cfg::m_blocks; ++i) fence_accumulators(acc[i]);
-    if (previous_stage >= 0 && lane == 0) release_slot<Cfg>(empty, previous_stage, 0);
-    if constexpr (Cfg::split_k_fits) {
-      if (p.out.sched.splits > 1) {  // a cluster launch: this block's only unit
-        split_k_cluster_reduce<G, Cfg>(acc, p.out, w, ring_a, consumer, thread_in_wg);
-        return;
-      }
-    }
-
-    const int tile_row0 = consumer * Cfg::rows_per_warpgroup + warp * 16;
-    const int warp_row0 = w.tile_m * Cfg::tile_m + tile_row0;
-    if constexpr (Cfg::staged_epilogue) {
-      float* strip = strips + (consumer * 4 + warp) * cshuffle_warp_floats;
-      const d_ring_view no_d{ring_a, ring_b, full, empty, 0, 0};  // the conv epilogue reads no D tensors
-      epilogue_cshuffle<G, Cfg, false>(acc, p.out, w.batch, warp_row0, w.tile_n * Cfg::tile_n, strip, lane, no_d,
-                                       tile_row0);
-    } else {
-      epilogue_direct<G, Cfg>(acc, p.out, w.batch, warp_row0 + lane / 4, w.tile_n * Cfg::tile_n + 2 * (lane % 4));
-    }
-  }
-}
-
-// Templated on types and ints, not the key (nvcc's host stubs cannot spell class-type
-// template arguments): the GEMM config, the data type and the spatial rank.
-template <class Cfg, class T, int Ndim>
-__global__ void __launch_bounds__(Cfg::threads, 1) conv_fwd_sm90_kernel(const __grid_constant__ conv_fwd_sm90_params p) {
-#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  __trap();  // sm_90a only (wgmma, setmaxnreg); run() never launches it elsewhere
-#else
-  using regs = conv_sm90_registers<Cfg>;
-  extern __shared__ unsigned char smem_raw[];
-  // The 128-byte swizzle pattern repeats every 1 KiB: slots must start on that boundary.
-  unsigned char* smem = smem_raw + ((1024 - (shared_address(smem_raw) & 1023)) & 1023);
-  unsigned char* ring_a = smem;
-  unsigned char* ring_b = smem + Cfg::stages * Cfg::a_stage_bytes;
-  auto* full = reinterpret_cast<std::uint64_t*>(smem + Cfg::stages * Cfg::stage_bytes);
-  std::uint64_t* empty = full + Cfg::stages;
-  float* strips = reinterpret_cast<float*>(smem + Cfg::stages * Cfg::stage_bytes + 2 * 8 * Cfg::stages + 16);
-  if (threadIdx.x == 0) {
-    for (int s = 0; s < Cfg::stages; ++s) {
-      mbarrier_init(&full[s], 128);                              // each producer thread, its copies landed
-      mbarrier_init(&empty[s], Cfg::consumer_warpgroups * 4);    // each consumer warp
-    }
-    mbarrier_init_fence();
-  }
-  __syncthreads();
-  const int warpgroup = threadIdx.x / 128;
-  if (warpgroup == 0) {
-    if constexpr (regs::reallocate) warpgroup_release_registers<regs::producer>();
-    conv_produce_tiles<Cfg, T, Ndim>(p, ring_a, ring_b, full, empty, threadIdx.x);
-  } else {
-    if constexpr (regs::reallocate) warpgroup_claim_registers<regs::consumer>();
-    conv_consume_tiles<Cfg::key, Cfg>(p, ring_a, ring_b, full, empty, strips, warpgroup - 1, threadIdx.x % 128);
-  }
-  __syncthreads();  // no thread leaves while another may still wait on a barrier it feeds
-#endif
-}
 
 template <grouped_conv_key K>
 struct conv_fwd {
@@ -343,7 +202,7 @@ struct conv_fwd {
   }
 
  private:
-  static constexpr auto kernel = conv_fwd_sm90_kernel<cfg, data_t, K.sig.ndim>;
+  static constexpr auto kernel = conv_sm90_kernel<cfg, gathering_producer<cfg, conv_fwd_gather<cfg, data_t, K.sig.ndim>>>;
 
   // Raises the kernel's dynamic shared-memory limit, once per process.
   static cudaError_t prepare_kernel() {

@@ -3,7 +3,8 @@
 // rules of keys it cannot build (the arch tables' tma_wgmma conv offer is checked
 // against conv_sm90_unsupported_reason by tests/unit/conv_table_kernel_agreement_test.cu).
 // A stride-1 backward-data key runs the forward kernel of its forward key
-// (conv_bwd_data_sm90.cuh, kernels/conv/bwd_data_as_forward.hpp).
+// (conv_bwd_data_sm90.cuh, kernels/conv/bwd_data_as_forward.hpp); a backward-weight
+// key the crr GEMM of dY^T x im2col(input) (conv_bwd_weight_sm90.cuh).
 #pragma once
 
 #include "kdecl/conv/grouped_conv_key.hpp"
@@ -53,11 +54,37 @@ constexpr grouped_conv_key forward_key_of_bwd_data(grouped_conv_key k) {
   return k;
 }
 
-// nullptr when one of the sm_90 convolution kernels builds `k` (forward, or
-// backward-data through its forward key), else the first rule it breaks.
+// Backward-weight: A = dY read M-major (output channels contiguous), B = the input
+// gathered N-major (channels contiguous), C = dW (row-major: each output channel's
+// taps x C/G), or its fp32 partials where the depth is split (partial key).
+constexpr gemm_key conv_bwd_weight_sm90_gemm_key(const grouped_conv_key& k) {
+  gemm_key g = conv_fwd_sm90_gemm_key(k);
+  g.sig.lay = crr;
+  return g;
+}
+constexpr gemm_key conv_bwd_weight_sm90_partial_key(const grouped_conv_key& k) {
+  gemm_key g = conv_bwd_weight_sm90_gemm_key(k);
+  g.sig.c = dtype::fp32;
+  return g;
+}
+
+// nullptr when the sm_90 backward-weight kernel builds `k`, else the first rule it breaks.
+constexpr const char* conv_bwd_weight_sm90_unsupported_reason(grouped_conv_key k) {
+  if (k.sig.dir != conv_direction::bwd_weight) return "sm90 conv bwd_weight computes the backward-weight direction";
+  // The forward kernel's rules on the key's data types, tiles and vectors, then the GEMMs it runs.
+  grouped_conv_key as_forward = k;
+  as_forward.sig.dir = conv_direction::fwd;
+  if (const char* why = conv_fwd_sm90_unsupported_reason(as_forward)) return why;
+  if (k.algo.vector_out * (bits_of(k.sig.out) / 8) != 16) return "sm90 conv bwd_weight gathers dY in 16-byte vectors";
+  if (const char* why = key_unsupported_reason(conv_bwd_weight_sm90_gemm_key(k))) return why;
+  return key_unsupported_reason(conv_bwd_weight_sm90_partial_key(k));
+}
+
+// nullptr when one of the sm_90 convolution kernels builds `k` (forward, backward-data
+// through its forward key, backward-weight), else the first rule it breaks.
 constexpr const char* conv_sm90_unsupported_reason(const grouped_conv_key& k) {
   if (k.sig.dir == conv_direction::bwd_data) return conv_fwd_sm90_unsupported_reason(forward_key_of_bwd_data(k));
-  if (k.sig.dir != conv_direction::fwd) return "sm90 conv computes the forward and backward-data directions";
+  if (k.sig.dir == conv_direction::bwd_weight) return conv_bwd_weight_sm90_unsupported_reason(k);
   return conv_fwd_sm90_unsupported_reason(k);
 }
 

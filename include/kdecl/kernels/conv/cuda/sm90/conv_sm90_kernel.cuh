@@ -1,0 +1,200 @@
+// The warp-specialized body of the sm_90a convolutions: a producer warpgroup
+// feeding the tma_wgmma GEMM's consumers (wgmma from the 128-byte swizzled ring,
+// the direct and cshuffle epilogues) over the GEMM's persistent tile scheduler.
+// What is loaded, and how, is the Producer's business:
+//
+//   forward            (conv_fwd_sm90.cuh)         A = im2col(input) K-major, B = weights K-major
+//   backward-weight    (conv_bwd_weight_sm90.cuh)  A = dY M-major, B = im2col(input) N-major
+//
+//   warpgroup 0      producer, one of:
+//                    - gathering_producer<Cfg, Gather>: all 128 threads copy with
+//                      cp.async (Gather::load: one 16-byte chunk column of each of its
+//                      rows, at the chunk TMA's 128-byte swizzle would put it). Each
+//                      thread commits one cp.async group per stage and, stages - 2
+//                      behind, waits for a group, fences the proxies and arrives on
+//                      that stage's full barrier (cp_async_barrier.cuh);
+//                    - a TMA producer (one thread issues bulk tensor copies that
+//                      complete on the full barrier by their bytes).
+//   warpgroups 1..W  consumers, as in the GEMM (intrawave): wait for a full stage,
+//                    fence the proxies after a gather, issue the wgmma
+//                    (consume_k_blocks), free the previous stage when its group
+//                    retires; the fused epilogue runs from registers while the
+//                    producer fills the ring for the next tile.
+//   split-K          a cluster launch (sched.splits > 1): the GEMM's cluster split-K
+//                    (split_k.cuh), reduced through distributed shared memory.
+//
+// A Producer provides:
+//   using params;                       the launch's parameters, with `out` (gemm_sm90_params:
+//                                       C, its extents and strides, the scheduler) and
+//                                       k_range(w) -> {first, end} k-block of unit w
+//   static constexpr int arrivals;      arrivals that complete a full barrier
+//   static constexpr bool gathered;     written through the generic proxy (cp.async)
+//   static void run(params, ring_a, ring_b, full, empty, tid)   every producer thread
+//
+// A Gather (for gathering_producer) provides:
+//   Gather(int tid);                   the producer thread's fixed share
+//   start_tile(params, tile_work)      per unit (the tile's rows, columns and group)
+//   load(params, kb, a_slot, b_slot)   the copies of k-block kb into one stage
+#pragma once
+
+#include <cstdint>
+
+#include "kdecl/kernels/cuda/sm80/ptx.cuh"
+#include "kdecl/kernels/cuda/sm90/cp_async_barrier.cuh"
+#include "kdecl/kernels/gemm/cuda/sm90/gemm_sm90_kernel.cuh"
+
+namespace kdecl::kernels::cuda::sm90 {
+
+// The k-blocks one unit of work covers.
+struct k_block_range {
+  int first, end;
+};
+
+// Register budgets (setmaxnreg): two consumer warpgroups with 128 accumulators each
+// need more than the 168 a thread gets at launch; the producer's gather keeps its
+// rows' positions in registers and cannot go as low as the TMA producer's 40. The
+// block can only share out what it was given at launch (384 x 168 = 64,512): a
+// consumer asking for more than the producer gave up waits forever.
+template <class Cfg>
+struct conv_sm90_registers {
+  static constexpr bool reallocate = Cfg::consumer_warpgroups == 2 && Cfg::m_blocks * Cfg::acc_regs > 64;
+  static constexpr int producer = 72;
+  static constexpr int consumer = 216;
+  static_assert(128 * producer + 256 * consumer <= 384 * 168, "more registers than the block holds");
+};
+
+template <class Cfg, class Gather>
+__device__ __forceinline__ void conv_produce_tiles(const typename Gather::params& p, unsigned char* ring_a,
+                                                   unsigned char* ring_b, std::uint64_t* full, std::uint64_t* empty,
+                                                   int tid) {
+  Gather gather(tid);
+  const std::uint32_t a_ring = shared_address(ring_a), b_ring = shared_address(ring_b);
+  // Each thread commits one cp.async group per stage and marks a stage full once its copies
+  // have landed, `lag` stages behind the one it is filling: the copies of lag + 1 stages are
+  // in flight at once. A consumer frees a stage only after it has started on the next one,
+  // so the producer may run at most stages - 2 ahead of its arrivals (else both wait).
+  constexpr int lag = Cfg::stages - 2;
+  ring_position pos, landed;
+  int in_flight = 0;
+  const auto mark_landed = [&] {
+    fence_proxy_async_shared();  // the copies, seen by this thread, before the consumers' wgmma reads
+    mbarrier_arrive(&full[landed.stage]);
+    landed.advance<Cfg::stages>();
+  };
+  const int units = p.out.sched.units();
+  for (int unit = blockIdx.x; unit < units; unit += gridDim.x) {
+    const tile_work w = p.out.sched.at(unit);
+    gather.start_tile(p, w);
+    const k_block_range ks = p.k_range(w);
+    for (int kb = ks.first; kb < ks.end; ++kb) {
+      mbarrier_wait(&empty[pos.stage], pos.phase ^ 1);
+      gather.load(p, kb, a_ring + pos.stage * Cfg::a_stage_bytes, b_ring + pos.stage * Cfg::b_stage_bytes);
+      sm80::cp_async_commit();
+      pos.advance<Cfg::stages>();
+      if (++in_flight > lag) {
+        sm80::cp_async_wait<lag>();
+        mark_landed();
+        --in_flight;
+      }
+    }
+  }
+  sm80::cp_async_wait<0>();
+  for (; in_flight > 0; --in_flight) mark_landed();
+  if (p.out.sched.splits > 1) split_k_producer_wait();
+}
+
+// The cp.async producer of a Gather (see the file comment).
+template <class Cfg, class Gather>
+struct gathering_producer {
+  using params = typename Gather::params;
+  static constexpr int arrivals = 128;  // each producer thread, once its copies have landed
+  static constexpr bool gathered = true;
+  __device__ static void run(const params& p, unsigned char* ring_a, unsigned char* ring_b, std::uint64_t* full,
+                             std::uint64_t* empty, int tid) {
+    conv_produce_tiles<Cfg, Gather>(p, ring_a, ring_b, full, empty, tid);
+  }
+};
+
+template <gemm_key G, class Cfg, bool Gathered, class Params>
+__device__ __forceinline__ void conv_consume_tiles(const Params& p, unsigned char* ring_a, unsigned char* ring_b,
+                                                   std::uint64_t* full, std::uint64_t* empty, float* strips,
+                                                   int consumer, int thread_in_wg) {
+  const int lane = thread_in_wg % 32, warp = thread_in_wg / 32;
+  const std::uint32_t a_ring = shared_address(ring_a) + consumer * Cfg::m_blocks * mn_block_bytes;
+  const std::uint32_t b_ring = shared_address(ring_b);
+  float acc[Cfg::m_blocks][Cfg::acc_regs];
+  ring_position pos;
+  const int units = p.out.sched.units();
+  for (int unit = blockIdx.x; unit < units; unit += gridDim.x) {
+    const tile_work w = p.out.sched.at(unit);
+    const k_block_range ks = p.k_range(w);
+#pragma unroll
+    for (int i = 0; i < Cfg::m_blocks; ++i)
+#pragma unroll
+      for (int r = 0; r < Cfg::acc_regs; ++r) acc[i][r] = 0.0f;
+    // The GEMM's mainloop (gemm_sm90_kernel.cuh) over the producer's stages.
+    const int previous_stage =
+        consume_k_blocks<Cfg, Gathered>(acc, a_ring, b_ring, full, empty, pos, ks.first, ks.end, lane, 0);
+    wgmma_wait_group<0>();
+#pragma unroll
+    for (int i = 0; i < Cfg::m_blocks; ++i) fence_accumulators(acc[i]);
+    if (previous_stage >= 0 && lane == 0) release_slot<Cfg>(empty, previous_stage, 0);
+    if constexpr (Cfg::split_k_fits) {
+      if (p.out.sched.splits > 1) {  // a cluster launch: this block's only unit
+        split_k_cluster_reduce<G, Cfg>(acc, p.out, w, ring_a, consumer, thread_in_wg);
+        return;
+      }
+    }
+
+    const int tile_row0 = consumer * Cfg::rows_per_warpgroup + warp * 16;
+    const int warp_row0 = w.tile_m * Cfg::tile_m + tile_row0;
+    if constexpr (Cfg::staged_epilogue) {
+      float* strip = strips + (consumer * 4 + warp) * cshuffle_warp_floats;
+      const d_ring_view no_d{ring_a, ring_b, full, empty, 0, 0};  // the conv epilogue reads no D tensors
+      epilogue_cshuffle<G, Cfg, false>(acc, p.out, w.batch, warp_row0, w.tile_n * Cfg::tile_n, strip, lane, no_d,
+                                       tile_row0);
+    } else {
+      epilogue_direct<G, Cfg>(acc, p.out, w.batch, warp_row0 + lane / 4, w.tile_n * Cfg::tile_n + 2 * (lane % 4));
+    }
+  }
+}
+
+// Templated on types only, not the key (nvcc's host stubs cannot spell class-type
+// template arguments): the GEMM config and the producer.
+template <class Cfg, class Producer>
+__global__ void __launch_bounds__(Cfg::threads, 1)
+    conv_sm90_kernel(const __grid_constant__ typename Producer::params p) {
+#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  __trap();  // sm_90a only (wgmma, setmaxnreg); run() never launches it elsewhere
+#else
+  using regs = conv_sm90_registers<Cfg>;
+  extern __shared__ unsigned char smem_raw[];
+  // The 128-byte swizzle pattern repeats every 1 KiB: slots must start on that boundary.
+  unsigned char* smem = smem_raw + ((1024 - (shared_address(smem_raw) & 1023)) & 1023);
+  unsigned char* ring_a = smem;
+  unsigned char* ring_b = smem + Cfg::stages * Cfg::a_stage_bytes;
+  auto* full = reinterpret_cast<std::uint64_t*>(smem + Cfg::stages * Cfg::stage_bytes);
+  std::uint64_t* empty = full + Cfg::stages;
+  float* strips = reinterpret_cast<float*>(smem + Cfg::stages * Cfg::stage_bytes + 2 * 8 * Cfg::stages + 16);
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < Cfg::stages; ++s) {
+      mbarrier_init(&full[s], Producer::arrivals);
+      mbarrier_init(&empty[s], Cfg::consumer_warpgroups * 4);    // each consumer warp
+    }
+    mbarrier_init_fence();
+  }
+  __syncthreads();
+  const int warpgroup = threadIdx.x / 128;
+  if (warpgroup == 0) {
+    if constexpr (regs::reallocate) warpgroup_release_registers<regs::producer>();
+    Producer::run(p, ring_a, ring_b, full, empty, threadIdx.x);
+  } else {
+    if constexpr (regs::reallocate) warpgroup_claim_registers<regs::consumer>();
+    conv_consume_tiles<Cfg::key, Cfg, Producer::gathered>(p, ring_a, ring_b, full, empty, strips, warpgroup - 1,
+                                                          threadIdx.x % 128);
+  }
+  __syncthreads();  // no thread leaves while another may still wait on a barrier it feeds
+#endif
+}
+
+}  // namespace kdecl::kernels::cuda::sm90
