@@ -16,10 +16,14 @@ inline std::vector<grouped_conv_problem> odd_problems(int ndim) {
   switch (ndim) {
     case 1:
       return {P{}.batch(2).channels(16, 32).input_size({101}).filter_size({5}).stride({2}).dilation({3}).padding({4}),
-              P{}.batch(3).channels(8, 8).groups(2).input_size({33}).filter_size({3}).padding({0}, {2})};
+              P{}.batch(3).channels(8, 8).groups(2).input_size({33}).filter_size({3}).padding({0}, {2}),
+              // C/G = 64: the sm_90 kernel's TMA producer (3-D im2col loads)
+              P{}.batch(3).channels(64, 40).input_size({77}).filter_size({3}).stride({2}).padding({1})};
     case 3:
       return {P{}.batch(1).channels(8, 16).input_size({5, 9, 9}).filter_size({3}).stride({1, 2, 2}).padding({1}),
-              P{}.batch(3).channels(16, 16).groups(2).input_size({4, 7, 6}).filter_size({3, 1, 3}).padding({1, 0, 1})};
+              P{}.batch(3).channels(16, 16).groups(2).input_size({4, 7, 6}).filter_size({3, 1, 3}).padding({1, 0, 1}),
+              // C/G = 64: the sm_90 kernel's TMA producer (5-D im2col loads)
+              P{}.batch(2).channels(64, 48).input_size({5, 7, 9}).filter_size({3}).padding({1, 0, 1}, {1, 1, 0})};
     default:
       return {
           P{}.batch(1).channels(4, 64).input_size({37, 41}).filter_size({7}).stride({2}).padding({3}),       // stem
@@ -33,6 +37,9 @@ inline std::vector<grouped_conv_problem> odd_problems(int ndim) {
           // Several tiles per block of a persistent kernel (198 tiles of 128x128 on 132 SMs), a ragged
           // N tile, taps that change inside a k-block (C/G = 16).
           P{}.batch(2).channels(16, 320).input_size({64, 66}).filter_size({3}).padding({1}),
+          // C/G = 64 (the sm_90 kernel's TMA producer): G = 2 with K/G = 40, dilation 2, asymmetric padding.
+          P{}.batch(2).channels(128, 80).groups(2).input_size({19, 23}).filter_size({3}).dilation({2})
+              .padding({2, 1}, {1, 3}),
       };
   }
 }

@@ -45,11 +45,11 @@
 #include "kdecl/kernels/conv/cuda/sm80/im2col_index.hpp"
 #include "kdecl/kernels/conv/cuda/sm90/conv_fwd_sm90_config.cuh"
 #include "kdecl/kernels/conv/cuda/sm90/conv_sm90_kernel.cuh"
+#include "kdecl/kernels/conv/cuda/sm90/input_im2col_map.cuh"
 #include "kdecl/kernels/conv/cuda/split_partials_reduce.cuh"
 #include "kdecl/kernels/cuda/device_info.cuh"
 #include "kdecl/kernels/cuda/sm90/cluster_launch.cuh"
 #include "kdecl/kernels/cuda/sm90/tensor_map.cuh"
-#include "kdecl/kernels/cuda/sm90/tensor_map_im2col.cuh"
 #include "kdecl/kernels/cuda/sm90/tma_load.cuh"
 #include "kdecl/kernels/cuda/sm90/tma_load_im2col.cuh"
 #include "kdecl/kernels/gemm/cuda/sm90/cluster_capacity.cuh"
@@ -182,7 +182,7 @@ struct conv_bwd_weight_tma_producer {
   static constexpr bool gathered = false;
   static constexpr int a_blocks = Cfg::tile_m / 64;
   static constexpr int b_blocks = Cfg::tile_n / 64;
-  static constexpr int first_dim = 3 - Ndim;
+  static_assert(Cfg::tile_k == im2col_pixels_per_load, "one im2col load per B block and k-block");
 
   __device__ static void run(const params& p, unsigned char* ring_a, unsigned char* ring_b, std::uint64_t* full,
                              std::uint64_t* empty, int tid) {
@@ -320,9 +320,7 @@ struct conv_bwd_weight {
   // evenly strided (a matrix of pixel rows per group). Padding, strides and extents TMA cannot
   // encode show when its maps are built (run() then gathers too).
   static std::optional<std::string> tma_reason(const grouped_conv_problem& p) {
-    if (p.c_per_group() % 64 != 0) return std::string("C/G is not a multiple of 64");
-    if (p.g > 1 && p.in_strides.g != p.c_per_group()) return std::string("the groups' input channels are not adjacent");
-    if (p.in_strides.spatial[2] < p.g * p.c_per_group()) return std::string("input pixels overlap");
+    if (auto why = input_im2col_reason(p)) return why;
     const auto out = p.output_dims();
     std::int64_t step = p.out_strides.spatial[2];
     for (int slot = 2; slot >= 3 - p.ndim(); --slot) {
@@ -396,26 +394,7 @@ struct conv_bwd_weight {
     const auto e = p.implicit_gemm();
     operand_view dy{a.out, K.sig.out, e.m, e.k, p.g, p.out_strides.spatial[2], p.out_strides.g, 64, 64};
     if (auto why = encode_tensor_map(kp.out.map_a, dy)) return why;
-    im2col_view in{};
-    in.base = a.in;
-    in.type = K.sig.in;
-    in.rank = p.ndim();
-    in.channels = p.g * p.c_per_group();
-    for (int d = 0; d < in.rank; ++d) {
-      const std::size_t slot = std::size_t(2 - d);  // W first
-      in.size[d] = p.input_dims[slot];
-      in.stride[d] = p.in_strides.spatial[slot];
-      in.pad_lo[d] = int(p.pad_left_dims[slot]);
-      in.pad_hi[d] = int(p.pad_right_dims[slot]);
-      in.dilation[d] = int(p.dilation_dims[slot]);
-      in.filter[d] = int(p.filter_dims[slot]);
-      in.conv_stride[d] = int(p.stride_dims[slot]);
-    }
-    in.images = p.n;
-    in.image_stride = p.in_strides.n;
-    in.channels_per_load = 64;
-    in.pixels_per_load = cfg::tile_k;
-    return encode_im2col_tensor_map(kp.out.map_b, in);
+    return encode_input_im2col(kp.out.map_b, p, a.in);
   }
 
   // Raises the kernels' dynamic shared-memory limit, once per process.

@@ -1,7 +1,9 @@
-// The sm_90a forward convolution: the implicit GEMM of each group on the
-// gathering sm_90 convolution kernel (conv_sm90_kernel.cuh: a cp.async producer
-// warpgroup, the tma_wgmma GEMM's consumers, epilogues and persistent scheduler).
-// The forward gather: for a k-block each producer thread owns one 16-byte chunk
+// The sm_90a forward convolution: the implicit GEMM of each group on the sm_90
+// convolution kernel (conv_sm90_kernel.cuh: a producer warpgroup, the tma_wgmma
+// GEMM's consumers, epilogues and persistent scheduler). Two producers:
+// - TMA (conv_fwd_tma_producer), where C/G is a multiple of 64: im2col-mode loads
+//   of the input for A, 2-D boxes of the weights for B, issued by one thread;
+// - the gather elsewhere: for a k-block each producer thread owns one 16-byte chunk
 // column (8 channels) of the 64-deep slice and every 16th row: it decodes its
 // chunk's filter tap once, then for each of its rows (output pixels) copies 8
 // input channels of that tap (zeros in the padding) and for each of its weight
@@ -29,6 +31,10 @@
 #include "kdecl/kernels/conv/cuda/sm80/im2col_index.hpp"
 #include "kdecl/kernels/conv/cuda/sm90/conv_fwd_sm90_config.cuh"
 #include "kdecl/kernels/conv/cuda/sm90/conv_sm90_kernel.cuh"
+#include "kdecl/kernels/conv/cuda/sm90/input_im2col_map.cuh"
+#include "kdecl/kernels/cuda/sm90/tensor_map.cuh"
+#include "kdecl/kernels/cuda/sm90/tma_load.cuh"
+#include "kdecl/kernels/cuda/sm90/tma_load_im2col.cuh"
 #include "kdecl/kernels/cuda/sm90/cluster_launch.cuh"
 #include "kdecl/kernels/cuda/device_info.cuh"
 #include "kdecl/kernels/gemm/cuda/sm90/gemm_sm90.cuh"
@@ -128,6 +134,78 @@ struct conv_fwd_gather {
   }
 };
 
+// The TMA producer, where the input allows it (input_im2col_reason; the maps in out.map_a
+// and out.map_b): per k-block (64 channels of one tap, C/G a multiple of 64) one thread
+// issues an im2col load of the input per 64 rows of the A slot (output pixels; each
+// load's first pixel decoded once per tile) and one 2-D box of the weights
+// (tile_n output channels x the k-block) for the B slot. A blocks wholly past M are
+// not loaded: their rows of C are never stored.
+template <class Cfg, int Ndim>
+struct conv_fwd_tma_producer {
+  using params = conv_fwd_sm90_params;
+  static constexpr int arrivals = 1;  // the issuing thread's expect_tx; the bytes complete it
+  static constexpr bool gathered = false;
+  static constexpr int a_blocks = Cfg::tile_m / im2col_pixels_per_load;
+  static_assert(Cfg::tile_k == im2col_channels_per_load, "a k-block is one im2col load's channels");
+
+  __device__ static void run(const params& p, unsigned char* ring_a, unsigned char* ring_b, std::uint64_t* full,
+                             std::uint64_t* empty, int tid) {
+    if (tid == 0) produce(p, ring_a, ring_b, full, empty);
+    if (p.out.sched.splits > 1) split_k_producer_wait();  // every producer thread meets the cluster barriers
+  }
+
+ private:
+  __device__ static void produce(const params& p, unsigned char* ring_a, unsigned char* ring_b, std::uint64_t* full,
+                                 std::uint64_t* empty) {
+    const auto& geo = p.geo;
+    tma_prefetch_descriptor(&p.out.map_a);
+    tma_prefetch_descriptor(&p.out.map_b);
+    const int plane = geo.out[1] * geo.out[2];
+    const int pixels = geo.out[0] * plane;
+    ring_position pos;
+    const int units = p.out.sched.units();
+    for (int unit = blockIdx.x; unit < units; unit += gridDim.x) {
+      const tile_work w = p.out.sched.at(unit);
+      const int g = w.batch;
+      const int m0 = w.tile_m * Cfg::tile_m, n0 = w.tile_n * Cfg::tile_n;
+      // Each A block's first output pixel: its image and window origin (W first).
+      int image[a_blocks], origin[a_blocks][3];
+      std::uint32_t bytes = Cfg::b_stage_bytes;  // the weights' box, zero-filled past N
+#pragma unroll
+      for (int j = 0; j < a_blocks; ++j) {
+        const int q = m0 + im2col_pixels_per_load * j;
+        if (q < p.out.m) bytes += mn_block_bytes;
+        image[j] = q / pixels;
+        const int rem = q - image[j] * pixels;
+        const int o[3] = {rem / plane, rem % plane / geo.out[2], rem % geo.out[2]};
+#pragma unroll
+        for (int d = 0; d < 3; ++d) origin[j][d] = d < Ndim ? o[2 - d] * geo.stride[2 - d] - geo.pad[2 - d] : 0;
+      }
+      for (int kb = w.k_block_begin; kb < w.k_block_end; ++kb) {
+        const int k0 = kb * Cfg::tile_k;
+        const int tap = k0 / geo.cg;
+        const int f[3] = {tap / (geo.filter[1] * geo.filter[2]), tap / geo.filter[2] % geo.filter[1],
+                          tap % geo.filter[2]};
+        int reach[3] = {0, 0, 0};  // W first
+#pragma unroll
+        for (int d = 0; d < Ndim; ++d) reach[d] = f[2 - d] * geo.dilation[2 - d];
+        const int channel = g * geo.cg + (k0 - tap * geo.cg);
+        mbarrier_wait(&empty[pos.stage], pos.phase ^ 1);
+        mbarrier_arrive_expect_tx(&full[pos.stage], bytes);
+        unsigned char* a = ring_a + pos.stage * Cfg::a_stage_bytes;
+        unsigned char* b = ring_b + pos.stage * Cfg::b_stage_bytes;
+#pragma unroll
+        for (int j = 0; j < a_blocks; ++j)
+          if (m0 + im2col_pixels_per_load * j < p.out.m)
+            tma_load_im2col<Ndim>(a + j * mn_block_bytes, &p.out.map_a, &full[pos.stage], channel, origin[j], image[j],
+                                  reach);
+        tma_load_3d(b, &p.out.map_b, &full[pos.stage], k0, n0, g);
+        pos.advance<Cfg::stages>();
+      }
+    }
+  }
+};
+
 template <grouped_conv_key K>
 struct conv_fwd {
   static_assert(conv_fwd_sm90_unsupported_reason(K) == nullptr,
@@ -191,9 +269,12 @@ struct conv_fwd {
     kp.in_g = p.in_strides.g;
     kp.wei_g = p.wei_strides.g;
     kp.wei_k = p.wei_strides.n;
+    // TMA loads where the input allows them (and the maps encode), else the gather.
+    const bool tma = !input_im2col_reason(p) && !encode_tma_maps(kp, p, a);
 
     // The splits of a tile form a cluster.
-    if (const cudaError_t err = launch_in_clusters(kernel, unsigned(shape.grid), cfg::threads, cfg::smem_bytes,
+    if (const cudaError_t err = launch_in_clusters(tma ? tma_kernel : kernel, unsigned(shape.grid), cfg::threads,
+                                                   cfg::smem_bytes,
                                                    static_cast<cudaStream_t>(stream),
                                                    static_cast<unsigned>(shape.sched.splits), kp);
         err != cudaSuccess)
@@ -203,11 +284,26 @@ struct conv_fwd {
 
  private:
   static constexpr auto kernel = conv_sm90_kernel<cfg, gathering_producer<cfg, conv_fwd_gather<cfg, data_t, K.sig.ndim>>>;
+  static constexpr auto tma_kernel = conv_sm90_kernel<cfg, conv_fwd_tma_producer<cfg, K.sig.ndim>>;
 
-  // Raises the kernel's dynamic shared-memory limit, once per process.
+  // The TMA producer's maps: the input's im2col view (out.map_a) and the weights as
+  // [G][K/G][taps x C/G] boxes of tile_n rows (out.map_b). Empty on success.
+  static std::optional<std::string> encode_tma_maps(conv_fwd_sm90_params& kp, const grouped_conv_problem& p,
+                                                    const grouped_conv_args& a) {
+    if (auto why = encode_input_im2col(kp.out.map_a, p, a.in)) return why;
+    const auto e = p.implicit_gemm();
+    operand_view wei{a.wei, K.sig.wei, e.k, e.n, p.g, p.wei_strides.n, p.wei_strides.g, cfg::tile_k, cfg::tile_n};
+    return encode_tensor_map(kp.out.map_b, wei);
+  }
+
+  // Raises both kernels' dynamic shared-memory limit, once per process.
   static cudaError_t prepare_kernel() {
-    static const cudaError_t attr =
-        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, cfg::smem_bytes);
+    static const cudaError_t attr = [] {
+      const cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, cfg::smem_bytes);
+      return err != cudaSuccess
+                 ? err
+                 : cudaFuncSetAttribute(tma_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, cfg::smem_bytes);
+    }();
     return attr;
   }
 
