@@ -21,6 +21,7 @@
 #include <string>
 
 #include "kdecl/conv/grouped_conv_problem.hpp"
+#include "kdecl/kernels/conv/pixel_rows.hpp"
 
 namespace kdecl::kernels {
 
@@ -66,16 +67,8 @@ inline std::optional<std::string> bwd_data_as_gemm_reason(const grouped_conv_pro
   for (int slot = 0; slot < 3; ++slot)
     if (p.filter_dims[slot] != 1 || p.pad_left_dims[slot] != 0 || p.pad_right_dims[slot] != 0)
       return std::string("not a 1x1 filter without padding");
-  const auto dims = p.output_dims();  // = the input's (1x1, stride 1, no padding)
-  for (const conv_tensor_strides* s : {&p.in_strides, &p.out_strides}) {
-    std::int64_t step = s->spatial[2];
-    for (int slot = 2; slot >= 3 - p.ndim(); --slot) {
-      if (dims[std::size_t(slot)] > 1 && s->spatial[std::size_t(slot)] != step)
-        return std::string("pixels not evenly strided");
-      step *= dims[std::size_t(slot)];
-    }
-    if (p.n > 1 && s->n != step) return std::string("pixels not evenly strided");
-  }
+  for (conv_tensor t : {conv_tensor::input, conv_tensor::output})
+    if (!pixels_evenly_strided(p, t)) return std::string("pixels not evenly strided");
   return std::nullopt;
 }
 

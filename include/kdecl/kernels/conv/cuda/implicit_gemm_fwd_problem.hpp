@@ -14,6 +14,7 @@
 
 #include "kdecl/conv/grouped_conv_key.hpp"
 #include "kdecl/conv/grouped_conv_problem.hpp"
+#include "kdecl/kernels/conv/pixel_rows.hpp"
 #include "kdecl/kernels/conv/conv_kernel.hpp"
 
 namespace kdecl::kernels::cuda {
@@ -65,14 +66,8 @@ inline std::optional<std::string> implicit_gemm_fwd_reason(const grouped_conv_ke
   if (p.out_strides.spatial[2] % w.vec_out != 0 || p.out_strides.g % w.vec_out != 0)
     return who + ": output strides must be multiples of the output vector";
   // The output is C of a row-major GEMM: output pixels evenly strided.
-  std::int64_t step = p.out_strides.spatial[2];
-  const auto out = p.output_dims();
-  for (int slot = 2; slot >= 3 - rank; --slot) {
-    if (out[std::size_t(slot)] > 1 && p.out_strides.spatial[std::size_t(slot)] != step)
-      return who + ": output pixels must be evenly strided (rows and images packed)";
-    step *= out[std::size_t(slot)];
-  }
-  if (p.n > 1 && p.out_strides.n != step) return who + ": output pixels must be evenly strided (rows and images packed)";
+  if (!pixels_evenly_strided(p, conv_tensor::output))
+    return who + ": output pixels must be evenly strided (rows and images packed)";
   return std::nullopt;
 }
 

@@ -30,6 +30,7 @@
 #include "kdecl/kernels/conv/cuda/sm80/conv_mainloop.cuh"
 #include "kdecl/kernels/conv/cuda/sm80/im2col_index.hpp"
 #include "kdecl/kernels/conv/cuda/split_partials_reduce.cuh"
+#include "kdecl/kernels/conv/pixel_rows.hpp"
 #include "kdecl/kernels/gemm/cuda/sm80/config.cuh"
 #include "kdecl/kernels/gemm/cuda/sm80/epilogue.cuh"
 #include "kdecl/kernels/gemm/cuda/sm80/gemm_sm80.cuh"
@@ -278,14 +279,7 @@ struct conv_bwd_weight {
     }
     // dY is A of a column-major GEMM: its pixels evenly strided.
     const std::int64_t ld = p.out_strides.spatial[2];
-    std::int64_t step = ld;
-    const auto out = p.output_dims();
-    for (int slot = 2; slot >= 3 - rank; --slot) {
-      if (out[std::size_t(slot)] > 1 && p.out_strides.spatial[std::size_t(slot)] != step)
-        return std::string("cp_async bwd_weight: dY pixels must be evenly strided (rows and images packed)");
-      step *= out[std::size_t(slot)];
-    }
-    if (p.n > 1 && p.out_strides.n != step)
+    if (!pixels_evenly_strided(p, conv_tensor::output))
       return std::string("cp_async bwd_weight: dY pixels must be evenly strided (rows and images packed)");
     auto misaligned = [](const void* ptr, int bytes) { return reinterpret_cast<std::uintptr_t>(ptr) % bytes != 0; };
     if (misaligned(a.out, vec_dy) || misaligned(a.in, vec_in))

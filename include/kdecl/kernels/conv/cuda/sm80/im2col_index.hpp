@@ -44,6 +44,31 @@ inline conv_gather_geometry gather_geometry_of(const grouped_conv_problem& p) {
   return geo;
 }
 
+// Output pixel q of the batch (N x output pixels, W fastest): its image and the input
+// position of its filter window's first tap (D, H, W).
+struct pixel_window {
+  int image;
+  int start[3];
+};
+
+constexpr pixel_window pixel_window_of(const conv_gather_geometry& geo, int q) {
+  const int pixels = geo.out[0] * geo.out[1] * geo.out[2];
+  const int n = q / pixels, p = q % pixels;
+  const int o[3] = {p / (geo.out[1] * geo.out[2]), p / geo.out[2] % geo.out[1], p % geo.out[2]};
+  pixel_window w{n, {0, 0, 0}};
+  for (int d = 0; d < 3; ++d) w.start[d] = o[d] * geo.stride[d] - geo.pad[d];
+  return w;
+}
+
+// The filter position (D, H, W) of tap index `tap` (taps in (z, y, x) order, x fastest).
+struct tap_position {
+  int f[3];
+};
+
+constexpr tap_position tap_position_of(const conv_gather_geometry& geo, int tap) {
+  return {{tap / (geo.filter[1] * geo.filter[2]), tap / geo.filter[2] % geo.filter[1], tap % geo.filter[2]}};
+}
+
 // What one row (output pixel) contributes to every address: its image's offset
 // and the input position of its filter's first tap.
 struct im2col_row {
@@ -52,23 +77,19 @@ struct im2col_row {
 };
 
 constexpr im2col_row im2col_row_of(const conv_gather_geometry& geo, int m) {
-  const int pixels = geo.out[0] * geo.out[1] * geo.out[2];
-  const int n = m / pixels, p = m % pixels;
-  const int o[3] = {p / (geo.out[1] * geo.out[2]), p / geo.out[2] % geo.out[1], p % geo.out[2]};
-  im2col_row row{std::int64_t(n) * geo.in_n, {0, 0, 0}};
-  for (int d = 0; d < 3; ++d) row.start[d] = o[d] * geo.stride[d] - geo.pad[d];
-  return row;
+  const pixel_window w = pixel_window_of(geo, m);
+  return {std::int64_t(w.image) * geo.in_n, {w.start[0], w.start[1], w.start[2]}};
 }
 
 // The element offset of A(m, kk) from the group's input, or false where the
 // tap falls into the padding (A is zero there). kk < geo.k.
 constexpr bool im2col_offset(const conv_gather_geometry& geo, const im2col_row& row, int kk, std::int64_t& at) {
   const int tap = kk / geo.cg, c = kk - tap * geo.cg;
-  const int f[3] = {tap / (geo.filter[1] * geo.filter[2]), tap / geo.filter[2] % geo.filter[1], tap % geo.filter[2]};
+  const tap_position t = tap_position_of(geo, tap);
   at = row.base + c;
   bool inside = true;
   for (int d = 0; d < 3; ++d) {
-    const int i = row.start[d] + f[d] * geo.dilation[d];
+    const int i = row.start[d] + t.f[d] * geo.dilation[d];
     inside = inside && i >= 0 && i < geo.in[d];
     at += std::int64_t(i) * geo.in_s[d];
   }

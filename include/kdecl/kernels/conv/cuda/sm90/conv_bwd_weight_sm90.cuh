@@ -47,6 +47,7 @@
 #include "kdecl/kernels/conv/cuda/sm90/conv_sm90_kernel.cuh"
 #include "kdecl/kernels/conv/cuda/sm90/input_im2col_map.cuh"
 #include "kdecl/kernels/conv/cuda/split_partials_reduce.cuh"
+#include "kdecl/kernels/conv/pixel_rows.hpp"
 #include "kdecl/kernels/cuda/device_info.cuh"
 #include "kdecl/kernels/cuda/sm90/cluster_launch.cuh"
 #include "kdecl/kernels/cuda/sm90/tensor_map.cuh"
@@ -109,11 +110,10 @@ struct conv_bwd_weight_gather {
     for (int j = 0; j < b_blocks; ++j) {
       const int col = n0 + 64 * j;
       const int tap = col / geo.cg;
-      const int f[3] = {tap / (geo.filter[1] * geo.filter[2]), tap / geo.filter[2] % geo.filter[1],
-                        tap % geo.filter[2]};
+      const sm80::tap_position t = sm80::tap_position_of(geo, tap);
       b_channel[j] = col < geo.k ? col - tap * geo.cg : -1;
 #pragma unroll
-      for (int d = 0; d < Ndim; ++d) b_reach[j][d] = f[first_dim + d] * geo.dilation[first_dim + d];
+      for (int d = 0; d < Ndim; ++d) b_reach[j][d] = t.f[first_dim + d] * geo.dilation[first_dim + d];
     }
   }
 
@@ -176,28 +176,16 @@ struct conv_bwd_weight_gather {
 // block (64 pixels x 64 channels of one tap, C/G a multiple of 64: out.map_b). Blocks
 // wholly past M or N are not loaded: their rows and columns of C are never stored.
 template <class Cfg, int Ndim>
-struct conv_bwd_weight_tma_producer {
+struct conv_bwd_weight_tma_producer
+    : single_thread_producer<conv_bwd_weight_tma_producer<Cfg, Ndim>, conv_bwd_weight_sm90_params> {
   using params = conv_bwd_weight_sm90_params;
-  static constexpr int arrivals = 1;  // the issuing thread's expect_tx; the bytes complete it
-  static constexpr bool gathered = false;
   static constexpr int a_blocks = Cfg::tile_m / 64;
   static constexpr int b_blocks = Cfg::tile_n / 64;
   static_assert(Cfg::tile_k == im2col_pixels_per_load, "one im2col load per B block and k-block");
 
-  __device__ static void run(const params& p, unsigned char* ring_a, unsigned char* ring_b, std::uint64_t* full,
-                             std::uint64_t* empty, int tid) {
-    if (tid == 0) produce(p, ring_a, ring_b, full, empty);
-    if (p.out.sched.splits > 1) split_k_producer_wait();  // every producer thread meets the cluster barriers
-  }
-
- private:
   __device__ static void produce(const params& p, unsigned char* ring_a, unsigned char* ring_b, std::uint64_t* full,
                                  std::uint64_t* empty) {
     const auto& geo = p.geo;
-    tma_prefetch_descriptor(&p.out.map_a);
-    tma_prefetch_descriptor(&p.out.map_b);
-    const int plane = geo.out[1] * geo.out[2];
-    const int pixels = geo.out[0] * plane;
     ring_position pos;
     const int units = p.out.sched.units();
     for (int unit = blockIdx.x; unit < units; unit += gridDim.x) {
@@ -214,12 +202,9 @@ struct conv_bwd_weight_tma_producer {
       for (int j = 0; j < b_blocks; ++j) {
         const int col = n0 + 64 * j;
         const int tap = col / geo.cg;
-        const int f[3] = {tap / (geo.filter[1] * geo.filter[2]), tap / geo.filter[2] % geo.filter[1],
-                          tap % geo.filter[2]};
         channel[j] = col < geo.k ? g * geo.cg + (col - tap * geo.cg) : -1;
         if (channel[j] >= 0) bytes += mn_block_bytes;
-#pragma unroll
-        for (int d = 0; d < 3; ++d) reach[j][d] = d < Ndim ? f[2 - d] * geo.dilation[2 - d] : 0;
+        im2col_tap_offsets<Ndim>(geo, tap, reach[j]);
       }
       const k_block_range ks = p.k_range(w);
       for (int kb = ks.first; kb < ks.end; ++kb) {
@@ -228,20 +213,15 @@ struct conv_bwd_weight_tma_producer {
         unsigned char* a = ring_a + pos.stage * Cfg::a_stage_bytes;
         unsigned char* b = ring_b + pos.stage * Cfg::b_stage_bytes;
         const int q0 = kb * Cfg::tile_k;  // the k-block's first pixel
-        const int n = q0 / pixels;
-        int rem = q0 - n * pixels;
-        const int o[3] = {rem / plane, rem % plane / geo.out[2], rem % geo.out[2]};
-        int origin[3] = {0, 0, 0};  // W first
-#pragma unroll
-        for (int d = 0; d < Ndim; ++d) origin[d] = o[2 - d] * geo.stride[2 - d] - geo.pad[2 - d];
+        const im2col_window window = im2col_window_of<Ndim>(geo, q0);
 #pragma unroll
         for (int j = 0; j < a_blocks; ++j)
           if (m0 + 64 * j < p.out.m) tma_load_3d(a + j * mn_block_bytes, &p.out.map_a, &full[pos.stage], m0 + 64 * j, q0, g);
 #pragma unroll
         for (int j = 0; j < b_blocks; ++j)
           if (channel[j] >= 0)
-            tma_load_im2col<Ndim>(b + j * mn_block_bytes, &p.out.map_b, &full[pos.stage], channel[j], origin, n,
-                                  reach[j]);
+            tma_load_im2col<Ndim>(b + j * mn_block_bytes, &p.out.map_b, &full[pos.stage], channel[j], window.origin,
+                                  window.image, reach[j]);
         pos.advance<Cfg::stages>();
       }
     }
@@ -321,14 +301,7 @@ struct conv_bwd_weight {
   // encode show when its maps are built (run() then gathers too).
   static std::optional<std::string> tma_reason(const grouped_conv_problem& p) {
     if (auto why = input_im2col_reason(p)) return why;
-    const auto out = p.output_dims();
-    std::int64_t step = p.out_strides.spatial[2];
-    for (int slot = 2; slot >= 3 - p.ndim(); --slot) {
-      if (out[std::size_t(slot)] > 1 && p.out_strides.spatial[std::size_t(slot)] != step)
-        return std::string("dY pixels are not evenly strided");
-      step *= out[std::size_t(slot)];
-    }
-    if (p.n > 1 && p.out_strides.n != step) return std::string("dY pixels are not evenly strided");
+    if (!pixels_evenly_strided(p, conv_tensor::output)) return std::string("dY pixels are not evenly strided");
     return std::nullopt;
   }
 

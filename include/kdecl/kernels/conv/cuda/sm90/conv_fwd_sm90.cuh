@@ -104,15 +104,12 @@ struct conv_fwd_gather {
     // This chunk's tap and channel (the same for every row), and the tap's offset.
     const int tap = kk / geo.cg;
     const int c = kk - tap * geo.cg;
-    int f[3];
-    f[2] = tap % geo.filter[2];
-    f[1] = tap / geo.filter[2] % geo.filter[1];
-    f[0] = tap / (geo.filter[2] * geo.filter[1]);
+    const sm80::tap_position t = sm80::tap_position_of(geo, tap);
     int reach[Ndim];
     std::int64_t tap_off = c;
 #pragma unroll
     for (int d = 0; d < Ndim; ++d) {
-      reach[d] = f[first_dim + d] * geo.dilation[first_dim + d];
+      reach[d] = t.f[first_dim + d] * geo.dilation[first_dim + d];
       tap_off += std::int64_t(reach[d]) * geo.in_s[first_dim + d];
     }
 #pragma unroll
@@ -141,54 +138,34 @@ struct conv_fwd_gather {
 // (tile_n output channels x the k-block) for the B slot. A blocks wholly past M are
 // not loaded: their rows of C are never stored.
 template <class Cfg, int Ndim>
-struct conv_fwd_tma_producer {
+struct conv_fwd_tma_producer : single_thread_producer<conv_fwd_tma_producer<Cfg, Ndim>, conv_fwd_sm90_params> {
   using params = conv_fwd_sm90_params;
-  static constexpr int arrivals = 1;  // the issuing thread's expect_tx; the bytes complete it
-  static constexpr bool gathered = false;
   static constexpr int a_blocks = Cfg::tile_m / im2col_pixels_per_load;
   static_assert(Cfg::tile_k == im2col_channels_per_load, "a k-block is one im2col load's channels");
 
-  __device__ static void run(const params& p, unsigned char* ring_a, unsigned char* ring_b, std::uint64_t* full,
-                             std::uint64_t* empty, int tid) {
-    if (tid == 0) produce(p, ring_a, ring_b, full, empty);
-    if (p.out.sched.splits > 1) split_k_producer_wait();  // every producer thread meets the cluster barriers
-  }
-
- private:
   __device__ static void produce(const params& p, unsigned char* ring_a, unsigned char* ring_b, std::uint64_t* full,
                                  std::uint64_t* empty) {
     const auto& geo = p.geo;
-    tma_prefetch_descriptor(&p.out.map_a);
-    tma_prefetch_descriptor(&p.out.map_b);
-    const int plane = geo.out[1] * geo.out[2];
-    const int pixels = geo.out[0] * plane;
     ring_position pos;
     const int units = p.out.sched.units();
     for (int unit = blockIdx.x; unit < units; unit += gridDim.x) {
       const tile_work w = p.out.sched.at(unit);
       const int g = w.batch;
       const int m0 = w.tile_m * Cfg::tile_m, n0 = w.tile_n * Cfg::tile_n;
-      // Each A block's first output pixel: its image and window origin (W first).
-      int image[a_blocks], origin[a_blocks][3];
+      // Each A block's first output pixel: its image and window origin.
+      im2col_window window[a_blocks];
       std::uint32_t bytes = Cfg::b_stage_bytes;  // the weights' box, zero-filled past N
 #pragma unroll
       for (int j = 0; j < a_blocks; ++j) {
         const int q = m0 + im2col_pixels_per_load * j;
         if (q < p.out.m) bytes += mn_block_bytes;
-        image[j] = q / pixels;
-        const int rem = q - image[j] * pixels;
-        const int o[3] = {rem / plane, rem % plane / geo.out[2], rem % geo.out[2]};
-#pragma unroll
-        for (int d = 0; d < 3; ++d) origin[j][d] = d < Ndim ? o[2 - d] * geo.stride[2 - d] - geo.pad[2 - d] : 0;
+        window[j] = im2col_window_of<Ndim>(geo, q);
       }
       for (int kb = w.k_block_begin; kb < w.k_block_end; ++kb) {
         const int k0 = kb * Cfg::tile_k;
         const int tap = k0 / geo.cg;
-        const int f[3] = {tap / (geo.filter[1] * geo.filter[2]), tap / geo.filter[2] % geo.filter[1],
-                          tap % geo.filter[2]};
-        int reach[3] = {0, 0, 0};  // W first
-#pragma unroll
-        for (int d = 0; d < Ndim; ++d) reach[d] = f[2 - d] * geo.dilation[2 - d];
+        int reach[3];
+        im2col_tap_offsets<Ndim>(geo, tap, reach);
         const int channel = g * geo.cg + (k0 - tap * geo.cg);
         mbarrier_wait(&empty[pos.stage], pos.phase ^ 1);
         mbarrier_arrive_expect_tx(&full[pos.stage], bytes);
@@ -197,8 +174,8 @@ struct conv_fwd_tma_producer {
 #pragma unroll
         for (int j = 0; j < a_blocks; ++j)
           if (m0 + im2col_pixels_per_load * j < p.out.m)
-            tma_load_im2col<Ndim>(a + j * mn_block_bytes, &p.out.map_a, &full[pos.stage], channel, origin[j], image[j],
-                                  reach);
+            tma_load_im2col<Ndim>(a + j * mn_block_bytes, &p.out.map_a, &full[pos.stage], channel, window[j].origin,
+                                  window[j].image, reach);
         tma_load_3d(b, &p.out.map_b, &full[pos.stage], k0, n0, g);
         pos.advance<Cfg::stages>();
       }

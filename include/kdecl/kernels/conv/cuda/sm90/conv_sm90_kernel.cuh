@@ -115,6 +115,26 @@ struct gathering_producer {
   }
 };
 
+// A producer one thread drives with TMA copies (they complete the full barrier by their
+// bytes, after that thread's expect_tx): Derived::produce(p, ring_a, ring_b, full, empty),
+// the descriptors in p.out.map_a and p.out.map_b. The other producer threads only meet
+// the split-K cluster barriers.
+template <class Derived, class Params>
+struct single_thread_producer {
+  using params = Params;
+  static constexpr int arrivals = 1;
+  static constexpr bool gathered = false;
+  __device__ static void run(const params& p, unsigned char* ring_a, unsigned char* ring_b, std::uint64_t* full,
+                             std::uint64_t* empty, int tid) {
+    if (tid == 0) {
+      tma_prefetch_descriptor(&p.out.map_a);
+      tma_prefetch_descriptor(&p.out.map_b);
+      Derived::produce(p, ring_a, ring_b, full, empty);
+    }
+    if (p.out.sched.splits > 1) split_k_producer_wait();  // every producer thread meets the cluster barriers
+  }
+};
+
 template <gemm_key G, class Cfg, bool Gathered, class Params>
 __device__ __forceinline__ void conv_consume_tiles(const Params& p, unsigned char* ring_a, unsigned char* ring_b,
                                                    std::uint64_t* full, std::uint64_t* empty, float* strips,

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "kdecl/conv/grouped_conv_problem.hpp"
+#include "kdecl/kernels/conv/cuda/sm80/im2col_index.hpp"
 #include "kdecl/kernels/cuda/sm90/tensor_map_im2col.cuh"
 
 namespace kdecl::kernels::cuda::sm90 {
@@ -50,6 +51,29 @@ inline std::optional<std::string> encode_input_im2col(CUtensorMap& map, const gr
   v.channels_per_load = im2col_channels_per_load;
   v.pixels_per_load = im2col_pixels_per_load;
   return encode_im2col_tensor_map(map, v);
+}
+
+// The coordinates of one im2col load (tma_load_im2col.cuh), W first: the first output pixel's
+// image and window origin, and a tap's offset (the tap times the dilation).
+struct im2col_window {
+  int image;
+  int origin[3];
+};
+
+template <int Ndim>
+__device__ __forceinline__ im2col_window im2col_window_of(const sm80::conv_gather_geometry& geo, int first_pixel) {
+  const sm80::pixel_window w = sm80::pixel_window_of(geo, first_pixel);
+  im2col_window r{w.image, {0, 0, 0}};
+#pragma unroll
+  for (int d = 0; d < Ndim; ++d) r.origin[d] = w.start[2 - d];
+  return r;
+}
+
+template <int Ndim>
+__device__ __forceinline__ void im2col_tap_offsets(const sm80::conv_gather_geometry& geo, int tap, int (&reach)[3]) {
+  const sm80::tap_position t = sm80::tap_position_of(geo, tap);
+#pragma unroll
+  for (int d = 0; d < 3; ++d) reach[d] = d < Ndim ? t.f[2 - d] * geo.dilation[2 - d] : 0;
 }
 
 }  // namespace kdecl::kernels::cuda::sm90
