@@ -1,8 +1,8 @@
-// Hopper (sm_90a) backward-data convolutions of stride-1 layers: each runs as the
-// forward convolution of dy with the flipped, transposed filter on the sm_90
-// forward kernel (kernels/conv/cuda/sm90/conv_bwd_data_sm90.cuh), with the tiles of
-// conv_sm90_tma.cpp. Strided layers go to the cp_async stride-phase kernels
-// (conv_cp_async_bwd.cpp); C/G and K/G must be multiples of 8 (16-byte gathers).
+// Hopper (sm_90a) backward-data convolutions of any stride: each stride phase runs
+// as the forward convolution of dy with its taps of the filter flipped and
+// transposed, on the sm_90 forward kernel storing through a pixel map
+// (kernels/conv/cuda/sm90/conv_bwd_data_sm90.cuh), with the tiles of
+// conv_sm90_tma.cpp. C/G and K/G must be multiples of 8 (16-byte gathers).
 // Tiles (128x256, 128x128, 128x64; the GEMM's N is C/G here): conv_sm90_tma_tiles.hpp.
 #include "conv_sm90_tma_tiles.hpp"
 

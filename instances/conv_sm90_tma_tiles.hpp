@@ -1,5 +1,5 @@
 // The tile shapes of the sm_90 wgmma convolution sets, for the direction each set
-// declares: forward (conv_sm90_tma.cpp, conv_sm90_tma_nd.cpp) and stride-1
+// declares: forward (conv_sm90_tma.cpp, conv_sm90_tma_nd.cpp) and
 // backward-data, which runs the forward kernel (conv_sm90_tma_bwd_data.cpp), and
 // backward-weight (conv_sm90_tma_bwd_weight.cpp).
 // The GEMM's N is K/G forward, C/G backward-data and taps x C/G backward-weight

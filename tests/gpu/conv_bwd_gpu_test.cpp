@@ -3,9 +3,10 @@
 // double host reference, the computed tensor (and the workspace) poisoned first
 // so that NaN never passes: odd C/K, odd spatial sizes, stride 2 and 3, dilation
 // 2, asymmetric padding, 1x1 stride 2, a stride larger than the filter (phases no
-// tap reaches), G > 1, 1-D and 3-D; bwd_weight both with one depth range (direct)
-// and several (fp32 partials and the reduction), and with C/G = 64 (the sm_90
-// kernel's TMA producer; other C/G take its gather). Label `gpu`.
+// tap reaches), dilation beyond the stride, G > 1, 1-D and 3-D; bwd_data with
+// K/G = 64 and strides (the sm_90 phases' TMA loads of dY); bwd_weight both with
+// one depth range (direct) and several (fp32 partials and the reduction), and with
+// C/G = 64 (the sm_90 kernel's TMA producer; other C/G take its gather). Label `gpu`.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -44,7 +45,9 @@ std::vector<grouped_conv_problem> backward_problems(int ndim) {
               P{}.batch(3).channels(16, 16).groups(2).input_size({4, 7, 6}).filter_size({3, 1, 3}).padding({1, 0, 1}),
               P{}.batch(2).channels(16, 32).input_size({7, 9, 11}).filter_size({3}).stride({2}).padding({1}, {0}),
               // C/G = 64: the sm_90 bwd_weight's TMA producer (5-D im2col loads)
-              P{}.batch(2).channels(64, 40).input_size({5, 8, 9}).filter_size({3}).padding({1, 0, 1}, {1, 1, 0})};
+              P{}.batch(2).channels(64, 40).input_size({5, 8, 9}).filter_size({3}).padding({1, 0, 1}, {1, 1, 0}),
+              // K/G = 64, strided: the sm_90 bwd_data's phases on TMA loads of dY
+              P{}.batch(1).channels(16, 64).input_size({5, 9, 8}).filter_size({3}).stride({2}).padding({1})};
     default:
       return {
           P{}.batch(3).channels(24, 40).input_size({17, 13}).filter_size({3}).dilation({2}).padding({2}),     // dilation 2
@@ -65,6 +68,8 @@ std::vector<grouped_conv_problem> backward_problems(int ndim) {
           P{}.batch(3).channels(128, 96).groups(2).input_size({23, 19}).filter_size({3}).dilation({2})
               .padding({2, 1}, {1, 2}),
           P{}.batch(8).channels(64, 64).input_size({30, 30}).filter_size({3}).stride({2}).padding({1}),
+          // dilation 3 > stride 2: phases whose first dx pixels meet no dY (bwd_data; K/G = 64: TMA on sm_90)
+          P{}.batch(2).channels(16, 64).input_size({17, 15}).filter_size({3}).stride({2}).dilation({3}).padding({1}),
       };
   }
 }

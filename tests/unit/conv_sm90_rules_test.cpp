@@ -1,4 +1,4 @@
-// The sm_90 convolutions (forward, stride-1 backward-data, backward-weight) on the TMA + wgmma pipeline, as far as a machine
+// The sm_90 convolutions (forward, backward-data, backward-weight) on the TMA + wgmma pipeline, as far as a machine
 // without a GPU sees it: its arch-table offer (directions, schedulers, vector
 // widths) with the messages the rules give, and the problem rules it shares with
 // the sm_80 forward kernel (kernels/conv/cuda/implicit_gemm_fwd_problem.hpp).
@@ -48,7 +48,7 @@ TEST(ConvSm90Rules, TheTmaPipelineBuildsForwardConvolutions) {
   EXPECT_EQ(kernel_name(wgmma_key()),
             "conv_fwd_2d_bf16_nhwgc_tma_wgmma_cshuffle_intrawave_128x128x64_8x1x1_16x128x16_s6_v8x8x8_sm_90");
   EXPECT_EQ(parse_conv_name(kernel_name(wgmma_key())), wgmma_key());
-  // Backward-data too (stride-1 layers, as their forward equivalents: conv_bwd_data_sm90.cuh).
+  // Backward-data too (per stride phase, as forward convolutions: conv_bwd_data_sm90.cuh).
   auto bwd_data = wgmma_key();
   bwd_data.sig.dir = conv_direction::bwd_data;
   EXPECT_TRUE(dsl::validate(bwd_data, arch_id::sm_90).ok()) << message_of(bwd_data);

@@ -31,8 +31,8 @@ inline std::optional<std::string> bwd_data_as_forward_reason(const grouped_conv_
   for (int slot = 0; slot < 3; ++slot)
     if (p.stride_dims[slot] != 1)
       return "stride " + std::to_string(p.stride_dims[slot]) +
-             " is not 1: only a stride-1 backward-data is a forward convolution (strided layers run by stride "
-             "phases on the cp_async kernels)";
+             " is not 1: only a stride-1 backward-data is one forward convolution (a strided one is one per "
+             "stride phase: bwd_data_phases.hpp)";
   return std::nullopt;
 }
 
@@ -75,16 +75,20 @@ inline std::optional<std::string> bwd_data_as_gemm_reason(const grouped_conv_pro
 // Where weight element (g, k, c, tap) of the backward problem is read, and where its
 // flipped, transposed copy goes in the forward problem's weights (taps in Z, Y, X
 // order with X fastest; flipping every dimension reverses the linear tap index).
-// Element offsets; constexpr so that device code calls it too.
+// `filter` is the forward problem's filter: the whole filter of a stride-1 layer, or
+// one stride phase's taps (bwd_data_phases.hpp), which sit at first + b*step of the
+// backward filter. Element offsets; constexpr so that device code calls it too.
 struct flipped_weights_map {
   std::int64_t src_g = 0, src_k = 0, src_s[3]{};  // the backward problem's weights (c contiguous)
   std::int64_t dst_g = 0, dst_c = 0, dst_s[3]{};  // the forward problem's weights (k contiguous)
   int filter[3]{1, 1, 1};
+  int first[3]{0, 0, 0}, step[3]{1, 1, 1};        // backward tap of forward tap b: first + b*step (before the flip)
   int groups = 1, kg = 0, cg = 0, taps = 1;
 
   constexpr std::int64_t source(int g, int k, int c, int tap) const {
     const int fx = tap % filter[2], fy = tap / filter[2] % filter[1], fz = tap / (filter[2] * filter[1]);
-    return g * src_g + k * src_k + fz * src_s[0] + fy * src_s[1] + fx * src_s[2] + c;
+    return g * src_g + k * src_k + (first[0] + fz * step[0]) * src_s[0] + (first[1] + fy * step[1]) * src_s[1] +
+           (first[2] + fx * step[2]) * src_s[2] + c;
   }
   constexpr std::int64_t destination(int g, int k, int c, int tap) const {
     const int fx = tap % filter[2], fy = tap / filter[2] % filter[1], fz = tap / (filter[2] * filter[1]);

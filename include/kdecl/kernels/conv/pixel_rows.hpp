@@ -1,7 +1,8 @@
 // Whether a convolution tensor's pixels form the rows of a matrix: one leading
 // dimension steps from each pixel to the next, across rows and images. Kernels that
 // hand a tensor to a GEMM mainloop or epilogue with a single leading dimension (or
-// to a 2-D TMA box) need it.
+// to a 2-D TMA box) need it. Kernels that write the output's pixels through a map
+// instead (pixel_row_map) take any strides.
 #pragma once
 
 #include <cstddef>
@@ -24,6 +25,30 @@ inline bool pixels_evenly_strided(const grouped_conv_problem& p, conv_tensor t) 
     step *= extent;
   }
   return p.n <= 1 || s.n == step;
+}
+
+// Where output pixel m (N x pixels, W fastest) of a tensor starts: its image and
+// spatial position times the tensor's element strides. The row map the sm_90
+// epilogues take (kernels/gemm/cuda/sm90/output_rows.cuh) when the pixels are not
+// evenly strided. constexpr: the kernels call it on the device.
+struct pixel_row_map {
+  int extent[3];                   // pixels per dimension (D, H, W)
+  std::int64_t image, spatial[3];  // element strides
+
+  constexpr std::int64_t operator()(int m) const {
+    const int plane = extent[1] * extent[2];
+    const int n = m / (extent[0] * plane), q = m % (extent[0] * plane);
+    const int z = q / plane, r = q % plane;
+    const int y = r / extent[2], x = r % extent[2];
+    return n * image + z * spatial[0] + y * spatial[1] + x * spatial[2];
+  }
+};
+
+// The output pixels of a normalized problem.
+inline pixel_row_map output_pixel_rows(const grouped_conv_problem& p) {
+  const auto out = p.output_dims();
+  const conv_tensor_strides& s = p.out_strides;
+  return {{int(out[0]), int(out[1]), int(out[2])}, s.n, {s.spatial[0], s.spatial[1], s.spatial[2]}};
 }
 
 }  // namespace kdecl::kernels

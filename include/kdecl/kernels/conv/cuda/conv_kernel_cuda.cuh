@@ -1,8 +1,8 @@
 // conv_kernel<K, backend::cuda>: routes a convolution key to the CUDA kernel of
 // its pipeline and direction: the sm_80 cp_async implicit GEMMs (forward,
 // backward-data by stride phases, backward-weight with split-K), the sm_90
-// tma_wgmma forward implicit GEMM (stride-1 backward-data as its forward
-// equivalent) and backward-weight GEMM, and the direct_conv forward and depthwise
+// tma_wgmma forward implicit GEMM (backward-data as one forward convolution per
+// stride phase) and backward-weight GEMM, and the direct_conv forward and depthwise
 // backward-data and backward-weight convolutions.
 #pragma once
 

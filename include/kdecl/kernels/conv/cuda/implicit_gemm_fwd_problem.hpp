@@ -28,7 +28,8 @@ struct implicit_gemm_fwd_widths {
 
 inline std::optional<std::string> implicit_gemm_fwd_reason(const grouped_conv_key& key, const grouped_conv_problem& p,
                                                            const grouped_conv_args& a, const std::string& who,
-                                                           const implicit_gemm_fwd_widths& w) {
+                                                           const implicit_gemm_fwd_widths& w,
+                                                           bool mapped_output = false) {
   const auto& s = key.sig;
   if (p.dir != s.dir || p.ndim() != s.ndim || p.layout_or_default() != s.lay || p.in_type != s.in ||
       p.wei_type != s.wei || p.out_type != s.out || p.acc_type != s.acc)
@@ -41,7 +42,7 @@ inline std::optional<std::string> implicit_gemm_fwd_reason(const grouped_conv_ke
   if (p.g > 65535) return who + ": G must be at most 65535 (grid z)";
   for (int d = 0; d < 3; ++d)
     if (p.input_dims[d] > int_max || p.pad_left_dims[d] > int_max) return who + ": spatial sizes must be < 2^31";
-  if (p.c_per_group() % w.vec_in != 0 || p.k_per_group() % w.vec_out != 0)
+  if (p.c_per_group() % w.vec_in != 0 || (!mapped_output && p.k_per_group() % w.vec_out != 0))
     return who + ": C/G and K/G must be multiples of the input (" + std::to_string(w.vec_in) + ") and output (" +
            std::to_string(w.vec_out) + ") vectors";
   // The weights are read as rows of C/G x taps per output channel: the taps must be packed.
@@ -63,9 +64,11 @@ inline std::optional<std::string> implicit_gemm_fwd_reason(const grouped_conv_ke
     if (stride % w.vec_in != 0) return who + ": input strides must be multiples of the input vector";
   if (p.wei_strides.n % w.vec_wei != 0 || p.wei_strides.g % w.vec_wei != 0)
     return who + ": weight strides must be multiples of the weight vector";
+  // The output is C of a row-major GEMM, its rows vector-aligned: output pixels evenly strided.
+  // (Stored through a pixel map, each row finds its own alignment: any strides.)
+  if (mapped_output) return std::nullopt;
   if (p.out_strides.spatial[2] % w.vec_out != 0 || p.out_strides.g % w.vec_out != 0)
     return who + ": output strides must be multiples of the output vector";
-  // The output is C of a row-major GEMM: output pixels evenly strided.
   if (!pixels_evenly_strided(p, conv_tensor::output))
     return who + ": output pixels must be evenly strided (rows and images packed)";
   return std::nullopt;

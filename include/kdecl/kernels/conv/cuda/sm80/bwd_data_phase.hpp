@@ -1,27 +1,23 @@
-// The stride phases of the backward-data convolution as the GPU kernel uses
+// The stride phases of the backward-data convolution as the sm_80 kernel uses
 // them (conv_bwd_data_sm80.cuh); constexpr so that the device code and the host
-// tests (tests/unit/bwd_data_phase_test.cpp) run the same arithmetic.
-//
-// Input position i receives dY[o] through filter tap f when
-// o*stride - pad + f*dilation = i. Per spatial dimension, the inputs with
-// (i + pad) mod stride = r (the phase r) all see the same taps: those with
-// f*dilation mod stride = r. Both sets are arithmetic progressions:
-//   i = i0 + a*stride,  a < rows          f = f0 + b*tap_step,  b < taps
-// (tap_step = stride / gcd(stride, dilation)), and the dY position they meet is
-//   o = (i + pad - f*dilation) / stride = base + a - b*dy_step,
-// dy_step = tap_step*dilation / stride (exact). In one phase the backward-data
-// convolution is therefore a *forward* stride-1 gather over dY with dilation
-// -dy_step and padding -base: its A operand is exactly the forward im2col
-// operand (im2col_index.hpp) of that geometry, with K/G channels, and no tap
-// that only meets zeros is ever visited.
+// tests (tests/unit/conv_bwd_plan_test.cpp) run the same arithmetic. Per
+// dimension a phase is a stride-1 convolution over dY (kernels/conv/
+// bwd_data_phase_dim.hpp: dY position base + a - b*dy_step for input a, tap b).
+// Its A operand is therefore exactly the forward im2col operand
+// (im2col_index.hpp) of the geometry with dilation -dy_step and padding -base,
+// with K/G channels, and no tap that only meets zeros is ever visited.
 #pragma once
 
 #include <cstdint>
 
 #include "kdecl/conv/grouped_conv_problem.hpp"
+#include "kdecl/kernels/conv/bwd_data_phase_dim.hpp"
 #include "kdecl/kernels/conv/cuda/sm80/im2col_index.hpp"
 
 namespace kdecl::kernels::cuda::sm80 {
+
+using kernels::bwd_data_phase_dim;
+using kernels::phase_dim;
 
 // The whole problem, in the phases' terms (built on the host, phases derived on the device).
 struct bwd_data_geometry {
@@ -33,40 +29,6 @@ struct bwd_data_geometry {
   std::int64_t wei_k, wei_s[3];       // weight strides: output channel, Z, Y, X
   int phases;                         // stride[0] * stride[1] * stride[2]
 };
-
-// One dimension of one phase.
-struct bwd_data_phase_dim {
-  int i0, rows;           // first input position and count (step = stride)
-  int f0, taps, tap_step; // first tap, count, step
-  int base, dy_step;      // dY position of (a = 0, b = 0), its step per tap
-};
-
-constexpr int gcd_of(int a, int b) {
-  while (b != 0) {
-    const int t = a % b;
-    a = b;
-    b = t;
-  }
-  return a;
-}
-
-constexpr bwd_data_phase_dim phase_dim(int r, int size, int filter, int stride, int dilation, int pad) {
-  bwd_data_phase_dim d{};
-  d.i0 = ((r - pad) % stride + stride) % stride;
-  d.rows = d.i0 < size ? (size - d.i0 + stride - 1) / stride : 0;
-  d.tap_step = stride / gcd_of(stride, dilation);
-  d.f0 = -1;
-  for (int f = 0; f < filter && f < d.tap_step; ++f)
-    if (f * dilation % stride == r) {
-      d.f0 = f;
-      break;
-    }
-  d.taps = d.f0 < 0 ? 0 : (filter - d.f0 + d.tap_step - 1) / d.tap_step;
-  if (d.f0 < 0) d.f0 = 0;
-  d.base = (d.i0 + pad - d.f0 * dilation) / stride;  // exact where taps > 0
-  d.dy_step = d.tap_step * dilation / stride;
-  return d;
-}
 
 // Phase `phase` (0 .. phases-1, the W residue fastest).
 struct bwd_data_phase {

@@ -1,31 +1,41 @@
-// The sm_90a backward-data convolution of stride-1 layers: the forward
-// convolution of dy with the flipped, transposed filter (kernels/conv/
-// bwd_data_as_forward.hpp), run by the sm_90 forward kernel (conv_fwd_sm90.cuh)
-// of the key's forward key. Two launches on the stream:
+// The sm_90a backward-data convolution: per stride phase (kernels/conv/
+// bwd_data_phases.hpp) the forward convolution of dy with the phase's taps flipped
+// and transposed, run by the sm_90 forward kernel of the key's forward key storing
+// through a pixel map (conv_fwd<K, true>: the phase's dx pixels are every stride-th).
+// On the caller's stream:
 //
-//   1. w' = the weights with input and output channels exchanged and every tap
-//      flipped, into the workspace (cuda/flip_transpose_weights.cuh): K x C x taps
-//      elements, a small copy beside the convolution;
-//   2. the forward implicit GEMM of the equivalent problem: input dy, weights w',
-//      output dx, padding dilation*(F-1) - pad on each side.
+//   1. w' = each phase's taps of the weights with input and output channels exchanged
+//      and flipped, into the workspace (cuda/flip_transpose_weights.cuh): one small
+//      copy kernel for up to 8 phases (all phases together hold K x C x taps elements);
+//   2. zeros at the dx pixels of the phases no tap reaches (cuda/zero_pixel_rows.cuh);
+//   3. the forward implicit GEMM of each phase: input dy (the rows it reads), weights
+//      w', output the phase's dx pixels; no work on the zeros between strided dY
+//      pixels. The phases run side by side on side streams forked from the caller's
+//      and joined back to it (cuda/stream_fork.cuh).
 //
-// 1x1 layers without padding skip both: dx = dy · W is an rrr GEMM per group, which the sm_90
-// TMA GEMM of the same tiles reads directly (B MN-major), with no weight copy.
-// Strided layers are refused (why_not): the cp_async stride-phase kernels take them.
+// Stride 1 is one phase. 1x1 layers of stride 1 without padding skip all of it: dx = dy · W is an
+// rrr GEMM per group, which the sm_90 TMA GEMM of the same tiles reads directly (B
+// MN-major), with no weight copy.
 // Entry point: sm90::conv_bwd_data<K> with the conv_kernel contract (kernels/conv/conv_kernel.hpp).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <cuda_runtime.h>
 
 #include "kdecl/conv/grouped_conv_problem.hpp"
 #include "kdecl/core/status.hpp"
 #include "kdecl/kernels/conv/bwd_data_as_forward.hpp"
+#include "kdecl/kernels/conv/bwd_data_phases.hpp"
 #include "kdecl/kernels/conv/cuda/flip_transpose_weights.cuh"
+#include "kdecl/kernels/conv/cuda/zero_pixel_rows.cuh"
+#include "kdecl/kernels/cuda/stream_fork.cuh"
 #include "kdecl/gemm/gemm_problem.hpp"
 #include "kdecl/kernels/conv/cuda/sm90/conv_fwd_sm90.cuh"
 #include "kdecl/kernels/gemm/cuda/sm90/gemm_sm90.cuh"
@@ -35,7 +45,7 @@ namespace kdecl::kernels::cuda::sm90 {
 template <grouped_conv_key K>
 struct conv_bwd_data {
   static_assert(K.sig.dir == conv_direction::bwd_data, "sm90::conv_bwd_data computes the backward-data direction");
-  using forward = conv_fwd<forward_key_of_bwd_data(K)>;
+  using forward = conv_fwd<forward_key_of_bwd_data(K), /*PixelRows=*/true>;
   using data_t = storage_t<K.sig.wei>;
   // 1x1 layers: the rrr GEMM of the forward key's tiles (A = dy, B = W as stored, C = dx).
   static constexpr gemm_key pointwise_key = [] {
@@ -45,36 +55,30 @@ struct conv_bwd_data {
   }();
   static_assert(key_unsupported_reason(pointwise_key) == nullptr, "the sm_90 GEMM must build the 1x1 layers' rrr key");
   using pointwise = gemm<pointwise_key>;
-  static constexpr std::size_t align = 128;  // w' starts 16-byte aligned (the gather's vectors); 128 for good measure
+  static constexpr std::size_t align = 128;  // each phase's w' 16-byte aligned (the loads'); 128 for good measure
 
-  // w' and the slack to align it.
+  // Every phase's w', each aligned, and the slack to align the first.
   static std::size_t workspace_bytes(const grouped_conv_problem& p) {
-    if (bwd_data_as_forward_reason(p) || !bwd_data_as_gemm_reason(p)) return 0;
-    return std::size_t(flipped_weights_map_of(p, forward_equivalent_of_bwd_data(p)).elements()) * sizeof(data_t) +
-           align;
+    if (!bwd_data_as_gemm_reason(p)) return 0;
+    return workspace_bytes(bwd_data_phases(p));
   }
 
   static std::optional<std::string> why_not(const grouped_conv_problem& p, const grouped_conv_args& a) {
-    if (p.dir != K.sig.dir) return std::string("problem signature differs from the kernel's");
-    if (p != p.normalized()) return std::string("problem is not normalized");
-    if (auto why = bwd_data_as_forward_reason(p)) return "sm90 conv bwd_data: " + *why;
+    if (auto why = problem_reason(p, a)) return why;
     if (runs_as_gemm(p, a)) return std::nullopt;
-    // The forward kernel's rules on the equivalent problem: dy is its input, dx its output
-    // (its weights are the copy run() makes, packed and aligned).
-    return forward::why_not(forward_equivalent_of_bwd_data(p), forward_args(a, a.wei));
+    return phases_reason(bwd_data_phases(p), a);
   }
 
   static status run(const grouped_conv_problem& p, const grouped_conv_args& a, void* stream) {
-    if (auto why = why_not(p, a)) return status::error(*why);
+    if (auto why = problem_reason(p, a)) return status::error(*why);
     if (runs_as_gemm(p, a)) return pointwise::run(pointwise_problem(p), pointwise_args(a), stream);
+    const std::vector<bwd_data_phase_problem> phases = bwd_data_phases(p);
+    if (auto why = phases_reason(phases, a)) return status::error(*why);
     if (auto why = forward::device_reason()) return status::error(*why);
-    const grouped_conv_problem f = forward_equivalent_of_bwd_data(p);
-    const auto e = f.implicit_gemm();
-    if (e.m == 0 || e.n == 0) return status::ok();
     const auto st = static_cast<cudaStream_t>(stream);
 
     // w' in the caller's workspace, or (given less) in stream-ordered memory of its own.
-    const std::size_t wanted = workspace_bytes(p);
+    const std::size_t wanted = workspace_bytes(phases);
     void* scratch = a.workspace;
     bool owned = false;
     if (scratch == nullptr || a.workspace_bytes < wanted) {
@@ -83,14 +87,96 @@ struct conv_bwd_data {
                              cudaGetErrorString(err));
       owned = true;
     }
-    void* flipped = reinterpret_cast<void*>((reinterpret_cast<std::uintptr_t>(scratch) + align - 1) / align * align);
-    const status copied = flip_transpose_weights<data_t>(flipped_weights_map_of(p, f), a.wei, flipped, st);
-    const status ran = copied.is_ok() ? forward::run(f, forward_args(a, flipped), stream) : copied;
+    const status ran = run_phases(p, phases, a, aligned(scratch), st);
     if (owned) cudaFreeAsync(scratch, st);
     return ran;
   }
 
  private:
+  // The launches, on `st`: every phase's w' (one copy kernel per 8 phases, at `weights`), the zeros
+  // of the phases no tap reaches (one kernel), then the phases' forward convolutions, forked from `st`
+  // onto side streams and joined back.
+  static status run_phases(const grouped_conv_problem& p, const std::vector<bwd_data_phase_problem>& phases,
+                           const grouped_conv_args& a, unsigned char* weights, cudaStream_t st) {
+    std::vector<std::int64_t> offset(phases.size(), 0);  // elements of each phase's w' from `weights`
+    flipped_weights_batch flips;
+    zero_pixel_regions zeros;
+    zeros.groups = int(p.g);
+    zeros.channels = int(p.c_per_group());
+    zeros.group_stride = p.in_strides.g;
+    std::int64_t next = 0;
+    for (std::size_t i = 0; i < phases.size(); ++i) {
+      const bwd_data_phase_problem& ph = phases[i];
+      if (ph.zero) {
+        zeros.region[zeros.count++] = {ph.pixels, ph.rows, ph.dx_offset};
+        if (zeros.count == zero_regions_max)
+          if (status done = flush_zeros(zeros, a, st); !done.is_ok()) return done;
+        continue;
+      }
+      offset[i] = next;
+      next += std::int64_t(weights_bytes(ph) / sizeof(data_t));
+      flips.map[flips.count] = ph.weights;
+      flips.offset[flips.count++] = offset[i];
+      if (flips.count == flip_transpose_batch_max)
+        if (status done = flush_flips(flips, a, weights, st); !done.is_ok()) return done;
+    }
+    if (status done = flush_zeros(zeros, a, st); !done.is_ok()) return done;
+    if (status done = flush_flips(flips, a, weights, st); !done.is_ok()) return done;
+    // The phases' convolutions side by side (stream_fork.cuh), the most work first: each fills
+    // only part of the GPU where its tiles are few, and their tails overlap.
+    std::vector<std::size_t> order;
+    for (std::size_t i = 0; i < phases.size(); ++i)
+      if (!phases[i].zero) order.push_back(i);
+    const auto work = [&](std::size_t i) { return phases[i].rows * phases[i].weights.taps; };
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return work(x) > work(y); });
+    return fork_join(st, int(order.size()), [&](int j, cudaStream_t stream) {
+      const bwd_data_phase_problem& ph = phases[order[std::size_t(j)]];
+      const data_t* w = reinterpret_cast<const data_t*>(weights) + offset[order[std::size_t(j)]];
+      return forward::launch(ph.forward, phase_args(ph, a, w), stream);
+    });
+  }
+  static status flush_flips(flipped_weights_batch& flips, const grouped_conv_args& a, void* weights, cudaStream_t st) {
+    if (flips.count == 0) return status::ok();
+    const status done = flip_transpose_weights<data_t>(flips, a.wei, weights, st);
+    flips.count = 0;
+    return done;
+  }
+  static status flush_zeros(zero_pixel_regions& zeros, const grouped_conv_args& a, cudaStream_t st) {
+    if (zeros.count == 0) return status::ok();
+    const status done = zero_pixel_rows<data_t>(a.in, zeros, st);
+    zeros.count = 0;
+    return done;
+  }
+
+  static std::optional<std::string> problem_reason(const grouped_conv_problem& p, const grouped_conv_args& a) {
+    if (p.dir != K.sig.dir) return std::string("problem signature differs from the kernel's");
+    if (p != p.normalized()) return std::string("problem is not normalized");
+    if (!a.in || !a.wei || !a.out) return std::string("a tensor pointer (in, wei or out) is null");
+    return std::nullopt;
+  }
+
+  // The forward kernel's rules on each phase's problem: dy is its input, dx its output (its
+  // weights are the copy run() makes, packed and aligned: `copy_stand_in`).
+  static std::optional<std::string> phases_reason(const std::vector<bwd_data_phase_problem>& phases,
+                                                  const grouped_conv_args& a) {
+    for (const bwd_data_phase_problem& ph : phases) {
+      if (ph.rows > std::numeric_limits<int>::max())
+        return std::string("sm90 conv bwd_data: N x pixels must be < 2^31");
+      if (ph.zero) continue;
+      if (auto why = forward::why_not(ph.forward, phase_args(ph, a, copy_stand_in()))) return why;
+    }
+    return std::nullopt;
+  }
+  static std::size_t workspace_bytes(const std::vector<bwd_data_phase_problem>& phases) {
+    std::size_t bytes = align;
+    for (const bwd_data_phase_problem& ph : phases)
+      if (!ph.zero) bytes += weights_bytes(ph);
+    return bytes;
+  }
+  static unsigned char* aligned(void* scratch) {
+    return reinterpret_cast<unsigned char*>((reinterpret_cast<std::uintptr_t>(scratch) + align - 1) / align * align);
+  }
+
   // A 1x1 layer the GEMM takes as it is (alignment and leading dimensions: the GEMM's own rules).
   static bool runs_as_gemm(const grouped_conv_problem& p, const grouped_conv_args& a) {
     return !bwd_data_as_gemm_reason(p) && !pointwise::why_not(pointwise_problem(p), pointwise_args(a));
@@ -111,14 +197,21 @@ struct conv_bwd_data {
     return g;
   }
 
-  // The forward kernel's operands: dy in, w' (at `weights`), dx out.
-  static grouped_conv_args forward_args(const grouped_conv_args& a, void* weights) {
+  // A phase's forward operands: dy from the rows it reads, w' (at `weights`), dx at its first pixel.
+  static grouped_conv_args phase_args(const bwd_data_phase_problem& ph, const grouped_conv_args& a,
+                                      const void* weights) {
     grouped_conv_args f;
-    f.in = a.out;
-    f.wei = weights;
-    f.out = a.in;
+    f.in = static_cast<data_t*>(a.out) + ph.dy_offset;
+    f.wei = const_cast<void*>(weights);
+    f.out = static_cast<data_t*>(a.in) + ph.dx_offset;
     return f;
   }
+  // A phase's w' in the workspace, rounded up to keep the next one aligned.
+  static std::size_t weights_bytes(const bwd_data_phase_problem& ph) {
+    return (std::size_t(ph.weights.elements()) * sizeof(data_t) + align - 1) / align * align;
+  }
+  // What why_not checks in place of w' (not yet copied): a pointer aligned as w' will be.
+  static const void* copy_stand_in() { return reinterpret_cast<const void*>(std::uintptr_t{align}); }
 };
 
 }  // namespace kdecl::kernels::cuda::sm90

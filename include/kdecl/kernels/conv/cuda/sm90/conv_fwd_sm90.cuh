@@ -17,6 +17,9 @@
 //   C (M x N) = output of group g: the GEMM's batch g, stride = the group stride
 //
 // Entry point: sm90::conv_fwd<K> with the conv_kernel contract (kernels/conv/conv_kernel.hpp).
+// conv_fwd<K, true> stores each output pixel through a pixel map (params.rows) and so
+// takes outputs whose pixels are not evenly strided: backward-data's stride phases
+// (conv_bwd_data_sm90.cuh) run it.
 #pragma once
 
 #include <cstdint>
@@ -28,6 +31,7 @@
 #include "kdecl/conv/grouped_conv_problem.hpp"
 #include "kdecl/core/status.hpp"
 #include "kdecl/kernels/conv/cuda/implicit_gemm_fwd_problem.hpp"
+#include "kdecl/kernels/conv/pixel_rows.hpp"
 #include "kdecl/kernels/conv/cuda/sm80/im2col_index.hpp"
 #include "kdecl/kernels/conv/cuda/sm90/conv_fwd_sm90_config.cuh"
 #include "kdecl/kernels/conv/cuda/sm90/conv_sm90_kernel.cuh"
@@ -48,6 +52,7 @@ struct conv_fwd_sm90_params {
   const void* wei;                 // group 0
   std::int64_t in_g, wei_g;        // group strides (elements)
   std::int64_t wei_k;              // stride between output channels' filters
+  pixel_row_map rows;              // where output pixel m goes (read by conv_fwd<K, true> only)
 
   __device__ k_block_range k_range(const tile_work& w) const { return {w.k_block_begin, w.k_block_end}; }
 };
@@ -183,7 +188,7 @@ struct conv_fwd_tma_producer : single_thread_producer<conv_fwd_tma_producer<Cfg,
   }
 };
 
-template <grouped_conv_key K>
+template <grouped_conv_key K, bool PixelRows = false>
 struct conv_fwd {
   static_assert(conv_fwd_sm90_unsupported_reason(K) == nullptr,
                 "key not supported by the sm90 forward convolution: see sm90::conv_fwd_sm90_unsupported_reason(K)");
@@ -194,8 +199,10 @@ struct conv_fwd {
   static std::size_t workspace_bytes(const grouped_conv_problem&) { return 0; }
 
   static std::optional<std::string> why_not(const grouped_conv_problem& p, const grouped_conv_args& a) {
-    return implicit_gemm_fwd_reason(K, p, a, "sm90 conv", {K.algo.vector_in, K.algo.vector_wei, K.algo.vector_out,
-                                                            int(sizeof(typename cfg::out_t))});
+    return implicit_gemm_fwd_reason(K, p, a, "sm90 conv",
+                                    {K.algo.vector_in, K.algo.vector_wei, K.algo.vector_out,
+                                     int(sizeof(typename cfg::out_t))},
+                                    PixelRows);
   }
 
   // How the problem is laid over the device: the persistent grid, the raster and, where the
@@ -219,6 +226,11 @@ struct conv_fwd {
   static status run(const grouped_conv_problem& p, const grouped_conv_args& a, void* stream) {
     if (auto why = why_not(p, a)) return status::error(*why);
     if (auto why = device_reason()) return status::error(*why);
+    return launch(p, a, stream);
+  }
+
+  // run() without its checks, for a caller that made them (backward-data's phases).
+  static status launch(const grouped_conv_problem& p, const grouped_conv_args& a, void* stream) {
     const auto e = p.implicit_gemm();
     if (e.m == 0 || e.n == 0) return status::ok();
 
@@ -238,8 +250,13 @@ struct conv_fwd {
     kp.out.d_via_tma = false;
     constexpr std::int64_t run_bytes = 4 * std::int64_t(sizeof(typename cfg::out_t));  // cshuffle's vector
     const std::int64_t elem = std::int64_t(sizeof(typename cfg::out_t));
-    kp.out.c_rows_aligned = reinterpret_cast<std::uintptr_t>(a.out) % run_bytes == 0 &&
-                            (kp.out.ldc * elem) % run_bytes == 0 && (p.g == 1 || (kp.out.stride_c * elem) % run_bytes == 0);
+    const auto whole_runs = [&](std::int64_t stride) { return (stride * elem) % run_bytes == 0; };
+    kp.out.c_rows_aligned = reinterpret_cast<std::uintptr_t>(a.out) % run_bytes == 0 && whole_runs(kp.out.ldc) &&
+                            (p.g == 1 || whole_runs(kp.out.stride_c));
+    if constexpr (PixelRows)  // every pixel's row, not only every ldc-th
+      kp.out.c_rows_aligned = kp.out.c_rows_aligned && whole_runs(p.out_strides.n) &&
+                              whole_runs(p.out_strides.spatial[0]) && whole_runs(p.out_strides.spatial[1]);
+    kp.rows = output_pixel_rows(p);
     kp.geo = sm80::gather_geometry_of(p);
     kp.in = a.in;
     kp.wei = a.wei;
@@ -260,8 +277,9 @@ struct conv_fwd {
   }
 
  private:
-  static constexpr auto kernel = conv_sm90_kernel<cfg, gathering_producer<cfg, conv_fwd_gather<cfg, data_t, K.sig.ndim>>>;
-  static constexpr auto tma_kernel = conv_sm90_kernel<cfg, conv_fwd_tma_producer<cfg, K.sig.ndim>>;
+  static constexpr auto kernel =
+      conv_sm90_kernel<cfg, gathering_producer<cfg, conv_fwd_gather<cfg, data_t, K.sig.ndim>>, PixelRows>;
+  static constexpr auto tma_kernel = conv_sm90_kernel<cfg, conv_fwd_tma_producer<cfg, K.sig.ndim>, PixelRows>;
 
   // The TMA producer's maps: the input's im2col view (out.map_a) and the weights as
   // [G][K/G][taps x C/G] boxes of tile_n rows (out.map_b). Empty on success.

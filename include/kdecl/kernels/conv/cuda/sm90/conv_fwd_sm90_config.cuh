@@ -2,8 +2,8 @@
 // implicit GEMM key whose tma_wgmma config, wgmma and epilogues it runs, and the
 // rules of keys it cannot build (the arch tables' tma_wgmma conv offer is checked
 // against conv_sm90_unsupported_reason by tests/unit/conv_table_kernel_agreement_test.cu).
-// A stride-1 backward-data key runs the forward kernel of its forward key
-// (conv_bwd_data_sm90.cuh, kernels/conv/bwd_data_as_forward.hpp); a backward-weight
+// A backward-data key runs the forward kernel of its forward key, once per stride
+// phase (conv_bwd_data_sm90.cuh, kernels/conv/bwd_data_phases.hpp); a backward-weight
 // key the crr GEMM of dY^T x im2col(input) (conv_bwd_weight_sm90.cuh).
 #pragma once
 
@@ -41,7 +41,7 @@ constexpr const char* conv_fwd_sm90_unsupported_reason(const grouped_conv_key& k
   return key_unsupported_reason(conv_fwd_sm90_gemm_key(k));
 }
 
-// The forward key whose kernel computes a backward-data key's stride-1 problems: dy is
+// The forward key whose kernel computes a backward-data key's problems (per stride phase): dy is
 // the forward input (bwd_data's `out` operand), dx the forward output (`in`).
 constexpr grouped_conv_key forward_key_of_bwd_data(grouped_conv_key k) {
   k.sig.dir = conv_direction::fwd;

@@ -22,6 +22,9 @@
 //                    producer fills the ring for the next tile.
 //   split-K          a cluster launch (sched.splits > 1): the GEMM's cluster split-K
 //                    (split_k.cuh), reduced through distributed shared memory.
+//   output rows      ldc apart (the GEMM's linear_rows), or with PixelRows wherever
+//                    params.rows (a pixel_row_map, kernels/conv/pixel_rows.hpp) puts
+//                    each output pixel: the stride phases of backward-data.
 //
 // A Producer provides:
 //   using params;                       the launch's parameters, with `out` (gemm_sm90_params:
@@ -135,7 +138,17 @@ struct single_thread_producer {
   }
 };
 
-template <gemm_key G, class Cfg, bool Gathered, class Params>
+// Where the epilogue stores output row m (the Params' pixel map, or ldc apart).
+template <bool PixelRows, class Params>
+__device__ __forceinline__ auto output_rows_of(const Params& p) {
+  if constexpr (PixelRows) {
+    return p.rows;
+  } else {
+    return linear_rows{p.out.ldc};
+  }
+}
+
+template <gemm_key G, class Cfg, bool Gathered, bool PixelRows, class Params>
 __device__ __forceinline__ void conv_consume_tiles(const Params& p, unsigned char* ring_a, unsigned char* ring_b,
                                                    std::uint64_t* full, std::uint64_t* empty, float* strips,
                                                    int consumer, int thread_in_wg) {
@@ -143,6 +156,7 @@ __device__ __forceinline__ void conv_consume_tiles(const Params& p, unsigned cha
   const std::uint32_t a_ring = shared_address(ring_a) + consumer * Cfg::m_blocks * mn_block_bytes;
   const std::uint32_t b_ring = shared_address(ring_b);
   float acc[Cfg::m_blocks][Cfg::acc_regs];
+  const auto rows = output_rows_of<PixelRows>(p);
   ring_position pos;
   const int units = p.out.sched.units();
   for (int unit = blockIdx.x; unit < units; unit += gridDim.x) {
@@ -161,7 +175,7 @@ __device__ __forceinline__ void conv_consume_tiles(const Params& p, unsigned cha
     if (previous_stage >= 0 && lane == 0) release_slot<Cfg>(empty, previous_stage, 0);
     if constexpr (Cfg::split_k_fits) {
       if (p.out.sched.splits > 1) {  // a cluster launch: this block's only unit
-        split_k_cluster_reduce<G, Cfg>(acc, p.out, w, ring_a, consumer, thread_in_wg);
+        split_k_cluster_reduce<G, Cfg>(acc, p.out, w, ring_a, consumer, thread_in_wg, rows);
         return;
       }
     }
@@ -172,16 +186,17 @@ __device__ __forceinline__ void conv_consume_tiles(const Params& p, unsigned cha
       float* strip = strips + (consumer * 4 + warp) * cshuffle_warp_floats;
       const d_ring_view no_d{ring_a, ring_b, full, empty, 0, 0};  // the conv epilogue reads no D tensors
       epilogue_cshuffle<G, Cfg, false>(acc, p.out, w.batch, warp_row0, w.tile_n * Cfg::tile_n, strip, lane, no_d,
-                                       tile_row0);
+                                       tile_row0, rows);
     } else {
-      epilogue_direct<G, Cfg>(acc, p.out, w.batch, warp_row0 + lane / 4, w.tile_n * Cfg::tile_n + 2 * (lane % 4));
+      epilogue_direct<G, Cfg>(acc, p.out, w.batch, warp_row0 + lane / 4, w.tile_n * Cfg::tile_n + 2 * (lane % 4),
+                              rows);
     }
   }
 }
 
 // Templated on types only, not the key (nvcc's host stubs cannot spell class-type
-// template arguments): the GEMM config and the producer.
-template <class Cfg, class Producer>
+// template arguments): the GEMM config, the producer and where output rows go.
+template <class Cfg, class Producer, bool PixelRows = false>
 __global__ void __launch_bounds__(Cfg::threads, 1)
     conv_sm90_kernel(const __grid_constant__ typename Producer::params p) {
 #if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -210,8 +225,8 @@ __global__ void __launch_bounds__(Cfg::threads, 1)
     Producer::run(p, ring_a, ring_b, full, empty, threadIdx.x);
   } else {
     if constexpr (regs::reallocate) warpgroup_claim_registers<regs::consumer>();
-    conv_consume_tiles<Cfg::key, Cfg, Producer::gathered>(p, ring_a, ring_b, full, empty, strips, warpgroup - 1,
-                                                          threadIdx.x % 128);
+    conv_consume_tiles<Cfg::key, Cfg, Producer::gathered, PixelRows>(p, ring_a, ring_b, full, empty, strips,
+                                                                     warpgroup - 1, threadIdx.x % 128);
   }
   __syncthreads();  // no thread leaves while another may still wait on a barrier it feeds
 #endif

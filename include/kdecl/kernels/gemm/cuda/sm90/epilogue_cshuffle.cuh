@@ -8,6 +8,8 @@
 // (run_in_segment), so a misaligned C still moves in vectors but for one lane per
 // row. A launch whose C rows all start aligned (params.c_rows_aligned, the common
 // case) runs a copy of the loop that knows it and computes no alignment at all.
+// Rows land where `rows` says (output_rows.cuh): ldc apart for the GEMM; a map's
+// offsets are decoded once per tile, one row per lane, and passed round by shuffles.
 #pragma once
 
 #include <cstdint>
@@ -15,6 +17,7 @@
 #include "kdecl/gemm/gemm_key.hpp"
 #include "kdecl/kernels/gemm/cuda/sm90/d_tiles.cuh"
 #include "kdecl/kernels/gemm/cuda/sm90/epilogue_math.cuh"
+#include "kdecl/kernels/gemm/cuda/sm90/output_rows.cuh"
 #include "kdecl/kernels/cuda/sm90/mbarrier.cuh"
 
 namespace kdecl::kernels::cuda::sm90 {
@@ -27,12 +30,32 @@ inline constexpr int cshuffle_warp_floats = 16 * cshuffle_ld;  // one warp's str
 // block 0; `col0`: the block tile's first output column. SmemD (d_tiles.cuh): D
 // comes from the tile's D slots in the ring (`d_ring`; `tile_row0` = row0 minus the
 // tile's first row), which this warp waits for strip by strip and frees when done.
-template <gemm_key K, class Cfg, bool SmemD, bool AlignedC>
+// With a row map other than linear_rows and !AlignedC each row finds its own runs
+// (its pixels need not start equally aligned).
+template <gemm_key K, class Cfg, bool SmemD, bool AlignedC, class Rows>
 __device__ __forceinline__ void epilogue_cshuffle_rows(float (&acc)[Cfg::m_blocks][Cfg::acc_regs],
                                                   const gemm_sm90_params& p, int batch, int row0, int col0,
-                                                  float* strip, int lane, const d_ring_view& d_ring, int tile_row0) {
+                                                  float* strip, int lane, const d_ring_view& d_ring, int tile_row0,
+                                                  const Rows& rows) {
   using out_t = typename Cfg::out_t;
-  using idx = index_t<K>;
+  constexpr bool linear = std::is_same_v<Rows, linear_rows>;
+  static_assert(linear || Cfg::m_blocks <= 2, "a row map is shared out one row per lane: 32 rows per warp at most");
+  static_assert(linear || !SmemD, "D tensors are read by the GEMM's rows, not through a row map");
+  using idx = std::conditional_t<linear, index_t<K>, std::int64_t>;
+  // A map's rows: lane l decodes row row0 + 64 (l / 16) + l % 16 once for the tile.
+  idx mapped = 0;
+  if constexpr (!linear) {
+    const int row = row0 + 64 * (lane / 16) + lane % 16;
+    if (lane / 16 < Cfg::m_blocks && row < p.m) mapped = rows(row);
+  }
+  // Offset of row row0 + 64 i + r; every lane of the warp calls it together.
+  const auto offset_of = [&](int i, int r) -> idx {
+    if constexpr (linear) {
+      return row_offset<K>(rows, row0 + 64 * i + r);
+    } else {
+      return __shfl_sync(0xffffffffu, mapped, 16 * i + r);
+    }
+  };
   using dl = d_tile_layout<Cfg>;
   static_assert(!SmemD || (dl::enabled && dl::chunk_cols == cshuffle_cols));
   out_t* c = static_cast<out_t*>(p.c) + batch * p.stride_c;
@@ -42,7 +65,7 @@ __device__ __forceinline__ void epilogue_cshuffle_rows(float (&acc)[Cfg::m_block
   // runs are the same for the whole tile. Lanes 0..6 (all 8 when C's rows are aligned)
   // take runs starting on aligned addresses; in a misaligned row lane 7 gathers the
   // head and the tail.
-  const int head = AlignedC ? 0 : head_elements<4>(c + static_cast<idx>(row0 + lane / 8) * static_cast<idx>(p.ldc));
+  const int head = AlignedC ? 0 : head_elements<4>(c + offset_of(0, lane / 8));
   const element_run<4> lane_run = run_in_segment<4>(lane % 8, cshuffle_cols / 4, head);
 #pragma unroll
   for (int s = 0; s < Cfg::tile_n / cshuffle_cols; ++s) {
@@ -70,14 +93,21 @@ __device__ __forceinline__ void epilogue_cshuffle_rows(float (&acc)[Cfg::m_block
       for (int pass = 0; pass < 16 / 4; ++pass) {
         const int r = pass * 4 + lane / 8;
         const int row = row0 + 64 * i + r;
+        const idx row_at = offset_of(i, r);
         if (Cfg::check_m && row >= p.m) continue;
-        out_t* c_row = c + static_cast<idx>(row) * static_cast<idx>(p.ldc) + col_base;  // this strip's segment
+        out_t* c_row = c + row_at + col_base;  // this strip's segment
+        // A map's rows need not start equally aligned: each finds its own runs.
+        int row_head = head;
         element_run<4> run = lane_run;
+        if constexpr (!linear && !AlignedC) {
+          row_head = head_elements<4>(c_row);
+          run = run_in_segment<4>(lane % 8, cshuffle_cols / 4, row_head);
+        }
         if (!strip_inside) run.clip(p.n - col_base);
         const bool c_vector = run.whole();
         float v[4];
         const float* strip_row = strip + r * cshuffle_ld;
-        if (AlignedC || head == 0) {  // an aligned row: one 16-byte read
+        if (AlignedC || row_head == 0) {  // an aligned row: one 16-byte read
           const float4 f = *reinterpret_cast<const float4*>(strip_row + run.first);
           v[0] = f.x; v[1] = f.y; v[2] = f.z; v[3] = f.w;
         } else {
@@ -92,7 +122,7 @@ __device__ __forceinline__ void epilogue_cshuffle_rows(float (&acc)[Cfg::m_block
             const int stage = d_slot_stage<Cfg>(d_ring, q / dl::chunks_per_slot);
             const out_t* d_row =
                 reinterpret_cast<const out_t*>(d_chunk<Cfg>(d_ring.ring_a, d_ring.ring_b, stage, q)) + chunk_row;
-            load_run(d_row, run, c_vector && head == 0, out);
+            load_run(d_row, run, c_vector && row_head == 0, out);
           });
         } else {
           gather_inputs<K, 4>(v, c_row, run, c_vector, p, batch, row, col_base);
@@ -109,14 +139,15 @@ __device__ __forceinline__ void epilogue_cshuffle_rows(float (&acc)[Cfg::m_block
   }
 }
 
-template <gemm_key K, class Cfg, bool SmemD>
+template <gemm_key K, class Cfg, bool SmemD, class Rows = linear_rows>
 __device__ __forceinline__ void epilogue_cshuffle(float (&acc)[Cfg::m_blocks][Cfg::acc_regs],
                                                   const gemm_sm90_params& p, int batch, int row0, int col0,
-                                                  float* strip, int lane, const d_ring_view& d_ring, int tile_row0) {
+                                                  float* strip, int lane, const d_ring_view& d_ring, int tile_row0,
+                                                  const Rows& rows) {
   if (p.c_rows_aligned) {
-    epilogue_cshuffle_rows<K, Cfg, SmemD, true>(acc, p, batch, row0, col0, strip, lane, d_ring, tile_row0);
+    epilogue_cshuffle_rows<K, Cfg, SmemD, true>(acc, p, batch, row0, col0, strip, lane, d_ring, tile_row0, rows);
   } else {
-    epilogue_cshuffle_rows<K, Cfg, SmemD, false>(acc, p, batch, row0, col0, strip, lane, d_ring, tile_row0);
+    epilogue_cshuffle_rows<K, Cfg, SmemD, false>(acc, p, batch, row0, col0, strip, lane, d_ring, tile_row0, rows);
   }
 }
 

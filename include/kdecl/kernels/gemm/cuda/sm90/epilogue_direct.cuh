@@ -11,6 +11,7 @@
 
 #include "kdecl/gemm/gemm_key.hpp"
 #include "kdecl/kernels/gemm/cuda/sm90/epilogue_math.cuh"
+#include "kdecl/kernels/gemm/cuda/sm90/output_rows.cuh"
 
 namespace kdecl::kernels::cuda::sm90 {
 
@@ -19,12 +20,12 @@ namespace kdecl::kernels::cuda::sm90 {
 // Two passes over the fragment: all loads (C_old, D) first, then all stores, so
 // the loads are not held behind stores the compiler must assume may alias them.
 // A pair moves as one access where its address allows (C's and each D's own
-// alignment), else as two elements.
-template <gemm_key K, class Cfg>
+// alignment), else as two elements. Rows land where `rows` says (output_rows.cuh).
+template <gemm_key K, class Cfg, class Rows = linear_rows>
 __device__ __forceinline__ void epilogue_direct(float (&acc)[Cfg::m_blocks][Cfg::acc_regs],
-                                                const gemm_sm90_params& p, int batch, int row0, int col0) {
+                                                const gemm_sm90_params& p, int batch, int row0, int col0,
+                                                const Rows& rows) {
   using out_t = typename Cfg::out_t;
-  using idx = index_t<K>;
   out_t* c = static_cast<out_t*>(p.c) + batch * p.stride_c;
   // The pair (col, col + 1) of this thread: both, one or none inside C.
   const auto pair_at = [&](int col) {
@@ -39,7 +40,7 @@ __device__ __forceinline__ void epilogue_direct(float (&acc)[Cfg::m_blocks][Cfg:
     for (int h = 0; h < 2; ++h) {
       const int row = row0 + 64 * i + 8 * h;
       if (Cfg::check_m && row >= p.m) continue;
-      const out_t* c_row = c + static_cast<idx>(row) * static_cast<idx>(p.ldc);
+      const out_t* c_row = c + row_offset<K>(rows, row);
 #pragma unroll
       for (int j = 0; j < Cfg::tile_n / 8; ++j) {
         const element_run<2> run = pair_at(col0 + 8 * j);
@@ -55,7 +56,7 @@ __device__ __forceinline__ void epilogue_direct(float (&acc)[Cfg::m_blocks][Cfg:
     for (int h = 0; h < 2; ++h) {
       const int row = row0 + 64 * i + 8 * h;
       if (Cfg::check_m && row >= p.m) continue;
-      out_t* c_row = c + static_cast<idx>(row) * static_cast<idx>(p.ldc);
+      out_t* c_row = c + row_offset<K>(rows, row);
 #pragma unroll
       for (int j = 0; j < Cfg::tile_n / 8; ++j) {
         const element_run<2> run = pair_at(col0 + 8 * j);

@@ -275,7 +275,7 @@ __device__ __forceinline__ void finish_tile(float (&acc)[Cfg::m_blocks][Cfg::acc
   const int warp = thread_in_wg / 32;
   if constexpr (!cfg::pingpong) {
     if (p.sched.splits > 1) {  // a cluster launch: this block's only unit
-      split_k_cluster_reduce<K, cfg>(acc, p, w, ring_a, consumer, thread_in_wg);
+      split_k_cluster_reduce<K, cfg>(acc, p, w, ring_a, consumer, thread_in_wg, linear_rows{p.ldc});
       return;
     }
   }
@@ -289,16 +289,17 @@ __device__ __forceinline__ void finish_tile(float (&acc)[Cfg::m_blocks][Cfg::acc
     if constexpr (d_tile_layout<cfg>::enabled) {
       if (p.d_via_tma) {
         epilogue_cshuffle<K, cfg, true>(acc, p, w.batch, warp_row0, w.tile_n * cfg::tile_n, strip, lane, d_ring,
-                                        tile_row0);
+                                        tile_row0, linear_rows{p.ldc});
 #pragma unroll
         for (int j = 0; j < d_tile_layout<cfg>::slots; ++j) pos.advance<cfg::stages>();
         return;
       }
     }
     epilogue_cshuffle<K, cfg, false>(acc, p, w.batch, warp_row0, w.tile_n * cfg::tile_n, strip, lane, d_ring,
-                                     tile_row0);
+                                     tile_row0, linear_rows{p.ldc});
   } else {
-    epilogue_direct<K, cfg>(acc, p, w.batch, warp_row0 + lane / 4, w.tile_n * cfg::tile_n + 2 * (lane % 4));
+    epilogue_direct<K, cfg>(acc, p, w.batch, warp_row0 + lane / 4, w.tile_n * cfg::tile_n + 2 * (lane % 4),
+                            linear_rows{p.ldc});
   }
 }
 

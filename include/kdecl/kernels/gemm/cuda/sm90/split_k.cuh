@@ -13,6 +13,7 @@
 #include "kdecl/kernels/cuda/sm90/cluster.cuh"
 #include "kdecl/kernels/gemm/cuda/sm90/epilogue_math.cuh"
 #include "kdecl/kernels/gemm/cuda/sm90/gemm_sm90_params.cuh"
+#include "kdecl/kernels/gemm/cuda/sm90/output_rows.cuh"
 #include "kdecl/kernels/cuda/sm90/shared_address.cuh"
 #include "kdecl/kernels/gemm/cuda/sm90/tile_scheduler.cuh"
 #include "kdecl/kernels/cuda/sm90/warpgroup.cuh"
@@ -26,11 +27,12 @@ inline constexpr int max_cluster_splits = 8;
 
 // Called by every consumer thread of every block of the cluster, once, after the
 // main loop of the block's single unit. The producer warpgroup meets the two
-// cluster barriers in split_k_producer_wait().
-template <gemm_key K, class Cfg>
+// cluster barriers in split_k_producer_wait(). Rows of C land where `rows` says
+// (output_rows.cuh).
+template <gemm_key K, class Cfg, class Rows = linear_rows>
 __device__ void split_k_cluster_reduce(float (&acc)[Cfg::m_blocks][Cfg::acc_regs], const gemm_sm90_params& p,
                                        const tile_work& w, unsigned char* partial_smem, int consumer,
-                                       int thread_in_wg) {
+                                       int thread_in_wg, const Rows& rows) {
   using out_t = typename Cfg::out_t;
   constexpr int ld = Cfg::split_k_partial_ld;
   const int lane = thread_in_wg % 32;
@@ -82,7 +84,7 @@ __device__ void split_k_cluster_reduce(float (&acc)[Cfg::m_blocks][Cfg::acc_regs
     }
     const int row = m0 + r;
     const int col = n0 + 4 * cg;
-    out_t* c_row = c + static_cast<index_t<K>>(row) * static_cast<index_t<K>>(p.ldc);
+    out_t* c_row = c + row_offset<K>(rows, row);
     element_run<4> run;
     run.first = col;
     run.valid = 0;
