@@ -124,5 +124,36 @@ TEST(ConvSm90Rules, SharedForwardProblemRulesNameTheValues) {
             "a tensor pointer (in, wei or out) is null");
 }
 
+// A kernel that stores through a pixel map (conv_fwd<K, true>: backward-data's stride phases) takes
+// output pixels that are not evenly strided and any K/G; the GEMM-row kernel names what it needs.
+TEST(ConvSm90Rules, OutputsStoredThroughAPixelMapTakeAnyStrides) {
+  const auto k = wgmma_key();
+  const kernels::cuda::implicit_gemm_fwd_widths w{8, 8, 8, 2};
+  std::vector<std::uint16_t> in(1 << 16), wei(1 << 16), out(1 << 16);
+  grouped_conv_args a{in.data(), wei.data(), out.data()};
+  // Every other pixel of a twice-as-wide output (a stride-2 phase of dx), and 3 output channels.
+  auto phase = grouped_conv_problem{}.batch(2).channels(64, 3).input_size({8, 8}).filter_size({3}).padding({1})
+                   .dtype(dtype::bf16).normalized();
+  phase.out_strides.spatial[2] = 2 * 3;
+  phase.out_strides.spatial[1] = 2 * 16 * 3;
+  phase.out_strides.n = 16 * 16 * 3;
+  EXPECT_FALSE(kernels::cuda::implicit_gemm_fwd_reason(k, phase, a, "sm90 conv", w, /*mapped_output=*/true))
+      << *kernels::cuda::implicit_gemm_fwd_reason(k, phase, a, "sm90 conv", w, true);
+  const auto why = kernels::cuda::implicit_gemm_fwd_reason(k, phase, a, "sm90 conv", w);
+  ASSERT_TRUE(why.has_value());
+  EXPECT_NE(why->find("K/G must be multiples of the input (8) and output (8) vectors"), std::string::npos) << *why;
+  auto wide = phase;  // 8 output channels: then the pixels' spacing is what the GEMM rows refuse
+  wide.k = 8;
+  wide.wei_strides = {};
+  wide.out_strides.g = 8;
+  wide.out_strides.spatial[2] = 2 * 8;
+  wide.out_strides.spatial[1] = 2 * 16 * 8;
+  wide.out_strides.n = 16 * 16 * 8;
+  wide = wide.normalized();
+  EXPECT_FALSE(kernels::cuda::implicit_gemm_fwd_reason(k, wide, a, "sm90 conv", w, true));
+  EXPECT_EQ(kernels::cuda::implicit_gemm_fwd_reason(k, wide, a, "sm90 conv", w).value_or(""),
+            "sm90 conv: output pixels must be evenly strided (rows and images packed)");
+}
+
 }  // namespace
 }  // namespace kdecl

@@ -6,7 +6,8 @@
 // and kept for the life of the process. Forking records an event on the caller's
 // stream that each side stream waits for; joining records one per side stream that
 // the caller's stream waits for: everything later on the caller's stream runs
-// after all of them, as if they had been launched there, also under stream capture.
+// after all of them, as if they had been launched there (stream capture records such
+// cross-stream dependencies too; no test captures a fork yet).
 // One call forks at a time per device (a mutex): the events are reused.
 #pragma once
 
