@@ -87,14 +87,4 @@ status flip_transpose_weights(const flipped_weights_batch& b, const void* w, voi
   return status::ok();
 }
 
-// One map's w' (m.elements() elements at `wt`).
-template <class T>
-status flip_transpose_weights(const flipped_weights_map& m, const void* w, void* wt, cudaStream_t stream) {
-  flipped_weights_batch b;
-  b.map[0] = m;
-  b.offset[0] = 0;
-  b.count = 1;
-  return flip_transpose_weights<T>(b, w, wt, stream);
-}
-
 }  // namespace kdecl::kernels::cuda

@@ -15,17 +15,30 @@
 
 namespace kdecl::kernels::cuda::sm90 {
 
+// The driver entry point `name` (CUDA 12.0's version of it) as a `Fn`, or nullptr where the
+// driver lacks it. Callers keep the result in a static: one lookup per process.
+template <class Fn>
+Fn driver_entry_point(const char* name) {
+  void* entry = nullptr;
+  cudaDriverEntryPointQueryResult found{};
+  if (cudaGetDriverEntryPointByVersion(name, &entry, 12000, cudaEnableDefault, &found) != cudaSuccess ||
+      found != cudaDriverEntryPointSuccess)
+    return nullptr;
+  return reinterpret_cast<Fn>(entry);
+}
+
 inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
-  static const PFN_cuTensorMapEncodeTiled_v12000 fn = [] {
-    void* entry = nullptr;
-    cudaDriverEntryPointQueryResult found{};
-    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &entry, 12000, cudaEnableDefault, &found) !=
-            cudaSuccess ||
-        found != cudaDriverEntryPointSuccess)
-      return static_cast<PFN_cuTensorMapEncodeTiled_v12000>(nullptr);
-    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(entry);
-  }();
+  static const auto fn = driver_entry_point<PFN_cuTensorMapEncodeTiled_v12000>("cuTensorMapEncodeTiled");
   return fn;
+}
+
+// TMA's element type of 16-bit data (the convolution maps'), or nothing for other dtypes.
+inline std::optional<CUtensorMapDataType> tma_16bit_type(dtype t) {
+  switch (t) {
+    case dtype::fp16: return CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+    case dtype::bf16: return CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
+    default: return std::nullopt;
+  }
 }
 
 // One operand as TMA sees it: `inner` contiguous elements per line, `outer` lines

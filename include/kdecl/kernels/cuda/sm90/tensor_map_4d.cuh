@@ -44,12 +44,8 @@ inline std::optional<std::string> encode_tensor_map_4d(CUtensorMap& map, const t
   if (auto why = tma_view_unsupported(v)) return why;
   auto encode = tensor_map_encoder();
   if (encode == nullptr) return "cuTensorMapEncodeTiled is not available from the driver";
-  CUtensorMapDataType type;
-  switch (v.type) {
-    case dtype::fp16: type = CU_TENSOR_MAP_DATA_TYPE_FLOAT16; break;
-    case dtype::bf16: type = CU_TENSOR_MAP_DATA_TYPE_BFLOAT16; break;
-    default: return "no 16-bit TMA data type for this dtype";
-  }
+  const std::optional<CUtensorMapDataType> type = tma_16bit_type(v.type);
+  if (!type) return "no 16-bit TMA data type for this dtype";
   const std::int64_t elem = bits_of(v.type) / 8;
   cuuint64_t dims[4];
   for (int i = 0; i < 4; ++i) dims[i] = static_cast<cuuint64_t>(v.dims[i]);
@@ -62,7 +58,7 @@ inline std::optional<std::string> encode_tensor_map_4d(CUtensorMap& map, const t
   }
   const cuuint32_t box[4] = {static_cast<cuuint32_t>(v.box_inner), static_cast<cuuint32_t>(v.box_rows), 1, 1};
   const cuuint32_t element_strides[4] = {1, 1, 1, 1};
-  const CUresult r = encode(&map, type, 4, const_cast<void*>(v.base), dims, strides, box, element_strides,
+  const CUresult r = encode(&map, *type, 4, const_cast<void*>(v.base), dims, strides, box, element_strides,
                             CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
                             CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (r != CUDA_SUCCESS) return "cuTensorMapEncodeTiled failed with CUresult " + std::to_string(static_cast<int>(r));

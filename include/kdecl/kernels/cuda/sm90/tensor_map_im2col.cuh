@@ -17,19 +17,12 @@
 #include <cuda_runtime.h>
 
 #include "kdecl/core/enums.hpp"
+#include "kdecl/kernels/cuda/sm90/tensor_map.cuh"
 
 namespace kdecl::kernels::cuda::sm90 {
 
 inline PFN_cuTensorMapEncodeIm2col_v12000 im2col_tensor_map_encoder() {
-  static const PFN_cuTensorMapEncodeIm2col_v12000 fn = [] {
-    void* entry = nullptr;
-    cudaDriverEntryPointQueryResult found{};
-    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeIm2col", &entry, 12000, cudaEnableDefault, &found) !=
-            cudaSuccess ||
-        found != cudaDriverEntryPointSuccess)
-      return static_cast<PFN_cuTensorMapEncodeIm2col_v12000>(nullptr);
-    return reinterpret_cast<PFN_cuTensorMapEncodeIm2col_v12000>(entry);
-  }();
+  static const auto fn = driver_entry_point<PFN_cuTensorMapEncodeIm2col_v12000>("cuTensorMapEncodeIm2col");
   return fn;
 }
 
@@ -51,12 +44,8 @@ struct im2col_view {
 // Empty on success, else why TMA cannot load the view.
 inline std::optional<std::string> encode_im2col_tensor_map(CUtensorMap& map, const im2col_view& v) {
   if (v.rank < 1 || v.rank > 3) return "im2col TMA takes 1 to 3 spatial dimensions";
-  CUtensorMapDataType type;
-  switch (v.type) {
-    case dtype::fp16: type = CU_TENSOR_MAP_DATA_TYPE_FLOAT16; break;
-    case dtype::bf16: type = CU_TENSOR_MAP_DATA_TYPE_BFLOAT16; break;
-    default: return "no 16-bit TMA data type for this dtype";
-  }
+  const std::optional<CUtensorMapDataType> type = tma_16bit_type(v.type);
+  if (!type) return "no 16-bit TMA data type for this dtype";
   const std::int64_t elem = bits_of(v.type) / 8;
   if (reinterpret_cast<std::uintptr_t>(v.base) % 16 != 0) return "im2col TMA needs a 16-byte aligned base address";
   // The corners' range shrinks with the rank: 2^15, 2^7, 2^4 (cuTensorMapEncodeIm2col).
@@ -87,7 +76,7 @@ inline std::optional<std::string> encode_im2col_tensor_map(CUtensorMap& map, con
     if (dims[i] == 0 || dims[i] > (cuuint64_t{1} << 32)) return "im2col TMA needs every dimension in [1, 2^32]";
   auto encode = im2col_tensor_map_encoder();
   if (encode == nullptr) return "cuTensorMapEncodeIm2col is not available from the driver";
-  const CUresult r = encode(&map, type, static_cast<cuuint32_t>(v.rank + 2), const_cast<void*>(v.base), dims, strides,
+  const CUresult r = encode(&map, *type, static_cast<cuuint32_t>(v.rank + 2), const_cast<void*>(v.base), dims, strides,
                             lower, upper, static_cast<cuuint32_t>(v.channels_per_load),
                             static_cast<cuuint32_t>(v.pixels_per_load), element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
                             CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
