@@ -112,7 +112,8 @@ json pipeline_json(const pipeline_caps& c) {
             {"specializations", enum_set<conv_specialization>(c.conv.specializations)},
             {"max_groups_to_merge", c.conv.max_groups_to_merge},
             {"schedulers", enum_set<scheduler>(c.conv.schedulers)},
-            {"min_vector_bytes", c.conv.min_vector_bytes}}},
+            {"min_vector_bytes", c.conv.min_vector_bytes},
+            {"element_operands", c.conv.element_operands}}},
           {"epilogue_any_alignment", c.epilogue_any_alignment},
           {"width_one_is_scalar", c.width_one_is_scalar},
           {"index_bits", ints(c.index_bits)}};

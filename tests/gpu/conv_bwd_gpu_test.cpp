@@ -6,7 +6,8 @@
 // tap reaches), dilation beyond the stride, G > 1, 1-D and 3-D; bwd_data with
 // K/G = 64 and strides (the sm_90 phases' TMA loads of dY); bwd_weight both with
 // one depth range (direct) and several (fp32 partials and the reduction), and with
-// C/G = 64 (the sm_90 kernel's TMA producer; other C/G take its gather). Label `gpu`.
+// C/G = 64 (the sm_90 kernel's TMA producer; other C/G take its gather); stems and odd C/G
+// (C/G = 1, 3, 13: the sm_90 kernels reading the input element by element). Label `gpu`.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -47,7 +48,10 @@ std::vector<grouped_conv_problem> backward_problems(int ndim) {
               // C/G = 64: the sm_90 bwd_weight's TMA producer (5-D im2col loads)
               P{}.batch(2).channels(64, 40).input_size({5, 8, 9}).filter_size({3}).padding({1, 0, 1}, {1, 1, 0}),
               // K/G = 64, strided: the sm_90 bwd_data's phases on TMA loads of dY
-              P{}.batch(1).channels(16, 64).input_size({5, 9, 8}).filter_size({3}).stride({2}).padding({1})};
+              P{}.batch(1).channels(16, 64).input_size({5, 9, 8}).filter_size({3}).stride({2}).padding({1}),
+              // a video stem (C = 3): dx stored per element, the input padded (bwd_weight)
+              P{}.batch(2).channels(3, 16).input_size({4, 15, 13}).filter_size({3, 7, 7}).stride({1, 2, 2})
+                  .padding({1, 3, 3})};
     default:
       return {
           P{}.batch(3).channels(24, 40).input_size({17, 13}).filter_size({3}).dilation({2}).padding({2}),     // dilation 2
@@ -70,6 +74,13 @@ std::vector<grouped_conv_problem> backward_problems(int ndim) {
           P{}.batch(8).channels(64, 64).input_size({30, 30}).filter_size({3}).stride({2}).padding({1}),
           // dilation 3 > stride 2: phases whose first dx pixels meet no dY (bwd_data; K/G = 64: TMA on sm_90)
           P{}.batch(2).channels(16, 64).input_size({17, 15}).filter_size({3}).stride({2}).dilation({3}).padding({1}),
+          // Stems and odd C/G (3, 1, 13 with G = 2): dx stored per element (bwd_data), the input and dW
+          // through channel-padded copies (bwd_weight); a ResNet stem deep enough to split bwd_weight
+          P{}.batch(2).channels(3, 64).input_size({37, 41}).filter_size({7}).stride({2}).padding({3}),
+          P{}.batch(3).channels(1, 16).input_size({19, 21}).filter_size({3}),
+          P{}.batch(1).channels(3, 24).input_size({32, 28}).filter_size({4}).stride({4}),
+          P{}.batch(2).channels(26, 32).groups(2).input_size({11, 9}).filter_size({3}).padding({1}),
+          P{}.batch(8).channels(3, 32).input_size({96, 96}).filter_size({3}).stride({2}).padding({1}),
       };
   }
 }

@@ -84,10 +84,10 @@ TEST(ConvGpuInstances, DispatcherRunsResNetAndResNeXtLayers) {
   }
 }
 
-// Stems with 3 channels and depthwise layers, which the implicit GEMM refuses
-// (C/G is not a multiple of its vectors), go to the direct convolution
-// (conv_direct_gpu_test.cpp checks its results).
-TEST(ConvGpuInstances, StemsWithThreeChannelsAndDepthwiseGoToTheDirectKernel) {
+// Depthwise layers, which the implicit GEMM refuses (K/G is not a multiple of its
+// vectors), go to the direct convolution (conv_direct_gpu_test.cpp checks its results);
+// stems with 3 channels to a GPU kernel, direct or the implicit GEMM on channel-padded copies.
+TEST(ConvGpuInstances, StemsWithThreeChannelsAndDepthwiseRunOnGpuKernels) {
   auto dev = cuda_device();
   if (!dev) GTEST_SKIP() << "no CUDA device";
   conv_dispatcher dispatcher(*dev);
@@ -95,11 +95,14 @@ TEST(ConvGpuInstances, StemsWithThreeChannelsAndDepthwiseGoToTheDirectKernel) {
                   .padding({3}).dtype(dtype::bf16);
   auto depthwise = grouped_conv_problem{}.batch(1).channels(96, 96).groups(96).input_size({56, 56}).filter_size({3})
                        .padding({1}).dtype(dtype::bf16);
-  for (const auto& p : {stem, depthwise}) {
-    auto sel = dispatcher.select(p);
-    ASSERT_TRUE(sel) << p.describe() << ": " << sel.explain();
-    EXPECT_EQ(sel.kernel->key().algo.pipe, pipeline::direct_conv) << sel.explain();
-  }
+  auto sel = dispatcher.select(depthwise);
+  ASSERT_TRUE(sel) << depthwise.describe() << ": " << sel.explain();
+  EXPECT_EQ(sel.kernel->key().algo.pipe, pipeline::direct_conv) << sel.explain();
+  sel = dispatcher.select(stem);
+  ASSERT_TRUE(sel) << stem.describe() << ": " << sel.explain();
+  EXPECT_NE(sel.kernel->arch(), arch_id::host) << sel.explain();
+  auto r = run_and_check(dispatcher, stem, "", 17);
+  EXPECT_TRUE(r.passed) << r.kernel << " on " << stem.describe() << ": error " << r.error;
 }
 
 }  // namespace

@@ -23,7 +23,10 @@ inline std::vector<grouped_conv_problem> odd_problems(int ndim) {
       return {P{}.batch(1).channels(8, 16).input_size({5, 9, 9}).filter_size({3}).stride({1, 2, 2}).padding({1}),
               P{}.batch(3).channels(16, 16).groups(2).input_size({4, 7, 6}).filter_size({3, 1, 3}).padding({1, 0, 1}),
               // C/G = 64: the sm_90 kernel's TMA producer (5-D im2col loads)
-              P{}.batch(2).channels(64, 48).input_size({5, 7, 9}).filter_size({3}).padding({1, 0, 1}, {1, 1, 0})};
+              P{}.batch(2).channels(64, 48).input_size({5, 7, 9}).filter_size({3}).padding({1, 0, 1}, {1, 1, 0}),
+              // a video stem (C = 3): the kernels reading channel-padded copies
+              P{}.batch(1).channels(3, 16).input_size({4, 15, 13}).filter_size({3, 7, 7}).stride({1, 2, 2})
+                  .padding({1, 3, 3})};
     default:
       return {
           P{}.batch(1).channels(4, 64).input_size({37, 41}).filter_size({7}).stride({2}).padding({3}),       // stem
@@ -40,6 +43,9 @@ inline std::vector<grouped_conv_problem> odd_problems(int ndim) {
           // C/G = 64 (the sm_90 kernel's TMA producer): G = 2 with K/G = 40, dilation 2, asymmetric padding.
           P{}.batch(2).channels(128, 80).groups(2).input_size({19, 23}).filter_size({3}).dilation({2})
               .padding({2, 1}, {1, 3}),
+          // C/G = 3 and 13, G = 1 and 2: the kernels reading channel-padded copies
+          P{}.batch(2).channels(3, 32).input_size({23, 21}).filter_size({3}).stride({2}).padding({1}),
+          P{}.batch(1).channels(26, 48).groups(2).input_size({9, 10}).filter_size({3}).padding({1}),
       };
   }
 }

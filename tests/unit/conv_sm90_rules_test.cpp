@@ -80,6 +80,26 @@ TEST(ConvSm90Rules, RefusalsNameTheValueAndTheRule) {
   EXPECT_FALSE(dsl::validate(fp32, arch_id::sm_90).ok());
 }
 
+// The input and the weights may be read element by element (any C/G: channel-padded copies,
+// backward-data's flipped weights and pixel-mapped dx); the operand every direction gathers
+// (forward's output is stored in vectors; dY is gathered backward) may not.
+TEST(ConvSm90Rules, InputAndWeightsMayBeReadElementByElement) {
+  for (auto dir : {conv_direction::fwd, conv_direction::bwd_data, conv_direction::bwd_weight}) {
+    auto k = wgmma_key();
+    k.sig.dir = dir;
+    k.algo.vector_in = 1;
+    k.algo.vector_wei = 1;
+    EXPECT_TRUE(dsl::validate(k, arch_id::sm_90).ok()) << message_of(k);
+    auto out = k;
+    out.algo.vector_out = 1;
+    EXPECT_EQ(dsl::validate(out, arch_id::sm_90).r, dsl::rule::conv_vector_bytes_not_offered_by_pipeline)
+        << message_of(out);
+    auto two = k;  // one element or 16 bytes: 2 elements are neither
+    two.algo.vector_in = 2;
+    EXPECT_EQ(dsl::validate(two, arch_id::sm_90).r, dsl::rule::conv_vector_bytes_not_offered_by_pipeline);
+  }
+}
+
 // The cost model ranks it: a finite, positive estimate that falls as the layer shrinks.
 TEST(ConvSm90Rules, TheCostModelEstimatesIt) {
   auto layer = [](std::int64_t n) {

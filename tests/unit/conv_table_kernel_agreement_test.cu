@@ -63,7 +63,18 @@ inline constexpr auto broad_sm90 = kernel_set(targets(sm_90), grouped_conv().dir
                                                   .scheduler(any),
                                               grouped_conv().direction(bwd_weight).dtype(fp16).tile(any).warps(any)
                                                   .warp_tile(any).pipeline(tma_wgmma).stages(any).epilogue(any)
-                                                  .scheduler(any));
+                                                  .scheduler(any),
+                                              // Input and weights element by element (channel-padded copies,
+                                              // backward-data's flipped weights and pixel-mapped dx).
+                                              grouped_conv().direction(fwd).dtype(bf16).tile(any).warps(any)
+                                                  .warp_tile(any).pipeline(tma_wgmma).stages(any).epilogue(any)
+                                                  .scheduler(any).vector_sizes(1, 1, 8),
+                                              grouped_conv().direction(bwd_data).dtype(fp16).tile(any).warps(any)
+                                                  .warp_tile(any).pipeline(tma_wgmma).stages(any).epilogue(any)
+                                                  .scheduler(any).vector_sizes(1, 8, 8),
+                                              grouped_conv().direction(bwd_weight).dtype(bf16).tile(any).warps(any)
+                                                  .warp_tile(any).pipeline(tma_wgmma).stages(any).epilogue(any)
+                                                  .scheduler(any).vector_sizes(8, 1, 8));
 }  // namespace sets
 
 constexpr auto compiled = dsl::expand<sets::fwd_16bit>();

@@ -142,7 +142,7 @@ TEST(ShippedConvInstances, BackwardGpuKernelsArePlannedOffline) {
     EXPECT_FALSE(conv_rejection(*k, pointwise, nullptr)) << k->name();
     EXPECT_EQ(k->workspace_bytes(pointwise), 0u) << k->name();
   }
-  EXPECT_EQ(sm90_bwd_data, 3);
+  EXPECT_EQ(sm90_bwd_data, 4);  // three tiles, and the 128x64 tile of any channel count
   // bwd_weight: a deep reduction (32 x 56 x 56) is split over a lent fp32 workspace; a shallow one is not.
   auto deep = dispatcher.select(layer(conv_direction::bwd_weight, 32, 56, 1));
   auto shallow = dispatcher.select(layer(conv_direction::bwd_weight, 1, 7, 1));
@@ -151,10 +151,34 @@ TEST(ShippedConvInstances, BackwardGpuKernelsArePlannedOffline) {
   EXPECT_GT(deep.kernel->workspace_bytes(deep_p), 0u);
   EXPECT_EQ(deep.kernel->workspace_bytes(deep_p) % (128 * 128 * 9 * sizeof(float)), 0u) << "whole fp32 partials";
   EXPECT_EQ(shallow.kernel->workspace_bytes(layer(conv_direction::bwd_weight, 1, 7, 1).normalized()), 0u);
-  // Three input channels: no cp.async vector fits; the refusal names the rule.
-  auto stem = grouped_conv_problem{}.direction(conv_direction::bwd_data).batch(1).channels(3, 64).input_size({224, 224})
-                  .filter_size({7}).stride({2}).padding({3}).dtype(dtype::bf16);
-  auto sel = dispatcher.select(stem);
+  // Three input channels (the RGB stem): no cp.async or 16-byte vector fits; the sm_90 kernels that
+  // read the input and weights element by element take it, 2-D and 3-D, in every direction.
+  for (auto d : {conv_direction::fwd, conv_direction::bwd_data, conv_direction::bwd_weight})
+    for (auto stem : {grouped_conv_problem{}.batch(1).channels(3, 64).input_size({224, 224}).filter_size({7})
+                          .stride({2}).padding({3}),
+                      grouped_conv_problem{}.batch(2).channels(3, 64).input_size({16, 112, 112}).filter_size({3, 7, 7})
+                          .stride({1, 2, 2}).padding({1, 3, 3})}) {
+      stem.direction(d).dtype(dtype::bf16);
+      auto sel = dispatcher.select(stem);
+      ASSERT_TRUE(sel) << stem.describe() << ": " << sel.explain();
+      if (d == conv_direction::fwd && stem.ndim() == 2) continue;  // the direct kernel may take it too
+      EXPECT_EQ(sel.kernel->key().algo.pipe, pipeline::tma_wgmma) << sel.kernel->name();
+      EXPECT_EQ(sel.kernel->key().algo.vector_in, 1) << sel.kernel->name();
+      // Forward and backward-weight read the input through a copy padded to 8 channels, in the workspace.
+      if (d != conv_direction::bwd_data)
+        EXPECT_GE(sel.kernel->workspace_bytes(stem.normalized()),
+                  std::size_t(stem.n * 8 * stem.normalized().input_pixels() * 2))
+            << sel.kernel->name();
+    }
+  // A layer the 16-byte kernel takes as it is runs without copies: no workspace for them.
+  for (const auto& k : conv_kernels())
+    if (k->arch() == arch_id::sm_90 && k->key().sig.dir == conv_direction::bwd_weight &&
+        k->key().algo.vector_in == 1 && k->key().sig.ndim == 2 && k->key().sig.in == dtype::bf16)
+      EXPECT_EQ(k->workspace_bytes(layer(conv_direction::bwd_weight, 1, 7, 1).normalized()), 0u) << k->name();
+  // dY read in 16-byte vectors: K/G = 20 has no kernel, and the refusal names the rule.
+  auto odd_k = grouped_conv_problem{}.direction(conv_direction::bwd_data).batch(1).channels(3, 20)
+                   .input_size({32, 32}).filter_size({3}).padding({1}).dtype(dtype::bf16);
+  auto sel = dispatcher.select(odd_k);
   EXPECT_FALSE(sel);
   EXPECT_NE(sel.explain().find("channels per group is not a multiple of the kernel's"), std::string::npos)
       << sel.explain();

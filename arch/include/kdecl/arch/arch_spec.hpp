@@ -154,6 +154,10 @@ struct conv_offer {
   // The narrowest access its convolution loaders issue, in bytes: the GEMM's narrower
   // widths (register-staged loads) are not open to the convolution gather.
   int min_vector_bytes = 1;
+  // Operands (bit 0 input, 1 weights, 2 output) whose vector may also be one element:
+  // the kernels read or write them element by element outside their gathers (a packed,
+  // channel-padded copy; a pixel-mapped store), so any channel count and stride works.
+  std::uint32_t element_operands = 0;
   constexpr bool empty() const { return directions == 0; }
 };
 

@@ -137,9 +137,11 @@ constexpr diagnostic check_algorithm(const grouped_conv_key& k) {
                   i, vecs[i], bytes, widest);
   }
   // Where convolutions are built, every vector is an access width the pipeline issues
-  // (an element-wise pipeline, width 1 byte: the host, takes one element).
+  // (an element-wise pipeline, width 1 byte: the host, takes one element), or one element
+  // of an operand the pipeline's conv kernels take element by element (conv_offer).
   if (s.conv_kernels_available())
     for (int i = 0; i < 3; ++i) {
+      if (vecs[i] == 1 && (c->conv.element_operands >> i & 1u) != 0) continue;
       const long bytes = bytes_of(vecs[i], types[i]);
       bool issued = false;
       for (int w : c->vector_bytes) issued = issued || w == bytes || (w == 1 && vecs[i] == 1);

@@ -2,13 +2,15 @@
 // its pipeline and direction: the sm_80 cp_async implicit GEMMs (forward,
 // backward-data by stride phases, backward-weight with split-K), the sm_90
 // tma_wgmma forward implicit GEMM (backward-data as one forward convolution per
-// stride phase) and backward-weight GEMM, and the direct_conv forward and depthwise
+// stride phase) and backward-weight GEMM (both also on channel-padded copies of
+// narrow operands), and the direct_conv forward and depthwise
 // backward-data and backward-weight convolutions.
 #pragma once
 
 #include <type_traits>
 
 #include "kdecl/kernels/conv/conv_kernel.hpp"
+#include "kdecl/kernels/conv/cuda/channel_padded.cuh"
 #include "kdecl/kernels/conv/cuda/direct/direct_bwd_data.cuh"
 #include "kdecl/kernels/conv/cuda/direct/direct_bwd_weight.cuh"
 #include "kdecl/kernels/conv/cuda/direct/direct_fwd.cuh"
@@ -29,12 +31,23 @@ using of_direction =
     std::conditional_t<K.sig.dir == conv_direction::fwd, Fwd<K>,
                        std::conditional_t<K.sig.dir == conv_direction::bwd_data, BwdData<K>, BwdWeight<K>>>;
 
+// sm_90 forward and backward-weight keys that read the input or the weights element by
+// element run the kernel of their gathering key on channel-padded copies (channel_padded.cuh).
+template <grouped_conv_key K, template <grouped_conv_key> class Gathering>
+using sm90_any_channels =
+    std::conditional_t<cuda::sm90::reads_channel_padded_copies(K),
+                       cuda::channel_padded<K, Gathering<cuda::sm90::gathering_key(K)>>, Gathering<K>>;
+template <grouped_conv_key K>
+using sm90_fwd = sm90_any_channels<K, cuda::sm90::conv_fwd>;
+template <grouped_conv_key K>
+using sm90_bwd_weight = sm90_any_channels<K, cuda::sm90::conv_bwd_weight>;
+
 template <grouped_conv_key K>
 using cuda_conv_impl = std::conditional_t<
     K.algo.pipe == pipeline::direct_conv,
     of_direction<K, cuda::direct::conv_direct_fwd, cuda::direct::conv_direct_bwd_data, cuda::direct::conv_direct_bwd_weight>,
     std::conditional_t<K.algo.pipe == pipeline::tma_wgmma,
-                       of_direction<K, cuda::sm90::conv_fwd, cuda::sm90::conv_bwd_data, cuda::sm90::conv_bwd_weight>,
+                       of_direction<K, sm90_fwd, cuda::sm90::conv_bwd_data, sm90_bwd_weight>,
                        of_direction<K, cuda::sm80::conv_fwd, cuda::sm80::conv_bwd_data, cuda::sm80::conv_bwd_weight>>>;
 }  // namespace detail
 

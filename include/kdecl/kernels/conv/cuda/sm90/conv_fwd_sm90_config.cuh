@@ -42,7 +42,9 @@ constexpr const char* conv_fwd_sm90_unsupported_reason(const grouped_conv_key& k
 }
 
 // The forward key whose kernel computes a backward-data key's problems (per stride phase): dy is
-// the forward input (bwd_data's `out` operand), dx the forward output (`in`).
+// the forward input (bwd_data's `out` operand), dx the forward output (`in`), and the weights the
+// flipped copy the backward-data makes (packed and aligned: 16-byte gathers, whatever the key's
+// weight vector, which only says how the copy reads W).
 constexpr grouped_conv_key forward_key_of_bwd_data(grouped_conv_key k) {
   k.sig.dir = conv_direction::fwd;
   const dtype dx = k.sig.in;
@@ -51,6 +53,19 @@ constexpr grouped_conv_key forward_key_of_bwd_data(grouped_conv_key k) {
   const int dx_vector = k.algo.vector_in;
   k.algo.vector_in = k.algo.vector_out;
   k.algo.vector_out = dx_vector;
+  k.algo.vector_wei = 128 / bits_of(k.sig.wei);
+  return k;
+}
+
+// A forward or backward-weight key whose input or weight vector is one element reads that
+// operand through a packed copy with C/G padded to a multiple of 8 (conv/cuda/channel_padded.cuh),
+// and runs the kernel of its gathering key on the copies: the same key with 16-byte vectors.
+constexpr bool reads_channel_padded_copies(const grouped_conv_key& k) {
+  return k.sig.dir != conv_direction::bwd_data && (k.algo.vector_in == 1 || k.algo.vector_wei == 1);
+}
+constexpr grouped_conv_key gathering_key(grouped_conv_key k) {
+  if (k.algo.vector_in == 1) k.algo.vector_in = 128 / bits_of(k.sig.in);
+  if (k.algo.vector_wei == 1) k.algo.vector_wei = 128 / bits_of(k.sig.wei);
   return k;
 }
 
@@ -84,8 +99,9 @@ constexpr const char* conv_bwd_weight_sm90_unsupported_reason(grouped_conv_key k
 // through its forward key, backward-weight), else the first rule it breaks.
 constexpr const char* conv_sm90_unsupported_reason(const grouped_conv_key& k) {
   if (k.sig.dir == conv_direction::bwd_data) return conv_fwd_sm90_unsupported_reason(forward_key_of_bwd_data(k));
-  if (k.sig.dir == conv_direction::bwd_weight) return conv_bwd_weight_sm90_unsupported_reason(k);
-  return conv_fwd_sm90_unsupported_reason(k);
+  const grouped_conv_key gathered = gathering_key(k);  // one-element vectors: channel-padded copies
+  if (k.sig.dir == conv_direction::bwd_weight) return conv_bwd_weight_sm90_unsupported_reason(gathered);
+  return conv_fwd_sm90_unsupported_reason(gathered);
 }
 
 }  // namespace kdecl::kernels::cuda::sm90

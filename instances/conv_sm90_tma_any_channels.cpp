@@ -1,0 +1,22 @@
+// Hopper (sm_90a) forward and backward-data convolutions of any channel count: the
+// input and weights read element by element (vector 1), so C/G need not be a multiple
+// of 8: the RGB stem (C = 3), a grey image (C = 1), odd channel counts, strides and
+// pointers off 16 bytes. Forward copies the input and weights into packed buffers with
+// C/G padded to a multiple of 8 (kernels/conv/cuda/channel_padded.cuh) and runs the
+// 16-byte kernel on them; backward-data reads the weights through its flipped copy and
+// stores dx through a pixel map anyway (sm90/conv_bwd_data_sm90.cuh). dY and the output
+// of the forward keep 16-byte vectors (K/G a multiple of 8). The 128x64 tile: the GEMM's N
+// is K/G forward (32 to 96 in stems) and C/G backward-data (1 or 3).
+#include "conv_sm90_tma_tiles.hpp"
+
+namespace {
+constexpr auto any_fwd = kdecl_instances::conv_sm90_tma::any_channels(kdecl::conv_direction::fwd);
+constexpr auto any_bwd_data = kdecl_instances::conv_sm90_tma::any_channels(kdecl::conv_direction::bwd_data);
+}  // namespace
+
+DECL_KERNEL_SET(conv_sm90_tma_any_channels,
+    targets(sm_90),
+    any_fwd.dtype(fp16).ndim(2).layout(nhwgc), any_fwd.dtype(bf16).ndim(2).layout(nhwgc),
+    any_fwd.dtype(fp16).ndim(3).layout(ndhwgc), any_fwd.dtype(bf16).ndim(3).layout(ndhwgc),
+    any_bwd_data.dtype(fp16).ndim(2).layout(nhwgc), any_bwd_data.dtype(bf16).ndim(2).layout(nhwgc),
+    any_bwd_data.dtype(fp16).ndim(3).layout(ndhwgc), any_bwd_data.dtype(bf16).ndim(3).layout(ndhwgc));
