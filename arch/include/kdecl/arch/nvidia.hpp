@@ -196,8 +196,9 @@ constexpr pipeline_caps tma_wgmma(int smem_opt_in) {
   c.epilogue_any_alignment = true;
   c.index_bits = index_bits_32_64;
   // Convolutions as implicit GEMMs on these consumers and epilogues, the operands
-  // gathered by cp.async into the swizzled ring: forward, backward-data as its forward
-  // equivalent (stride 1, checked per problem) and backward-weight as the crr GEMM of
+  // loaded into the swizzled ring by TMA (im2col mode) or a cp.async gather: forward,
+  // backward-data as one forward convolution per stride phase (any stride, stored
+  // through a pixel map) and backward-weight as the crr GEMM of
   // dY and the gathered input, its depth split (kernels/conv/cuda/sm90/:
   // conv_sm90_unsupported_reason): 16-bit data, every layout, 16-byte gathers, the
   // cooperative schedule only. Input and weights may be one-element vectors (any C/G,
