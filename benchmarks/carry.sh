@@ -4,16 +4,22 @@
 # The binaries come from a CUDA build without the HIP backend (HIP's runtime is
 # not on the GPU machine):
 #   cmake --preset device && cmake --build --preset device
-#   benchmarks/carry.sh build-device
+#   benchmarks/carry.sh build-device [BINARY...]
 # and on the GPU machine, first: benchmarks/unpack_carry.sh (carry .carryz, not .carry).
+# BINARY...: carry only these (paths in the build, e.g. tools/kdecl for a benchmark or tuning call:
+# about 12 MB packed instead of 24; the device tool takes about 60 MiB of tree in all).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build-device}
+shift || true
 rm -rf .carry && mkdir -p .carry/bin .carry/lib
+binaries=(tools/kdecl tests/kdecl_gpu_tests tests/kdecl_gpu_sm80_tests tests/kdecl_gpu_sm90_tests tests/kdecl_gpu_sm90_lowp_tests
+          tests/kdecl_shipped_tests tests/kdecl_gpu_alignment_tests tests/kdecl_property_tests
+          tests/kdecl_fmha_gpu_tests tests/kdecl_fmha_decode_gpu_tests benchmarks/kdecl_sm90_probe benchmarks/kdecl_bench_decode)
+(($#)) && binaries=("$@")
+[[ " ${binaries[*]} " == *" tools/kdecl "* ]] || binaries+=(tools/kdecl)  # its libraries are the ones gathered below
 # Binaries a build lacks (e.g. one configured without tests, for `kdecl tune`) are left out.
-for b in tools/kdecl tests/kdecl_gpu_tests tests/kdecl_gpu_sm80_tests tests/kdecl_gpu_sm90_tests tests/kdecl_gpu_sm90_lowp_tests \
-         tests/kdecl_shipped_tests tests/kdecl_gpu_alignment_tests tests/kdecl_property_tests \
-         tests/kdecl_fmha_gpu_tests tests/kdecl_fmha_decode_gpu_tests benchmarks/kdecl_sm90_probe benchmarks/kdecl_bench_decode; do
+for b in "${binaries[@]}"; do
   if [[ -f "$build/$b" ]]; then cp "$build/$b" .carry/bin/; else echo "carry: $build/$b not built, left out"; fi
 done
 strip --strip-debug .carry/bin/* 2>/dev/null || true
