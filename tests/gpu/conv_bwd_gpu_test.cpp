@@ -40,7 +40,9 @@ std::vector<grouped_conv_problem> backward_problems(int ndim) {
   switch (ndim) {
     case 1:
       return {P{}.batch(2).channels(16, 24).input_size({101}).filter_size({5}).stride({3}).dilation({2}).padding({4}),
-              P{}.batch(3).channels(8, 8).groups(2).input_size({33}).filter_size({3}).stride({2}).padding({0}, {2})};
+              P{}.batch(3).channels(8, 8).groups(2).input_size({33}).filter_size({3}).stride({2}).padding({0}, {2}),
+              // a waveform's first convolution (C = 1): dx per element, the input padded (bwd_weight)
+              P{}.batch(2).channels(1, 32).input_size({403}).filter_size({10}).stride({5})};
     case 3:
       return {P{}.batch(1).channels(8, 16).input_size({5, 9, 9}).filter_size({3}).stride({1, 2, 2}).padding({1}),
               P{}.batch(3).channels(16, 16).groups(2).input_size({4, 7, 6}).filter_size({3, 1, 3}).padding({1, 0, 1}),

@@ -18,7 +18,9 @@ inline std::vector<grouped_conv_problem> odd_problems(int ndim) {
       return {P{}.batch(2).channels(16, 32).input_size({101}).filter_size({5}).stride({2}).dilation({3}).padding({4}),
               P{}.batch(3).channels(8, 8).groups(2).input_size({33}).filter_size({3}).padding({0}, {2}),
               // C/G = 64: the sm_90 kernel's TMA producer (3-D im2col loads)
-              P{}.batch(3).channels(64, 40).input_size({77}).filter_size({3}).stride({2}).padding({1})};
+              P{}.batch(3).channels(64, 40).input_size({77}).filter_size({3}).stride({2}).padding({1}),
+              // a waveform's first convolution (C = 1): the kernels reading channel-padded copies
+              P{}.batch(2).channels(1, 32).input_size({403}).filter_size({10}).stride({5})};
     case 3:
       return {P{}.batch(1).channels(8, 16).input_size({5, 9, 9}).filter_size({3}).stride({1, 2, 2}).padding({1}),
               P{}.batch(3).channels(16, 16).groups(2).input_size({4, 7, 6}).filter_size({3, 1, 3}).padding({1, 0, 1}),
