@@ -8,8 +8,9 @@
 //   square   128x128, 6 stages   N = 128, and tile counts 128x256 leaves short of a wave
 //   narrow   128x64,  8 stages   N = 64 (ResNet's first stage)
 //   short    64x256,  5 stages   one consumer warpgroup: M = 64 (bwd_weight of 64-channel layers)
-//   any_channels: input and weights element by element (any C/G: stems), narrow forward and
-//                 backward-data, short backward-weight (conv_sm90_tma_any_channels*.cpp)
+//   any_channels: every operand element by element (any C/G and K/G: stems, odd channel
+//                 counts), narrow forward and backward-data, short backward-weight
+//                 (conv_sm90_tma_any_channels*.cpp)
 #pragma once
 
 #include "kdecl/declare/conv.hpp"
@@ -35,9 +36,9 @@ constexpr auto short_m(kdecl::conv_direction dir) {
   return base(dir).tile(64, 256, 64).warps(4, 1, 1).warp_tile(16, 256, 16).stages(5);
 }
 
-// Input and weight vectors of one element: any C/G (kernels/conv/cuda/channel_padded.cuh).
+// Vectors of one element: any C/G and K/G (kernels/conv/cuda/channel_padded.cuh).
 constexpr auto any_channels(kdecl::conv_direction dir) {
-  return (dir == kdecl::conv_direction::bwd_weight ? short_m(dir) : narrow(dir)).vector_sizes(1, 1, 8);
+  return (dir == kdecl::conv_direction::bwd_weight ? short_m(dir) : narrow(dir)).vector_sizes(1, 1, 1);
 }
 
 }  // namespace kdecl_instances::conv_sm90_tma

@@ -7,7 +7,8 @@
 // K/G = 64 and strides (the sm_90 phases' TMA loads of dY); bwd_weight both with
 // one depth range (direct) and several (fp32 partials and the reduction), and with
 // C/G = 64 (the sm_90 kernel's TMA producer; other C/G take its gather); stems and odd C/G
-// (C/G = 1, 3, 13: the sm_90 kernels reading the input element by element). Label `gpu`.
+// (C/G = 1, 3, 13: the sm_90 kernels reading the input element by element), odd K/G
+// (5, 7, 20: dY, W and dW through channel-padded copies). Label `gpu`.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -42,7 +43,9 @@ std::vector<grouped_conv_problem> backward_problems(int ndim) {
       return {P{}.batch(2).channels(16, 24).input_size({101}).filter_size({5}).stride({3}).dilation({2}).padding({4}),
               P{}.batch(3).channels(8, 8).groups(2).input_size({33}).filter_size({3}).stride({2}).padding({0}, {2}),
               // a waveform's first convolution (C = 1): dx per element, the input padded (bwd_weight)
-              P{}.batch(2).channels(1, 32).input_size({403}).filter_size({10}).stride({5})};
+              P{}.batch(2).channels(1, 32).input_size({403}).filter_size({10}).stride({5}),
+              // odd C and K (5, 7): every operand through channel-padded copies
+              P{}.batch(3).channels(5, 7).input_size({29}).filter_size({3}).stride({2}).padding({1})};
     case 3:
       return {P{}.batch(1).channels(8, 16).input_size({5, 9, 9}).filter_size({3}).stride({1, 2, 2}).padding({1}),
               P{}.batch(3).channels(16, 16).groups(2).input_size({4, 7, 6}).filter_size({3, 1, 3}).padding({1, 0, 1}),
@@ -53,7 +56,10 @@ std::vector<grouped_conv_problem> backward_problems(int ndim) {
               P{}.batch(1).channels(16, 64).input_size({5, 9, 8}).filter_size({3}).stride({2}).padding({1}),
               // a video stem (C = 3): dx stored per element, the input padded (bwd_weight)
               P{}.batch(2).channels(3, 16).input_size({4, 15, 13}).filter_size({3, 7, 7}).stride({1, 2, 2})
-                  .padding({1, 3, 3})};
+                  .padding({1, 3, 3}),
+              // K/G = 20 and odd C and K: dY (and W, dW) through channel-padded copies
+              P{}.batch(2).channels(16, 20).input_size({4, 7, 6}).filter_size({3}).padding({1}),
+              P{}.batch(1).channels(5, 3).input_size({5, 6, 7}).filter_size({3}).stride({2}).padding({1})};
     default:
       return {
           P{}.batch(3).channels(24, 40).input_size({17, 13}).filter_size({3}).dilation({2}).padding({2}),     // dilation 2
@@ -83,6 +89,12 @@ std::vector<grouped_conv_problem> backward_problems(int ndim) {
           P{}.batch(1).channels(3, 24).input_size({32, 28}).filter_size({4}).stride({4}),
           P{}.batch(2).channels(26, 32).groups(2).input_size({11, 9}).filter_size({3}).padding({1}),
           P{}.batch(8).channels(3, 32).input_size({96, 96}).filter_size({3}).stride({2}).padding({1}),
+          // K/G = 20, 7 and 5 (C/G = 3, 5, 3; G = 1 and 3): dY through a channel-padded copy, W's
+          // (bwd_data) and dW's (bwd_weight) output channels padded
+          P{}.batch(2).channels(3, 20).input_size({32, 32}).filter_size({3}).padding({1}),
+          P{}.batch(3).channels(5, 7).input_size({11, 12}).filter_size({3}).stride({2}).padding({1}),
+          P{}.batch(1).channels(9, 15).groups(3).input_size({10, 9}).filter_size({3}).padding({1}),
+          P{}.batch(4).channels(16, 20).input_size({30, 30}).filter_size({3}).stride({2}).padding({1}),
       };
   }
 }

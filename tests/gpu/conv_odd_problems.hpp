@@ -20,7 +20,9 @@ inline std::vector<grouped_conv_problem> odd_problems(int ndim) {
               // C/G = 64: the sm_90 kernel's TMA producer (3-D im2col loads)
               P{}.batch(3).channels(64, 40).input_size({77}).filter_size({3}).stride({2}).padding({1}),
               // a waveform's first convolution (C = 1): the kernels reading channel-padded copies
-              P{}.batch(2).channels(1, 32).input_size({403}).filter_size({10}).stride({5})};
+              P{}.batch(2).channels(1, 32).input_size({403}).filter_size({10}).stride({5}),
+              // odd C and K (5, 7): every operand through channel-padded copies
+              P{}.batch(3).channels(5, 7).input_size({29}).filter_size({3}).padding({1})};
     case 3:
       return {P{}.batch(1).channels(8, 16).input_size({5, 9, 9}).filter_size({3}).stride({1, 2, 2}).padding({1}),
               P{}.batch(3).channels(16, 16).groups(2).input_size({4, 7, 6}).filter_size({3, 1, 3}).padding({1, 0, 1}),
@@ -28,7 +30,10 @@ inline std::vector<grouped_conv_problem> odd_problems(int ndim) {
               P{}.batch(2).channels(64, 48).input_size({5, 7, 9}).filter_size({3}).padding({1, 0, 1}, {1, 1, 0}),
               // a video stem (C = 3): the kernels reading channel-padded copies
               P{}.batch(1).channels(3, 16).input_size({4, 15, 13}).filter_size({3, 7, 7}).stride({1, 2, 2})
-                  .padding({1, 3, 3})};
+                  .padding({1, 3, 3}),
+              // K/G = 20 and odd C and K: y through a channel-padded copy
+              P{}.batch(2).channels(16, 20).input_size({4, 7, 6}).filter_size({3}).padding({1}),
+              P{}.batch(1).channels(5, 3).input_size({5, 6, 7}).filter_size({3}).stride({2}).padding({1})};
     default:
       return {
           P{}.batch(1).channels(4, 64).input_size({37, 41}).filter_size({7}).stride({2}).padding({3}),       // stem
@@ -48,6 +53,11 @@ inline std::vector<grouped_conv_problem> odd_problems(int ndim) {
           // C/G = 3 and 13, G = 1 and 2: the kernels reading channel-padded copies
           P{}.batch(2).channels(3, 32).input_size({23, 21}).filter_size({3}).stride({2}).padding({1}),
           P{}.batch(1).channels(26, 48).groups(2).input_size({9, 10}).filter_size({3}).padding({1}),
+          // K/G = 20, 7 and 5 (C/G = 16, 5, 3; G = 1 and 3): y through a channel-padded copy, W's
+          // output channels padded with zero filters
+          P{}.batch(2).channels(16, 20).input_size({13, 15}).filter_size({3}).padding({1}),
+          P{}.batch(3).channels(5, 7).input_size({11, 12}).filter_size({3}).stride({2}).padding({1}),
+          P{}.batch(1).channels(9, 15).groups(3).input_size({10, 9}).filter_size({3}).padding({1}),
       };
   }
 }

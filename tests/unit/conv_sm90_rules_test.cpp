@@ -80,10 +80,10 @@ TEST(ConvSm90Rules, RefusalsNameTheValueAndTheRule) {
   EXPECT_FALSE(dsl::validate(fp32, arch_id::sm_90).ok());
 }
 
-// The input and the weights may be read element by element (any C/G: channel-padded copies,
-// backward-data's flipped weights and pixel-mapped dx); the operand every direction gathers
-// (forward's output is stored in vectors; dY is gathered backward) may not.
-TEST(ConvSm90Rules, InputAndWeightsMayBeReadElementByElement) {
+// Every operand may be taken element by element (any C/G and K/G: channel-padded copies,
+// backward-data's flipped weights and pixel-mapped dx); vectors between one element and 16
+// bytes may not.
+TEST(ConvSm90Rules, OperandsMayBeTakenElementByElement) {
   for (auto dir : {conv_direction::fwd, conv_direction::bwd_data, conv_direction::bwd_weight}) {
     auto k = wgmma_key();
     k.sig.dir = dir;
@@ -92,11 +92,14 @@ TEST(ConvSm90Rules, InputAndWeightsMayBeReadElementByElement) {
     EXPECT_TRUE(dsl::validate(k, arch_id::sm_90).ok()) << message_of(k);
     auto out = k;
     out.algo.vector_out = 1;
-    EXPECT_EQ(dsl::validate(out, arch_id::sm_90).r, dsl::rule::conv_vector_bytes_not_offered_by_pipeline)
-        << message_of(out);
+    EXPECT_TRUE(dsl::validate(out, arch_id::sm_90).ok()) << message_of(out);
     auto two = k;  // one element or 16 bytes: 2 elements are neither
     two.algo.vector_in = 2;
     EXPECT_EQ(dsl::validate(two, arch_id::sm_90).r, dsl::rule::conv_vector_bytes_not_offered_by_pipeline);
+    auto two_out = out;
+    two_out.algo.vector_out = 2;
+    EXPECT_EQ(dsl::validate(two_out, arch_id::sm_90).r, dsl::rule::conv_vector_bytes_not_offered_by_pipeline)
+        << message_of(two_out);
   }
 }
 

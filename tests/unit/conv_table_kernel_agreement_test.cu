@@ -64,7 +64,7 @@ inline constexpr auto broad_sm90 = kernel_set(targets(sm_90), grouped_conv().dir
                                               grouped_conv().direction(bwd_weight).dtype(fp16).tile(any).warps(any)
                                                   .warp_tile(any).pipeline(tma_wgmma).stages(any).epilogue(any)
                                                   .scheduler(any),
-                                              // Input and weights element by element (channel-padded copies,
+                                              // Operands element by element (channel-padded copies,
                                               // backward-data's flipped weights and pixel-mapped dx).
                                               grouped_conv().direction(fwd).dtype(bf16).tile(any).warps(any)
                                                   .warp_tile(any).pipeline(tma_wgmma).stages(any).epilogue(any)
@@ -74,7 +74,16 @@ inline constexpr auto broad_sm90 = kernel_set(targets(sm_90), grouped_conv().dir
                                                   .scheduler(any).vector_sizes(1, 8, 8),
                                               grouped_conv().direction(bwd_weight).dtype(bf16).tile(any).warps(any)
                                                   .warp_tile(any).pipeline(tma_wgmma).stages(any).epilogue(any)
-                                                  .scheduler(any).vector_sizes(8, 1, 8));
+                                                  .scheduler(any).vector_sizes(8, 1, 8),
+                                              grouped_conv().direction(fwd).dtype(bf16).tile(any).warps(any)
+                                                  .warp_tile(any).pipeline(tma_wgmma).stages(any).epilogue(any)
+                                                  .scheduler(any).vector_sizes(1, 1, 1),
+                                              grouped_conv().direction(bwd_data).dtype(bf16).tile(any).warps(any)
+                                                  .warp_tile(any).pipeline(tma_wgmma).stages(any).epilogue(any)
+                                                  .scheduler(any).vector_sizes(1, 1, 1),
+                                              grouped_conv().direction(bwd_weight).dtype(bf16).tile(any).warps(any)
+                                                  .warp_tile(any).pipeline(tma_wgmma).stages(any).epilogue(any)
+                                                  .scheduler(any).vector_sizes(1, 1, 1));
 }  // namespace sets
 
 constexpr auto compiled = dsl::expand<sets::fwd_16bit>();

@@ -1,19 +1,25 @@
-// A convolution whose input channels per group a 16-byte gather cannot read (the RGB
-// stem's C = 3, a single channel, any C/G that is not a multiple of 8; or strides and
-// pointers off 16 bytes), run by a kernel that gathers 16-byte vectors: the operands the
-// key reads element by element (vector 1) are copied into packed buffers with C/G rounded
-// up to a multiple of 8, the extra channels zero, which adds nothing to any sum
-// (copy_channels.cuh), and `Inner` runs on the copies.
-//   forward:         x -> x' and W -> W' (those of them whose vector is 1); y in place.
-//   backward-weight: x -> x'; Inner writes dW' (C'/G channels per tap) and its first C/G
-//                    channels are copied out to dW (when the weight vector is 1).
-// A problem Inner takes as it is runs without copies. The copies live in the caller's
-// workspace, or in stream-ordered memory of their own where it is smaller.
-// (Backward-data needs none of this: it reads the weights through its flipped copy and
-// stores dx through a pixel map, any C/G: sm90/conv_bwd_data_sm90.cuh.)
+// A convolution whose channels per group a 16-byte gather or store cannot take (the RGB
+// stem's C = 3, a single channel, a K/G or C/G that is not a multiple of 8; or strides
+// and pointers off 16 bytes), run by a kernel that moves 16-byte vectors: the operands
+// the key takes element by element (vector 1) are copied into packed buffers with C/G
+// and K/G rounded up to a multiple of 8, the extra channels and filters zero, which adds
+// nothing to any sum (copy_channels.cuh); `Inner` runs on the copies, and the results it
+// wrote to a copy are copied back out (their first K/G or C/G channels).
+//
+//   direction        read (copied in)                written (copied back)
+//   forward          x (C padded), W (C, K padded)   y (K padded)
+//   backward-data    dY (K padded), W (K padded)     - (dx: Inner's pixel map takes any C)
+//   backward-weight  x (C padded), dY (K padded)     dW (C, K padded)
+//
+// Only what the problem needs is copied: a padded channel count copies the tensors that
+// hold it, and the rest stay in place unless Inner refuses their pointers or strides (then
+// every operand the key takes element by element is copied). A problem Inner takes as it is
+// runs without copies. The copies live in the caller's workspace, or in stream-ordered
+// memory of their own where it is smaller (cuda/stream_scratch.cuh).
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -25,137 +31,173 @@
 #include "kdecl/core/status.hpp"
 #include "kdecl/kernels/conv/cuda/copy_channels.cuh"
 #include "kdecl/kernels/cuda/device_types.cuh"
+#include "kdecl/kernels/cuda/stream_scratch.cuh"
 
 namespace kdecl::kernels::cuda {
 
 template <grouped_conv_key K, class Inner>
 struct channel_padded {
-  static_assert(K.sig.dir != conv_direction::bwd_data, "backward-data stores dx through a pixel map: no copies");
   using data_t = storage_t<K.sig.in>;
-  static constexpr bool copies_input = K.algo.vector_in == 1;
-  static constexpr bool copies_weights = K.algo.vector_wei == 1;  // forward: W in; backward-weight: dW out
   static constexpr std::int64_t vector = 16 / std::int64_t(sizeof(data_t));
   static constexpr std::size_t align = 128;
+  static constexpr int tensors = 3;  // conv_tensor: input, weight, output
+  static constexpr bool backward_data = K.sig.dir == conv_direction::bwd_data;
 
-  // The problem Inner runs and the bytes of the copies it runs on (0: not copied).
-  struct padded {
+  // Which operands the key lets the kernel copy: those it takes element by element, but dx,
+  // which backward-data's pixel-mapped store writes at any C/G itself.
+  static constexpr std::array<bool, tensors> copyable = {K.algo.vector_in == 1 && !backward_data,
+                                                          K.algo.vector_wei == 1, K.algo.vector_out == 1};
+  // The operands Inner writes (copied back): forward's y, backward-weight's dW.
+  static constexpr std::array<bool, tensors> written = {false, K.sig.dir == conv_direction::bwd_weight,
+                                                         K.sig.dir == conv_direction::fwd};
+
+  // What Inner runs: its problem, the operands it reads from copies, and their bytes; or why not.
+  struct plan {
     grouped_conv_problem problem;
-    std::size_t input_bytes = 0, weight_bytes = 0;
+    std::array<bool, tensors> copied{};
+    std::array<std::size_t, tensors> bytes{};  // of each copy, rounded up to `align`
+    std::optional<std::string> reason;         // set: no plan
+    bool copies() const { return copied[0] || copied[1] || copied[2]; }
+    std::size_t copy_bytes() const { return bytes[0] + bytes[1] + bytes[2]; }
   };
-  static padded padded_of(const grouped_conv_problem& p) {
-    padded r;
+
+  static plan plan_of(const grouped_conv_problem& p, const grouped_conv_args& a) {
+    plan r;
     r.problem = p;
-    r.problem.c = (p.c_per_group() + vector - 1) / vector * vector * p.g;
-    if (copies_input) r.problem.in_strides = {};
-    if (copies_weights) r.problem.wei_strides = {};
-    r.problem = r.problem.normalized();  // the copies packed
-    auto bytes = [](std::int64_t elements) {
-      return (std::size_t(elements) * sizeof(data_t) + align - 1) / align * align;
-    };
-    if (copies_input) r.input_bytes = bytes(r.problem.elements(conv_tensor::input));
-    if (copies_weights) r.weight_bytes = bytes(r.problem.elements(conv_tensor::weight));
+    if (!Inner::why_not(p, a)) return r;  // runs as it is
+    if (p.dir != K.sig.dir) return refused("problem signature differs from the kernel's");
+    if (!a.in || !a.wei || !a.out) return refused("a tensor pointer (in, wei or out) is null");
+    // Channel counts a 16-byte vector cannot take are padded, with every tensor that holds them.
+    const bool pad_c = !backward_data && p.c_per_group() % vector != 0;
+    const bool pad_k = p.k_per_group() % vector != 0;
+    if (pad_c && !(copyable[0] && copyable[1]))
+      return refused("C/G = " + std::to_string(p.c_per_group()) +
+                     " is no multiple of 8: the kernel pads the input channels only where its key takes both the "
+                     "input and the weights element by element (vector 1)");
+    if (pad_k && !(copyable[1] && copyable[2]))
+      return refused("K/G = " + std::to_string(p.k_per_group()) +
+                     " is no multiple of 8: the kernel pads the output channels only where its key takes both the "
+                     "weights and the output element by element (vector 1)");
+    const std::array<bool, tensors> needed = {pad_c, pad_c || pad_k, pad_k};
+    r = with_copies(p, a, pad_c, pad_k, needed);
+    if (r.reason && needed != copyable) r = with_copies(p, a, pad_c, pad_k, copyable);  // pointers, strides
     return r;
   }
 
-  // A problem Inner takes as it is (with aligned pointers) needs no copies: Inner's workspace. Given
-  // less than the copies need (pointers off 16 bytes after all), run() takes memory of its own.
   static std::size_t workspace_bytes(const grouped_conv_problem& p) {
     if (p.dir != K.sig.dir) return 0;
-    if (!Inner::why_not(p, grouped_conv_args{stand_in(), stand_in(), stand_in()})) return Inner::workspace_bytes(p);
-    const padded q = padded_of(p);
-    return align + q.input_bytes + q.weight_bytes + Inner::workspace_bytes(q.problem);
+    const plan q = plan_of(p, grouped_conv_args{stand_in(), stand_in(), stand_in()});
+    if (q.reason) return 0;
+    return (q.copies() ? align + q.copy_bytes() : 0) + Inner::workspace_bytes(q.problem);
   }
 
   static std::optional<std::string> why_not(const grouped_conv_problem& p, const grouped_conv_args& a) {
-    if (!Inner::why_not(p, a)) return std::nullopt;  // runs as it is
-    if (p.dir != K.sig.dir) return std::string("problem signature differs from the kernel's");
-    if (!a.in || !a.wei || !a.out) return std::string("a tensor pointer (in, wei or out) is null");
-    if (p.c_per_group() % vector != 0 && !(copies_input && copies_weights))
-      return "C/G = " + std::to_string(p.c_per_group()) +
-             " is no multiple of 8: the kernel pads the input and the weights only where its key reads both "
-             "element by element (vector 1)";
-    const padded q = padded_of(p);
-    if (auto why = q.problem.exceeds_32bit_offsets()) return "with C/G padded to a multiple of 8: " + *why;
-    return Inner::why_not(q.problem, inner_args(a, stand_in(), stand_in()));
+    return plan_of(p, a).reason;
   }
 
   static status run(const grouped_conv_problem& p, const grouped_conv_args& a, void* stream) {
-    if (!Inner::why_not(p, a)) return Inner::run(p, a, stream);
-    if (auto why = why_not(p, a)) return status::error(*why);
+    const plan q = plan_of(p, a);
+    if (q.reason) return status::error(*q.reason);
+    if (!q.copies()) return Inner::run(p, a, stream);
     const auto st = static_cast<cudaStream_t>(stream);
-    const padded q = padded_of(p);
     const std::size_t inner_bytes = Inner::workspace_bytes(q.problem);
-    const std::size_t wanted = align + q.input_bytes + q.weight_bytes + inner_bytes;
-    void* scratch = a.workspace;
-    bool owned = false;
-    if (scratch == nullptr || a.workspace_bytes < wanted) {
-      if (const cudaError_t err = cudaMallocAsync(&scratch, wanted, st); err != cudaSuccess)
-        return status::error(std::string("channel-padded conv: cudaMallocAsync of the padded copies: ") +
-                             cudaGetErrorString(err));
-      owned = true;
+    const stream_scratch scratch(a.workspace, a.workspace_bytes, q.copy_bytes() + inner_bytes, align, st,
+                                 "channel-padded conv: the padded copies");
+    if (!scratch) return scratch.error();
+    grouped_conv_args inner = a;
+    unsigned char* next = scratch.get();
+    for (int t = 0; t < tensors; ++t) {
+      if (!q.copied[std::size_t(t)]) continue;
+      tensor_of(inner, conv_tensor(t)) = next;
+      next += q.bytes[std::size_t(t)];
     }
-    auto* base = reinterpret_cast<unsigned char*>((reinterpret_cast<std::uintptr_t>(scratch) + align - 1) / align * align);
-    unsigned char* input = base;
-    unsigned char* weights = input + q.input_bytes;
-    grouped_conv_args inner = inner_args(a, input, weights);
-    inner.workspace = weights + q.weight_bytes;
+    inner.workspace = inner_bytes ? next : nullptr;
     inner.workspace_bytes = inner_bytes;
-    const status ran = run_padded(p, q.problem, a, inner, st);
-    if (owned) cudaFreeAsync(scratch, st);
-    return ran;
-  }
-
- private:
-  static status run_padded(const grouped_conv_problem& p, const grouped_conv_problem& q, const grouped_conv_args& a,
-                           const grouped_conv_args& inner, cudaStream_t st) {
-    if constexpr (copies_input)
-      if (status s = copy_channels<data_t>(a.in, inner.in, activations(p, q), st); !s) return s;
-    if constexpr (copies_weights && K.sig.dir == conv_direction::fwd)
-      if (status s = copy_channels<data_t>(a.wei, inner.wei, filters(p, q), st); !s) return s;
-    if (status s = Inner::run(q, inner, st); !s) return s;
-    if constexpr (copies_weights && K.sig.dir == conv_direction::bwd_weight) {
-      channel_copy out = filters(q, p);  // dW' -> dW: the first C/G channels of each tap
-      return copy_channels<data_t>(inner.wei, a.wei, out, st);
-    }
+    for (int t = 0; t < tensors; ++t)  // the operands Inner reads
+      if (q.copied[std::size_t(t)] && !written[std::size_t(t)])
+        if (status s = copy_channels<data_t>(a.tensor(conv_tensor(t)), inner.tensor(conv_tensor(t)),
+                                             copy_of(conv_tensor(t), p, p, q.problem), st);
+            !s)
+          return s;
+    if (status s = Inner::run(q.problem, inner, st); !s) return s;
+    for (int t = 0; t < tensors; ++t)  // the results it wrote to copies: their real channels back out
+      if (q.copied[std::size_t(t)] && written[std::size_t(t)])
+        if (status s = copy_channels<data_t>(inner.tensor(conv_tensor(t)), a.tensor(conv_tensor(t)),
+                                             copy_of(conv_tensor(t), p, q.problem, p), st);
+            !s)
+          return s;
     return status::ok();
   }
 
-  // The copies of the input (N, G, D, H, W pixel groups) and of the weights (K/G, G, Z, Y, X),
-  // from `from`'s strides and C/G to `to`'s (zeros past from's channels).
-  static channel_copy activations(const grouped_conv_problem& from, const grouped_conv_problem& to) {
-    channel_copy c;
-    const std::int64_t extent[5] = {from.n, from.g, from.input_dims[0], from.input_dims[1], from.input_dims[2]};
-    fill(c, extent, from.in_strides, to.in_strides, from, to);
-    return c;
+ private:
+  static plan refused(std::string why) {
+    plan r;
+    r.reason = std::move(why);
+    return r;
   }
-  static channel_copy filters(const grouped_conv_problem& from, const grouped_conv_problem& to) {
-    channel_copy c;
-    const std::int64_t extent[5] = {from.k_per_group(), from.g, from.filter_dims[0], from.filter_dims[1],
-                                    from.filter_dims[2]};
-    fill(c, extent, from.wei_strides, to.wei_strides, from, to);
-    return c;
+
+  // Inner's problem with the padded channel counts and the `copied` tensors packed, and Inner's
+  // verdict on it (the copies stand in as aligned pointers).
+  static plan with_copies(const grouped_conv_problem& p, const grouped_conv_args& a, bool pad_c, bool pad_k,
+                          const std::array<bool, tensors>& copied) {
+    plan r;
+    r.copied = copied;
+    r.problem = p;
+    auto round_up = [](std::int64_t per_group) { return (per_group + vector - 1) / vector * vector; };
+    if (pad_c) r.problem.c = round_up(p.c_per_group()) * p.g;
+    if (pad_k) r.problem.k = round_up(p.k_per_group()) * p.g;
+    if (copied[0]) r.problem.in_strides = {};
+    if (copied[1]) r.problem.wei_strides = {};
+    if (copied[2]) r.problem.out_strides = {};
+    r.problem = r.problem.normalized();  // the copies packed
+    for (int t = 0; t < tensors; ++t)
+      if (copied[std::size_t(t)])
+        r.bytes[std::size_t(t)] =
+            (std::size_t(r.problem.elements(conv_tensor(t))) * sizeof(data_t) + align - 1) / align * align;
+    if (auto why = r.problem.exceeds_32bit_offsets()) {
+      r.reason = "with the channels padded to a multiple of 8: " + *why;
+      return r;
+    }
+    grouped_conv_args stand_ins = a;
+    for (int t = 0; t < tensors; ++t)
+      if (copied[std::size_t(t)]) tensor_of(stand_ins, conv_tensor(t)) = stand_in();
+    r.reason = Inner::why_not(r.problem, stand_ins);
+    return r;
   }
-  static void fill(channel_copy& c, const std::int64_t (&extent)[5], const conv_tensor_strides& src,
-                   const conv_tensor_strides& dst, const grouped_conv_problem& from, const grouped_conv_problem& to) {
+
+  // One tensor of the real problem `p` between `from`'s layout and `to`'s: p's channels copied,
+  // `to`'s further channels (and the weights' further output channels) zero.
+  static channel_copy copy_of(conv_tensor t, const grouped_conv_problem& p, const grouped_conv_problem& from,
+                              const grouped_conv_problem& to) {
+    channel_copy c;
+    const auto out = p.output_dims();
+    const std::int64_t extent[3][5] = {
+        {p.n, p.g, p.input_dims[0], p.input_dims[1], p.input_dims[2]},
+        {p.k_per_group(), p.g, p.filter_dims[0], p.filter_dims[1], p.filter_dims[2]},
+        {p.n, p.g, out[0], out[1], out[2]}};
+    auto strides = [t](const grouped_conv_problem& q) {
+      return t == conv_tensor::input ? q.in_strides : t == conv_tensor::weight ? q.wei_strides : q.out_strides;
+    };
+    auto channels = [t](const grouped_conv_problem& q) {
+      return t == conv_tensor::output ? q.k_per_group() : q.c_per_group();
+    };
+    const conv_tensor_strides& src = strides(from);
+    const conv_tensor_strides& dst = strides(to);
     const std::int64_t s[5] = {src.n, src.g, src.spatial[0], src.spatial[1], src.spatial[2]};
     const std::int64_t d[5] = {dst.n, dst.g, dst.spatial[0], dst.spatial[1], dst.spatial[2]};
     for (int i = 0; i < 5; ++i) {
-      c.extent[i] = extent[i];
+      c.extent[i] = extent[int(t)][i];
       c.src_stride[i] = s[i];
       c.dst_stride[i] = d[i];
     }
-    c.channels = int(std::min(from.c_per_group(), to.c_per_group()));
-    c.dst_channels = int(to.c_per_group());
+    c.channels = int(channels(p));
+    c.dst_channels = int(channels(to));
+    if (t == conv_tensor::weight) c.dst_extent0 = to.k_per_group();
+    return c;
   }
 
-  // Inner's operands: the copies in place of the operands the key copies.
-  static grouped_conv_args inner_args(const grouped_conv_args& a, void* input, void* weights) {
-    grouped_conv_args r = a;
-    if (copies_input) r.in = input;
-    if (copies_weights) r.wei = weights;
-    r.workspace = nullptr;
-    r.workspace_bytes = 0;
-    return r;
+  static void*& tensor_of(grouped_conv_args& a, conv_tensor t) {
+    return t == conv_tensor::input ? a.in : t == conv_tensor::weight ? a.wei : a.out;
   }
   // What why_not checks in place of a copy (not yet made): a pointer aligned as the copies are.
   static void* stand_in() { return reinterpret_cast<void*>(std::uintptr_t{align}); }

@@ -2,7 +2,7 @@
 // its pipeline and direction: the sm_80 cp_async implicit GEMMs (forward,
 // backward-data by stride phases, backward-weight with split-K), the sm_90
 // tma_wgmma forward implicit GEMM (backward-data as one forward convolution per
-// stride phase) and backward-weight GEMM (both also on channel-padded copies of
+// stride phase) and backward-weight GEMM (each also on channel-padded copies of
 // narrow operands), and the direct_conv forward and depthwise
 // backward-data and backward-weight convolutions.
 #pragma once
@@ -31,14 +31,16 @@ using of_direction =
     std::conditional_t<K.sig.dir == conv_direction::fwd, Fwd<K>,
                        std::conditional_t<K.sig.dir == conv_direction::bwd_data, BwdData<K>, BwdWeight<K>>>;
 
-// sm_90 forward and backward-weight keys that read the input or the weights element by
-// element run the kernel of their gathering key on channel-padded copies (channel_padded.cuh).
+// sm_90 keys that take an operand element by element run the kernel of their gathering key
+// on channel-padded copies (channel_padded.cuh; sm90/conv_fwd_sm90_config.cuh says which).
 template <grouped_conv_key K, template <grouped_conv_key> class Gathering>
 using sm90_any_channels =
     std::conditional_t<cuda::sm90::reads_channel_padded_copies(K),
                        cuda::channel_padded<K, Gathering<cuda::sm90::gathering_key(K)>>, Gathering<K>>;
 template <grouped_conv_key K>
 using sm90_fwd = sm90_any_channels<K, cuda::sm90::conv_fwd>;
+template <grouped_conv_key K>
+using sm90_bwd_data = sm90_any_channels<K, cuda::sm90::conv_bwd_data>;
 template <grouped_conv_key K>
 using sm90_bwd_weight = sm90_any_channels<K, cuda::sm90::conv_bwd_weight>;
 
@@ -47,7 +49,7 @@ using cuda_conv_impl = std::conditional_t<
     K.algo.pipe == pipeline::direct_conv,
     of_direction<K, cuda::direct::conv_direct_fwd, cuda::direct::conv_direct_bwd_data, cuda::direct::conv_direct_bwd_weight>,
     std::conditional_t<K.algo.pipe == pipeline::tma_wgmma,
-                       of_direction<K, sm90_fwd, cuda::sm90::conv_bwd_data, sm90_bwd_weight>,
+                       of_direction<K, sm90_fwd, sm90_bwd_data, sm90_bwd_weight>,
                        of_direction<K, cuda::sm80::conv_fwd, cuda::sm80::conv_bwd_data, cuda::sm80::conv_bwd_weight>>>;
 }  // namespace detail
 

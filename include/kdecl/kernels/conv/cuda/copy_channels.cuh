@@ -1,9 +1,11 @@
 // One tensor copied between two layouts of it, channel by channel: at every pixel of every
 // group (the outer dimensions n, g, D, H, W, each with its own stride on either side) the
 // first `channels` channels from src to dst, and zeros in dst's channels from `channels` up
-// to `dst_channels`. Channels are contiguous on both sides (every layout kdecl knows is
-// channels-last). The channel-padded convolutions (channel_padded.cuh) copy their narrow
-// operands in with it (C/G -> a multiple of 8, zeros after) and the padded dW back out.
+// to `dst_channels`; where dst has more entries of the outermost dimension (`dst_extent0`: the
+// output channels of weights padded from K/G), those are zeros throughout. Channels are
+// contiguous on both sides (every layout kdecl knows is channels-last). The channel-padded
+// convolutions (channel_padded.cuh) copy their narrow operands in with it (C/G and K/G -> a
+// multiple of 8, zeros after) and the padded results (y, dW) back out.
 //
 // One thread per run of up to 8 destination channels of one pixel group: the outer index is
 // decoded once per run, and a whole 16-byte destination run is one vector store.
@@ -24,7 +26,9 @@ struct channel_copy {
   std::int64_t src_stride[5]{}, dst_stride[5]{};
   int channels = 0;      // copied from src
   int dst_channels = 0;  // written to dst (>= channels: the rest zero)
-  __host__ __device__ std::int64_t pixel_groups() const { return extent[0] * extent[1] * extent[2] * extent[3] * extent[4]; }
+  std::int64_t dst_extent0 = 0;  // dst's entries of dimension 0 (>= extent[0]: the rest zero); 0: extent[0]
+  __host__ __device__ std::int64_t rows() const { return dst_extent0 > extent[0] ? dst_extent0 : extent[0]; }
+  __host__ __device__ std::int64_t pixel_groups() const { return rows() * extent[1] * extent[2] * extent[3] * extent[4]; }
 };
 
 inline constexpr int channel_copy_run = 8;  // destination channels per thread
@@ -39,15 +43,18 @@ __global__ void __launch_bounds__(256) copy_channels_kernel(const T* __restrict_
        i += std::int64_t(gridDim.x) * blockDim.x) {
     const int first = int(i % runs) * run;
     std::int64_t rest = i / runs, from = 0, to = 0;
-    for (int d = 4; d >= 0; --d) {  // W fastest
+    for (int d = 4; d >= 1; --d) {  // W fastest
       const std::int64_t index = rest % c.extent[d];
       rest /= c.extent[d];
       from += index * c.src_stride[d];
       to += index * c.dst_stride[d];
     }
+    from += rest * c.src_stride[0];  // rest < rows()
+    to += rest * c.dst_stride[0];
+    const int copied = rest < c.extent[0] ? c.channels : 0;  // dst's rows past src's: zeros
     alignas(16) T values[run];
 #pragma unroll
-    for (int j = 0; j < run; ++j) values[j] = first + j < c.channels ? src[from + first + j] : T{};
+    for (int j = 0; j < run; ++j) values[j] = first + j < copied ? src[from + first + j] : T{};
     if (vector_runs && first + run <= c.dst_channels) {
       *reinterpret_cast<uint4*>(dst + to + first) = *reinterpret_cast<const uint4*>(values);
     } else {
@@ -65,7 +72,7 @@ status copy_channels(const void* src, void* dst, const channel_copy& c, cudaStre
   if (c.dst_channels == 0 || c.pixel_groups() == 0) return status::ok();
   // Whole runs start 16-byte aligned where dst is and every destination stride keeps it so.
   bool vector_runs = reinterpret_cast<std::uintptr_t>(dst) % 16 == 0;
-  for (int d = 0; d < 5; ++d) vector_runs = vector_runs && (c.extent[d] == 1 || c.dst_stride[d] % channel_copy_run == 0);
+  for (int d = 0; d < 5; ++d) vector_runs = vector_runs && ((d == 0 ? c.rows() : c.extent[d]) == 1 || c.dst_stride[d] % channel_copy_run == 0);
   const std::int64_t work = c.pixel_groups() * ((c.dst_channels + channel_copy_run - 1) / channel_copy_run);
   constexpr int threads = 256;
   const int blocks = int(std::min<std::int64_t>((work + threads - 1) / threads, 65535LL * 8));

@@ -36,6 +36,7 @@
 #include "kdecl/kernels/conv/cuda/flip_transpose_weights.cuh"
 #include "kdecl/kernels/conv/cuda/zero_pixel_rows.cuh"
 #include "kdecl/kernels/cuda/stream_fork.cuh"
+#include "kdecl/kernels/cuda/stream_scratch.cuh"
 #include "kdecl/gemm/gemm_problem.hpp"
 #include "kdecl/kernels/conv/cuda/sm90/conv_fwd_sm90.cuh"
 #include "kdecl/kernels/gemm/cuda/sm90/gemm_sm90.cuh"
@@ -78,18 +79,10 @@ struct conv_bwd_data {
     const auto st = static_cast<cudaStream_t>(stream);
 
     // w' in the caller's workspace, or (given less) in stream-ordered memory of its own.
-    const std::size_t wanted = workspace_bytes(phases);
-    void* scratch = a.workspace;
-    bool owned = false;
-    if (scratch == nullptr || a.workspace_bytes < wanted) {
-      if (const cudaError_t err = cudaMallocAsync(&scratch, wanted, st); err != cudaSuccess)
-        return status::error(std::string("sm90 conv bwd_data: cudaMallocAsync of the flipped weights: ") +
-                             cudaGetErrorString(err));
-      owned = true;
-    }
-    const status ran = run_phases(p, phases, a, aligned(scratch), st);
-    if (owned) cudaFreeAsync(scratch, st);
-    return ran;
+    const stream_scratch scratch(a.workspace, a.workspace_bytes, workspace_bytes(phases) - align, align, st,
+                                 "sm90 conv bwd_data: the flipped weights");
+    if (!scratch) return scratch.error();
+    return run_phases(p, phases, a, scratch.get(), st);
   }
 
  private:
@@ -173,10 +166,6 @@ struct conv_bwd_data {
       if (!ph.zero) bytes += weights_bytes(ph);
     return bytes;
   }
-  static unsigned char* aligned(void* scratch) {
-    return reinterpret_cast<unsigned char*>((reinterpret_cast<std::uintptr_t>(scratch) + align - 1) / align * align);
-  }
-
   // A 1x1 layer the GEMM takes as it is (alignment and leading dimensions: the GEMM's own rules).
   static bool runs_as_gemm(const grouped_conv_problem& p, const grouped_conv_args& a) {
     return !bwd_data_as_gemm_reason(p) && !pointwise::why_not(pointwise_problem(p), pointwise_args(a));

@@ -49,6 +49,7 @@
 #include "kdecl/kernels/conv/cuda/split_partials_reduce.cuh"
 #include "kdecl/kernels/conv/pixel_rows.hpp"
 #include "kdecl/kernels/cuda/device_info.cuh"
+#include "kdecl/kernels/cuda/stream_scratch.cuh"
 #include "kdecl/kernels/cuda/sm90/cluster_launch.cuh"
 #include "kdecl/kernels/cuda/sm90/tensor_map.cuh"
 #include "kdecl/kernels/cuda/sm90/tma_load.cuh"
@@ -326,16 +327,10 @@ struct conv_bwd_weight {
 
     // The partials in the caller's workspace (16-byte aligned: the epilogue's vectors), or
     // where it is smaller or misaligned, in stream-ordered memory of its own.
-    const std::size_t wanted = partial_bytes(p, split);
-    void* scratch = a.workspace;
-    bool owned = false;
-    if (scratch == nullptr || a.workspace_bytes < wanted || reinterpret_cast<std::uintptr_t>(scratch) % 16 != 0) {
-      if (const cudaError_t err = cudaMallocAsync(&scratch, wanted, st); err != cudaSuccess)
-        return status::error(std::string("sm90 conv bwd_weight: cudaMallocAsync of the partials: ") +
-                             cudaGetErrorString(err));
-      owned = true;
-    }
-    auto* partials = static_cast<float*>(scratch);
+    const stream_scratch scratch(a.workspace, a.workspace_bytes, partial_bytes(p, split), 16, st,
+                                 "sm90 conv bwd_weight: the partials");
+    if (!scratch) return scratch.error();
+    auto* partials = reinterpret_cast<float*>(scratch.get());
     const auto partials_then_sum = [&]() -> status {
       if (auto done = launch(tma ? partial_tma_kernel : partial_kernel, kp, p, a, partials, e.n, e.m * e.n, split, st);
           !done)
@@ -346,9 +341,7 @@ struct conv_bwd_weight {
       if (err != cudaSuccess) return status::error(std::string("sm90 conv bwd_weight reduce: ") + cudaGetErrorString(err));
       return status::ok();
     };
-    status ran = partials_then_sum();
-    if (owned) cudaFreeAsync(scratch, st);
-    return ran;
+    return partials_then_sum();
   }
 
  private:

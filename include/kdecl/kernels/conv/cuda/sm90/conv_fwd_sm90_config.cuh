@@ -57,15 +57,20 @@ constexpr grouped_conv_key forward_key_of_bwd_data(grouped_conv_key k) {
   return k;
 }
 
-// A forward or backward-weight key whose input or weight vector is one element reads that
-// operand through a packed copy with C/G padded to a multiple of 8 (conv/cuda/channel_padded.cuh),
-// and runs the kernel of its gathering key on the copies: the same key with 16-byte vectors.
+// A key that takes an operand element by element (vector 1) reads and writes it through a
+// packed copy with C/G and K/G padded to a multiple of 8 (conv/cuda/channel_padded.cuh), and
+// runs the kernel of its gathering key on the copies: the same key with 16-byte vectors.
+// Backward-data's dx and weights are the exception: its flipped weight copy and pixel-mapped
+// store take any C/G as they are (sm90/conv_bwd_data_sm90.cuh), so only its dY is copied.
 constexpr bool reads_channel_padded_copies(const grouped_conv_key& k) {
-  return k.sig.dir != conv_direction::bwd_data && (k.algo.vector_in == 1 || k.algo.vector_wei == 1);
+  if (k.sig.dir == conv_direction::bwd_data) return k.algo.vector_out == 1;
+  return k.algo.vector_in == 1 || k.algo.vector_wei == 1 || k.algo.vector_out == 1;
 }
 constexpr grouped_conv_key gathering_key(grouped_conv_key k) {
-  if (k.algo.vector_in == 1) k.algo.vector_in = 128 / bits_of(k.sig.in);
-  if (k.algo.vector_wei == 1) k.algo.vector_wei = 128 / bits_of(k.sig.wei);
+  const bool backward_data = k.sig.dir == conv_direction::bwd_data;
+  if (k.algo.vector_in == 1 && !backward_data) k.algo.vector_in = 128 / bits_of(k.sig.in);
+  if (k.algo.vector_wei == 1 && !backward_data) k.algo.vector_wei = 128 / bits_of(k.sig.wei);
+  if (k.algo.vector_out == 1) k.algo.vector_out = 128 / bits_of(k.sig.out);
   return k;
 }
 
@@ -98,8 +103,8 @@ constexpr const char* conv_bwd_weight_sm90_unsupported_reason(grouped_conv_key k
 // nullptr when one of the sm_90 convolution kernels builds `k` (forward, backward-data
 // through its forward key, backward-weight), else the first rule it breaks.
 constexpr const char* conv_sm90_unsupported_reason(const grouped_conv_key& k) {
-  if (k.sig.dir == conv_direction::bwd_data) return conv_fwd_sm90_unsupported_reason(forward_key_of_bwd_data(k));
   const grouped_conv_key gathered = gathering_key(k);  // one-element vectors: channel-padded copies
+  if (k.sig.dir == conv_direction::bwd_data) return conv_fwd_sm90_unsupported_reason(forward_key_of_bwd_data(gathered));
   if (k.sig.dir == conv_direction::bwd_weight) return conv_bwd_weight_sm90_unsupported_reason(gathered);
   return conv_fwd_sm90_unsupported_reason(gathered);
 }
