@@ -182,6 +182,19 @@ TEST(ShippedConvInstances, BackwardGpuKernelsArePlannedOffline) {
   ASSERT_TRUE(sel) << sel.explain();
   EXPECT_EQ(sel.kernel->key().algo.vector_out, 1) << sel.kernel->name();
   EXPECT_GE(sel.kernel->workspace_bytes(odd_k.normalized()), std::size_t(1 * 24 * 32 * 32 * 2)) << "dY' with K/G = 24";
+  // ConvNeXt's 4x4 stride-4 stem: one GEMM into [N x 56 x 56][16 taps x 3] rows of the workspace
+  // (then scattered to dx), instead of 16 one-tap phases.
+  for (const auto& k : conv_kernels()) {
+    const auto& key = k->key();
+    if (k->arch() != arch_id::sm_90 || key.sig.dir != conv_direction::bwd_data || key.algo.pipe != pipeline::tma_wgmma ||
+        key.sig.ndim != 2 || key.sig.in != dtype::bf16)
+      continue;
+    const auto patchify = grouped_conv_problem{}.direction(conv_direction::bwd_data).batch(2).channels(3, 96)
+                              .input_size({224, 224}).filter_size({4}).stride({4}).dtype(dtype::bf16).normalized();
+    if (conv_rejection(*k, patchify, nullptr)) continue;  // a 16-byte kernel: C/G = 3 is the any-channel one's
+    const std::size_t rows = 2 * 56 * 56 * 16 * 3 * 2;
+    EXPECT_EQ(k->workspace_bytes(patchify), 128 + (rows + 127) / 128 * 128) << k->name();
+  }
 }
 
 // No valid convolution is refused on an H100 (planned offline): every direction, rank and 16-bit

@@ -15,7 +15,10 @@
 //
 // Stride 1 is one phase. 1x1 layers of stride 1 without padding skip all of it: dx = dy · W is an
 // rrr GEMM per group, which the sm_90 TMA GEMM of the same tiles reads directly (B
-// MN-major), with no weight copy.
+// MN-major), with no weight copy. Patchify layers (stride = filter, no padding: ConvNeXt's
+// stem and downsampling) skip it too: the same rrr GEMM on W as stored writes each dY
+// pixel's taps x C/G values into the workspace, and one copy scatters them to their
+// patches' dx pixels (kernels/conv/bwd_data_patches.hpp, cuda/scatter_patches.cuh).
 // Entry point: sm90::conv_bwd_data<K> with the conv_kernel contract (kernels/conv/conv_kernel.hpp).
 #pragma once
 
@@ -32,8 +35,10 @@
 #include "kdecl/conv/grouped_conv_problem.hpp"
 #include "kdecl/core/status.hpp"
 #include "kdecl/kernels/conv/bwd_data_as_forward.hpp"
+#include "kdecl/kernels/conv/bwd_data_patches.hpp"
 #include "kdecl/kernels/conv/bwd_data_phases.hpp"
 #include "kdecl/kernels/conv/cuda/flip_transpose_weights.cuh"
+#include "kdecl/kernels/conv/cuda/scatter_patches.cuh"
 #include "kdecl/kernels/conv/cuda/zero_pixel_rows.cuh"
 #include "kdecl/kernels/cuda/stream_fork.cuh"
 #include "kdecl/kernels/cuda/stream_scratch.cuh"
@@ -58,25 +63,28 @@ struct conv_bwd_data {
   using pointwise = gemm<pointwise_key>;
   static constexpr std::size_t align = 128;  // each phase's w' 16-byte aligned (the loads'); 128 for good measure
 
-  // Every phase's w', each aligned, and the slack to align the first.
+  // A patchify layer's GEMM rows (with the slack to align them), or every phase's w', each
+  // aligned, and the slack to align the first.
   static std::size_t workspace_bytes(const grouped_conv_problem& p) {
     if (!bwd_data_as_gemm_reason(p)) return 0;
+    if (runs_as_patch_gemm(p, stand_in_args())) return align + patch_rows_bytes(p);
     return workspace_bytes(bwd_data_phases(p));
   }
 
   static std::optional<std::string> why_not(const grouped_conv_problem& p, const grouped_conv_args& a) {
     if (auto why = problem_reason(p, a)) return why;
-    if (runs_as_gemm(p, a)) return std::nullopt;
+    if (runs_as_gemm(p, a) || runs_as_patch_gemm(p, a)) return std::nullopt;
     return phases_reason(bwd_data_phases(p), a);
   }
 
   static status run(const grouped_conv_problem& p, const grouped_conv_args& a, void* stream) {
     if (auto why = problem_reason(p, a)) return status::error(*why);
     if (runs_as_gemm(p, a)) return pointwise::run(pointwise_problem(p), pointwise_args(a), stream);
+    const auto st = static_cast<cudaStream_t>(stream);
+    if (runs_as_patch_gemm(p, a)) return run_patch_gemm(p, a, st);
     const std::vector<bwd_data_phase_problem> phases = bwd_data_phases(p);
     if (auto why = phases_reason(phases, a)) return status::error(*why);
     if (auto why = forward::device_reason()) return status::error(*why);
-    const auto st = static_cast<cudaStream_t>(stream);
 
     // w' in the caller's workspace, or (given less) in stream-ordered memory of its own.
     const stream_scratch scratch(a.workspace, a.workspace_bytes, workspace_bytes(phases) - align, align, st,
@@ -149,14 +157,14 @@ struct conv_bwd_data {
   }
 
   // The forward kernel's rules on each phase's problem: dy is its input, dx its output (its
-  // weights are the copy run() makes, packed and aligned: `copy_stand_in`).
+  // weights are the copy run() makes, packed and aligned: `stand_in`).
   static std::optional<std::string> phases_reason(const std::vector<bwd_data_phase_problem>& phases,
                                                   const grouped_conv_args& a) {
     for (const bwd_data_phase_problem& ph : phases) {
       if (ph.rows > std::numeric_limits<int>::max())
         return std::string("sm90 conv bwd_data: N x pixels must be < 2^31");
       if (ph.zero) continue;
-      if (auto why = forward::why_not(ph.forward, phase_args(ph, a, copy_stand_in()))) return why;
+      if (auto why = forward::why_not(ph.forward, phase_args(ph, a, stand_in()))) return why;
     }
     return std::nullopt;
   }
@@ -166,6 +174,44 @@ struct conv_bwd_data {
       if (!ph.zero) bytes += weights_bytes(ph);
     return bytes;
   }
+  // A patchify layer (kernels/conv/bwd_data_patches.hpp) whose operands the GEMM takes: dy times W
+  // as stored into rows [N x dY pixels][G][taps][C/G] of the workspace, then scattered to dx.
+  static bool runs_as_patch_gemm(const grouped_conv_problem& p, const grouped_conv_args& a) {
+    return !bwd_data_as_patch_gemm_reason(p) && p.n * p.output_pixels() <= std::numeric_limits<int>::max() &&
+           !pointwise::why_not(patch_problem(p), patch_args(a, stand_in()));
+  }
+  static std::int64_t patch_width(const grouped_conv_problem& p) {  // taps x C/G: one group's GEMM columns
+    return p.filter_dims[0] * p.filter_dims[1] * p.filter_dims[2] * p.c_per_group();
+  }
+  static std::size_t patch_rows_bytes(const grouped_conv_problem& p) {
+    const std::int64_t elements = p.n * p.output_pixels() * p.g * patch_width(p);
+    return (std::size_t(elements) * sizeof(data_t) + align - 1) / align * align;
+  }
+  static gemm_problem patch_problem(const grouped_conv_problem& p) {
+    const std::int64_t width = patch_width(p);
+    gemm_problem g;
+    g.sizes(p.n * p.output_pixels(), width, p.k_per_group()).batched(p.g).dtype(K.sig.wei).layout(rrr);
+    g.accumulator(K.sig.acc);
+    g.leading_dims(p.out_strides.spatial[2], p.wei_strides.n, p.g * width);
+    g.batch_strides(p.out_strides.g, p.wei_strides.g, width);
+    return g;
+  }
+  static gemm_args patch_args(const grouped_conv_args& a, void* rows) {
+    gemm_args g;
+    g.a = a.out;
+    g.b = a.wei;
+    g.c = rows;
+    return g;
+  }
+  static status run_patch_gemm(const grouped_conv_problem& p, const grouped_conv_args& a, cudaStream_t st) {
+    const stream_scratch scratch(a.workspace, a.workspace_bytes, patch_rows_bytes(p), align, st,
+                                 "sm90 conv bwd_data: the patch rows");
+    if (!scratch) return scratch.error();
+    if (status s = pointwise::run(patch_problem(p), patch_args(a, scratch.get()), st); !s) return s;
+    return scatter_patches<data_t>(scratch.get(), a.in, patch_scatter_of(p), p.n * p.output_pixels(), int(p.g),
+                                   int(p.c_per_group()), st);
+  }
+
   // A 1x1 layer the GEMM takes as it is (alignment and leading dimensions: the GEMM's own rules).
   static bool runs_as_gemm(const grouped_conv_problem& p, const grouped_conv_args& a) {
     return !bwd_data_as_gemm_reason(p) && !pointwise::why_not(pointwise_problem(p), pointwise_args(a));
@@ -199,8 +245,9 @@ struct conv_bwd_data {
   static std::size_t weights_bytes(const bwd_data_phase_problem& ph) {
     return (std::size_t(ph.weights.elements()) * sizeof(data_t) + align - 1) / align * align;
   }
-  // What why_not checks in place of w' (not yet copied): a pointer aligned as w' will be.
-  static const void* copy_stand_in() { return reinterpret_cast<const void*>(std::uintptr_t{align}); }
+  // What why_not checks in place of w' or the patch rows (not yet made): a pointer aligned as they will be.
+  static void* stand_in() { return reinterpret_cast<void*>(std::uintptr_t{align}); }
+  static grouped_conv_args stand_in_args() { return {stand_in(), stand_in(), stand_in()}; }
 };
 
 }  // namespace kdecl::kernels::cuda::sm90
