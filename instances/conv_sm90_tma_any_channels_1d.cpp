@@ -1,8 +1,9 @@
 // Hopper (sm_90a) 1-D convolutions of any channel count, every direction: the 2-D and 3-D
 // any-channel sets (conv_sm90_tma_any_channels*.cpp) on NWGC data, for 1-D stems such as a
-// waveform's first convolution (C = 1). Unverified: compiled, not yet run on a GPU; the GPU
-// tests run them on a 1-D stem (tests/gpu/conv_odd_problems.hpp, conv_bwd_gpu_test.cpp).
-#include "../conv_sm90_tma_tiles.hpp"
+// waveform's first convolution (C = 1) and odd channel counts. The GPU tests run them on a 1-D
+// stem and C = 5, K = 7 (tests/gpu/conv_odd_problems.hpp, conv_bwd_gpu_test.cpp; passed on an
+// H100 on 2026-11-27).
+#include "conv_sm90_tma_tiles.hpp"
 
 namespace {
 constexpr auto any_fwd = kdecl_instances::conv_sm90_tma::any_channels(kdecl::conv_direction::fwd);
