@@ -179,9 +179,18 @@ TEST(ShippedConvInstances, BackwardGpuKernelsArePlannedOffline) {
   auto odd_k = grouped_conv_problem{}.direction(conv_direction::bwd_data).batch(1).channels(3, 20)
                    .input_size({32, 32}).filter_size({3}).padding({1}).dtype(dtype::bf16);
   auto sel = dispatcher.select(odd_k);
-  ASSERT_TRUE(sel) << sel.explain();
-  EXPECT_EQ(sel.kernel->key().algo.vector_out, 1) << sel.kernel->name();
-  EXPECT_GE(sel.kernel->workspace_bytes(odd_k.normalized()), std::size_t(1 * 24 * 32 * 32 * 2)) << "dY' with K/G = 24";
+  ASSERT_TRUE(sel) << sel.explain();  // the direct kernel (stride 1) or the any-channel one
+  int any_channel = 0;
+  for (const auto& k : conv_kernels()) {
+    const auto& key = k->key();
+    if (k->arch() != arch_id::sm_90 || key.sig.dir != conv_direction::bwd_data || key.algo.pipe != pipeline::tma_wgmma ||
+        key.algo.vector_out != 1 || key.sig.ndim != 2 || key.sig.in != dtype::bf16)
+      continue;
+    ++any_channel;
+    EXPECT_FALSE(conv_rejection(*k, odd_k.normalized(), nullptr)) << k->name();
+    EXPECT_GE(k->workspace_bytes(odd_k.normalized()), std::size_t(1 * 24 * 32 * 32 * 2)) << "dY' with K/G = 24";
+  }
+  EXPECT_EQ(any_channel, 1);
   // ConvNeXt's 4x4 stride-4 stem: one GEMM into [N x 56 x 56][16 taps x 3] rows of the workspace
   // (then scattered to dx), instead of 16 one-tap phases.
   for (const auto& k : conv_kernels()) {
@@ -195,6 +204,30 @@ TEST(ShippedConvInstances, BackwardGpuKernelsArePlannedOffline) {
     const std::size_t rows = 2 * 56 * 56 * 16 * 3 * 2;
     EXPECT_EQ(k->workspace_bytes(patchify), 128 + (rows + 127) / 128 * 128) << k->name();
   }
+}
+
+// The direct backward-data kernels take grouped layers of stride 1 (ResNeXt's C/G = 4) as the forward
+// convolution of dY with the flipped weights, which they copy into the workspace; a strided grouped layer
+// is refused with the rule.
+TEST(ShippedConvInstances, DirectBackwardDataTakesStrideOneGroupedLayers) {
+  const auto grouped = [](std::int64_t stride) {
+    return grouped_conv_problem{}.direction(conv_direction::bwd_data).batch(32).channels(128, 128).groups(32)
+        .input_size({56, 56}).filter_size({3}).stride({stride}).padding({1}).dtype(dtype::bf16).normalized();
+  };
+  int direct = 0;
+  for (const auto& k : conv_kernels()) {
+    const auto& key = k->key();
+    if (k->arch() != arch_id::sm_90 || key.sig.dir != conv_direction::bwd_data ||
+        key.algo.pipe != pipeline::direct_conv || key.sig.ndim != 2 || key.sig.in != dtype::bf16)
+      continue;
+    ++direct;
+    EXPECT_FALSE(conv_rejection(*k, grouped(1), nullptr)) << k->name();
+    EXPECT_EQ(k->workspace_bytes(grouped(1)), 128u + 128 * 4 * 9 * 2) << k->name();
+    const auto why = conv_rejection(*k, grouped(2), nullptr);
+    ASSERT_TRUE(why) << k->name();
+    EXPECT_NE(why->find("and others of stride 1 only; C/G = 4, K/G = 4, stride 2x2"), std::string::npos) << *why;
+  }
+  if (direct == 0) GTEST_SKIP() << "no CUDA convolution kernels in this build";
 }
 
 // No valid convolution is refused on an H100 (planned offline): every direction, rank and 16-bit

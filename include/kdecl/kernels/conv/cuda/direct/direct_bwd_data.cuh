@@ -1,6 +1,7 @@
-// The direct depthwise backward-data convolution (pipeline direct_conv,
-// direction bwd_data): the input gradient of a depthwise layer (C/G = K/G = 1),
+// The direct backward-data convolution (pipeline direct_conv, direction bwd_data),
 // 1-D or 2-D, channels-last, 16-bit data, fp32 accumulation.
+//
+// Depthwise layers (C/G = K/G = 1), any stride: the input gradient directly,
 //
 //   dx[n, i, c] = sum over the taps f with i + pad - f*dilation = o*stride, 0 <= o < output size,
 //                 of dy[n, o, c] * w[c, f]
@@ -13,6 +14,12 @@
 // (i + pad - f*dilation) is a multiple of the stride: the other taps are skipped,
 // so a stride > 1 multiplies no zero (the stride phases of the pixels a thread
 // owns repeat identically across a warp's threads, so the skips do not diverge).
+//
+// Grouped and other layers of stride 1 with few channels per group (ResNeXt's 4 to 32): the
+// forward convolution of dy with the flipped, transposed weights (kernels/conv/
+// bwd_data_as_forward.hpp), run by the direct forward kernel of the same tile
+// (direct_fwd.cuh), whose grouped path the implicit GEMMs cannot match at so few channels;
+// the flipped copy (cuda/flip_transpose_weights.cuh) lives in the workspace.
 #pragma once
 
 #include <algorithm>
@@ -26,9 +33,12 @@
 #include "kdecl/arch/arch.hpp"
 #include "kdecl/conv/grouped_conv_problem.hpp"
 #include "kdecl/core/status.hpp"
+#include "kdecl/kernels/conv/bwd_data_as_forward.hpp"
 #include "kdecl/kernels/conv/cuda/direct/direct_config.cuh"
 #include "kdecl/kernels/conv/cuda/direct/direct_fwd.cuh"
+#include "kdecl/kernels/conv/cuda/flip_transpose_weights.cuh"
 #include "kdecl/kernels/cuda/device_types.cuh"
+#include "kdecl/kernels/cuda/stream_scratch.cuh"
 
 namespace kdecl::kernels::cuda::direct {
 
@@ -140,7 +150,27 @@ struct conv_direct_bwd_data {
   static constexpr int TH = K.algo.tile.m, TW = K.algo.tile.n, CB = K.algo.tile.k;
   static constexpr int threads = K.algo.warps.m * 32, PPT = K.algo.warp_tile.m, V = K.algo.vector_out;
 
-  static std::size_t workspace_bytes(const grouped_conv_problem&) { return 0; }
+  // The forward key of the same tile whose kernel runs the stride-1 layers that are not depthwise:
+  // dy is its input, dx its output (their vectors exchanged), the flipped weights its weights.
+  static constexpr grouped_conv_key forward_key = [] {
+    grouped_conv_key f = K;
+    f.sig.dir = conv_direction::fwd;
+    f.sig.in = K.sig.out;
+    f.sig.out = K.sig.in;
+    f.algo.vector_in = K.algo.vector_out;
+    f.algo.vector_out = K.algo.vector_in;
+    return f;
+  }();
+  static constexpr bool has_forward = direct_unsupported_reason(forward_key) == nullptr;
+  static constexpr std::size_t align = 128;
+
+  static bool depthwise(const grouped_conv_problem& p) { return p.c_per_group() == 1 && p.k_per_group() == 1; }
+
+  // Depthwise layers need none; the others the flipped weights (and the slack to align them).
+  static std::size_t workspace_bytes(const grouped_conv_problem& p) {
+    if (depthwise(p) || bwd_data_as_forward_reason(p)) return 0;
+    return align + std::size_t(p.elements(conv_tensor::weight)) * sizeof(T);
+  }
 
   static int staged_extent(int tile, std::int64_t filter, std::int64_t stride, std::int64_t dilation) {
     return int((tile - 1 + (filter - 1) * dilation) / stride + 1);
@@ -153,6 +183,69 @@ struct conv_direct_bwd_data {
   }
 
   static std::optional<std::string> why_not(const grouped_conv_problem& p, const grouped_conv_args& a) {
+    if (depthwise(p) || p.dir != K.sig.dir) return depthwise_reason(p, a);
+    if (!has_forward) return forward_refusal(p);
+    if (bwd_data_as_forward_reason(p)) return forward_refusal(p);
+    if (p != p.normalized()) return std::string("problem is not normalized");
+    if (!a.in || !a.wei || !a.out) return std::string("a tensor pointer (in, wei or out) is null");
+    return forward_type::why_not(forward_equivalent_of_bwd_data(p), forward_args(a, stand_in()));
+  }
+
+  static status run(const grouped_conv_problem& p, const grouped_conv_args& a, void* stream) {
+    if (depthwise(p)) return run_depthwise(p, a, stream);
+    if (auto why = why_not(p, a)) return status::error(*why);
+    if constexpr (has_forward) {
+      const grouped_conv_problem f = forward_equivalent_of_bwd_data(p);
+      const auto st = static_cast<cudaStream_t>(stream);
+      const stream_scratch scratch(a.workspace, a.workspace_bytes, workspace_bytes(p) - align, align, st,
+                                   "direct_conv bwd_data: the flipped weights");
+      if (!scratch) return scratch.error();
+      flipped_weights_batch flips;
+      flips.map[0] = flipped_weights_map_of(p, f);
+      flips.offset[0] = 0;
+      flips.count = 1;
+      if (status s = flip_transpose_weights<T>(flips, a.wei, scratch.get(), st); !s) return s;
+      return forward_type::run(f, forward_args(a, scratch.get()), stream);
+    }
+    return status::error("direct_conv bwd_data: no forward kernel for this key");
+  }
+
+ private:
+  // The forward kernel (a placeholder where the key has none: then nothing refers to it).
+  struct no_forward {
+    static std::optional<std::string> why_not(const grouped_conv_problem&, const grouped_conv_args&) {
+      return std::string("no direct forward kernel of this tile");
+    }
+    static status run(const grouped_conv_problem&, const grouped_conv_args&, void*) {
+      return status::error("no direct forward kernel of this tile");
+    }
+  };
+  template <bool Has, class = void>
+  struct forward_of {
+    using type = no_forward;
+  };
+  template <class Unused>
+  struct forward_of<true, Unused> {
+    using type = conv_direct_fwd<forward_key>;
+  };
+  using forward_type = typename forward_of<has_forward>::type;
+
+  static std::string forward_refusal(const grouped_conv_problem& p) {
+    return "direct_conv bwd_data computes depthwise layers (C/G = K/G = 1), and others of stride 1 only; C/G = " +
+           std::to_string(p.c_per_group()) + ", K/G = " + std::to_string(p.k_per_group()) + ", stride " +
+           std::to_string(p.stride_dims[1]) + "x" + std::to_string(p.stride_dims[2]);
+  }
+  // The forward problem's operands: dy in, the flipped weights, dx out.
+  static grouped_conv_args forward_args(const grouped_conv_args& a, void* flipped) {
+    grouped_conv_args f;
+    f.in = a.out;
+    f.wei = flipped;
+    f.out = a.in;
+    return f;
+  }
+  static void* stand_in() { return reinterpret_cast<void*>(std::uintptr_t{align}); }
+
+  static std::optional<std::string> depthwise_reason(const grouped_conv_problem& p, const grouped_conv_args& a) {
     const auto& s = K.sig;
     if (p.dir != s.dir || p.ndim() != s.ndim || p.layout_or_default() != s.lay || p.in_type != s.in ||
         p.wei_type != s.wei || p.out_type != s.out || p.acc_type != s.acc)
@@ -203,8 +296,8 @@ struct conv_direct_bwd_data {
     return cudaGetLastError();
   }
 
-  static status run(const grouped_conv_problem& p, const grouped_conv_args& a, void* stream) {
-    if (auto why = why_not(p, a)) return status::error(*why);
+  static status run_depthwise(const grouped_conv_problem& p, const grouped_conv_args& a, void* stream) {
+    if (auto why = depthwise_reason(p, a)) return status::error(*why);
     int dev = 0, smem_optin = 0;
     if (cudaGetDevice(&dev) != cudaSuccess) return status::error("no CUDA device");
     cudaDeviceGetAttribute(&smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
