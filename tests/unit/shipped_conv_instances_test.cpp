@@ -208,7 +208,7 @@ TEST(ShippedConvInstances, BackwardGpuKernelsArePlannedOffline) {
 
 // The direct backward-data kernels take grouped layers of stride 1 (ResNeXt's C/G = 4) as the forward
 // convolution of dY with the flipped weights, which they copy into the workspace; a strided grouped layer
-// is refused with the rule.
+// is refused with the rule, and so is a dense one.
 TEST(ShippedConvInstances, DirectBackwardDataTakesStrideOneGroupedLayers) {
   const auto grouped = [](std::int64_t stride) {
     return grouped_conv_problem{}.direction(conv_direction::bwd_data).batch(32).channels(128, 128).groups(32)
@@ -225,7 +225,13 @@ TEST(ShippedConvInstances, DirectBackwardDataTakesStrideOneGroupedLayers) {
     EXPECT_EQ(k->workspace_bytes(grouped(1)), 128u + 128 * 4 * 9 * 2) << k->name();
     const auto why = conv_rejection(*k, grouped(2), nullptr);
     ASSERT_TRUE(why) << k->name();
-    EXPECT_NE(why->find("and others of stride 1 only; C/G = 4, K/G = 4, stride 2x2"), std::string::npos) << *why;
+    EXPECT_NE(why->find("and grouped layers (G > 1) of stride 1 only; G = 32, C/G = 4, K/G = 4, stride 2x2"),
+              std::string::npos)
+        << *why;
+    // A dense layer stays with the implicit GEMMs.
+    const auto dense = grouped_conv_problem{}.direction(conv_direction::bwd_data).batch(1).channels(1, 64)
+                           .input_size({572, 572}).filter_size({3}).dtype(dtype::bf16).normalized();
+    EXPECT_TRUE(conv_rejection(*k, dense, nullptr)) << k->name();
   }
   if (direct == 0) GTEST_SKIP() << "no CUDA convolution kernels in this build";
 }

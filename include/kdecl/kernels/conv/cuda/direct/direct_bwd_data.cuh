@@ -15,11 +15,13 @@
 // so a stride > 1 multiplies no zero (the stride phases of the pixels a thread
 // owns repeat identically across a warp's threads, so the skips do not diverge).
 //
-// Grouped and other layers of stride 1 with few channels per group (ResNeXt's 4 to 32): the
+// Grouped layers (G > 1) of stride 1 with few channels per group (ResNeXt's 4 to 32): the
 // forward convolution of dy with the flipped, transposed weights (kernels/conv/
 // bwd_data_as_forward.hpp), run by the direct forward kernel of the same tile
 // (direct_fwd.cuh), whose grouped path the implicit GEMMs cannot match at so few channels;
-// the flipped copy (cuda/flip_transpose_weights.cuh) lives in the workspace.
+// the flipped copy (cuda/flip_transpose_weights.cuh) lives in the workspace. Dense layers
+// (G = 1) stay with the implicit GEMMs: the direct kernel is up to 20x slower there (a U-Net
+// stem, measured), and a selection model that has not seen a layer could still pick it.
 #pragma once
 
 #include <algorithm>
@@ -166,9 +168,9 @@ struct conv_direct_bwd_data {
 
   static bool depthwise(const grouped_conv_problem& p) { return p.c_per_group() == 1 && p.k_per_group() == 1; }
 
-  // Depthwise layers need none; the others the flipped weights (and the slack to align them).
+  // Depthwise layers need none; grouped ones the flipped weights (and the slack to align them).
   static std::size_t workspace_bytes(const grouped_conv_problem& p) {
-    if (depthwise(p) || bwd_data_as_forward_reason(p)) return 0;
+    if (depthwise(p) || p.g == 1 || bwd_data_as_forward_reason(p)) return 0;
     return align + std::size_t(p.elements(conv_tensor::weight)) * sizeof(T);
   }
 
@@ -184,8 +186,7 @@ struct conv_direct_bwd_data {
 
   static std::optional<std::string> why_not(const grouped_conv_problem& p, const grouped_conv_args& a) {
     if (depthwise(p) || p.dir != K.sig.dir) return depthwise_reason(p, a);
-    if (!has_forward) return forward_refusal(p);
-    if (bwd_data_as_forward_reason(p)) return forward_refusal(p);
+    if (!has_forward || p.g == 1 || bwd_data_as_forward_reason(p)) return forward_refusal(p);
     if (p != p.normalized()) return std::string("problem is not normalized");
     if (!a.in || !a.wei || !a.out) return std::string("a tensor pointer (in, wei or out) is null");
     return forward_type::why_not(forward_equivalent_of_bwd_data(p), forward_args(a, stand_in()));
@@ -231,9 +232,10 @@ struct conv_direct_bwd_data {
   using forward_type = typename forward_of<has_forward>::type;
 
   static std::string forward_refusal(const grouped_conv_problem& p) {
-    return "direct_conv bwd_data computes depthwise layers (C/G = K/G = 1), and others of stride 1 only; C/G = " +
-           std::to_string(p.c_per_group()) + ", K/G = " + std::to_string(p.k_per_group()) + ", stride " +
-           std::to_string(p.stride_dims[1]) + "x" + std::to_string(p.stride_dims[2]);
+    return "direct_conv bwd_data computes depthwise layers (C/G = K/G = 1), and grouped layers (G > 1) of stride "
+           "1 only; G = " + std::to_string(p.g) + ", C/G = " + std::to_string(p.c_per_group()) + ", K/G = " +
+           std::to_string(p.k_per_group()) + ", stride " + std::to_string(p.stride_dims[1]) + "x" +
+           std::to_string(p.stride_dims[2]);
   }
   // The forward problem's operands: dy in, the flipped weights, dx out.
   static grouped_conv_args forward_args(const grouped_conv_args& a, void* flipped) {
