@@ -152,8 +152,8 @@ struct conv_direct_bwd_data {
   static constexpr int TH = K.algo.tile.m, TW = K.algo.tile.n, CB = K.algo.tile.k;
   static constexpr int threads = K.algo.warps.m * 32, PPT = K.algo.warp_tile.m, V = K.algo.vector_out;
 
-  // The forward key of the same tile whose kernel runs the stride-1 layers that are not depthwise:
-  // dy is its input, dx its output (their vectors exchanged), the flipped weights its weights.
+  // The forward key of the same tile whose kernel runs the stride-1 grouped layers: dy is its
+  // input, dx its output (their vectors exchanged), the flipped weights its weights.
   static constexpr grouped_conv_key forward_key = [] {
     grouped_conv_key f = K;
     f.sig.dir = conv_direction::fwd;
