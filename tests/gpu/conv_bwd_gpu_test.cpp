@@ -8,7 +8,7 @@
 // one depth range (direct) and several (fp32 partials and the reduction), and with
 // C/G = 64 (the sm_90 kernel's TMA producer; other C/G take its gather); stems and odd C/G
 // (C/G = 1, 3, 13: the sm_90 kernels reading the input element by element), odd K/G
-// (5, 7, 20: dY, W and dW through channel-padded copies). Label `gpu`.
+// (5, 7, 20: dY, W and dW through channel-padded copies), patchify layers with groups. Label `gpu`.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -95,6 +95,10 @@ std::vector<grouped_conv_problem> backward_problems(int ndim) {
           P{}.batch(3).channels(5, 7).input_size({11, 12}).filter_size({3}).stride({2}).padding({1}),
           P{}.batch(1).channels(9, 15).groups(3).input_size({10, 9}).filter_size({3}).padding({1}),
           P{}.batch(4).channels(16, 20).input_size({30, 30}).filter_size({3}).stride({2}).padding({1}),
+          // Patchify layers with groups (stride = filter, no padding: one GEMM per group on W as stored,
+          // then the scatter), K/G = 16 as it is and K/G = 12 through the channel-padded dY
+          P{}.batch(2).channels(16, 32).groups(2).input_size({12, 10}).filter_size({2}).stride({2}),
+          P{}.batch(3).channels(16, 24).groups(2).input_size({9, 12}).filter_size({3}).stride({3}),
       };
   }
 }
