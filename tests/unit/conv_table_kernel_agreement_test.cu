@@ -55,35 +55,19 @@ inline constexpr auto broad = kernel_set(targets(sm_80, sm_86, sm_89, sm_90),
                                              .tile(any).warps(any).warp_tile(any).pipeline(cp_async).epilogue(any),
                                          grouped_conv().direction(bwd_weight).dtype(bf16).tile(any).warps(any)
                                              .warp_tile(any).pipeline(cp_async).vector_sizes(2, 4, 2));
-inline constexpr auto broad_sm90 = kernel_set(targets(sm_90), grouped_conv().direction(fwd).dtype(fp16).tile(any)
-                                                                  .warps(any).warp_tile(any).pipeline(tma_wgmma)
-                                                                  .stages(any).epilogue(any).scheduler(any),
-                                              grouped_conv().direction(bwd_data).dtype(bf16).tile(any).warps(any)
-                                                  .warp_tile(any).pipeline(tma_wgmma).stages(any).epilogue(any)
-                                                  .scheduler(any),
-                                              grouped_conv().direction(bwd_weight).dtype(fp16).tile(any).warps(any)
-                                                  .warp_tile(any).pipeline(tma_wgmma).stages(any).epilogue(any)
-                                                  .scheduler(any),
-                                              // Operands element by element (channel-padded copies,
-                                              // backward-data's flipped weights and pixel-mapped dx).
-                                              grouped_conv().direction(fwd).dtype(bf16).tile(any).warps(any)
-                                                  .warp_tile(any).pipeline(tma_wgmma).stages(any).epilogue(any)
-                                                  .scheduler(any).vector_sizes(1, 1, 8),
-                                              grouped_conv().direction(bwd_data).dtype(fp16).tile(any).warps(any)
-                                                  .warp_tile(any).pipeline(tma_wgmma).stages(any).epilogue(any)
-                                                  .scheduler(any).vector_sizes(1, 8, 8),
-                                              grouped_conv().direction(bwd_weight).dtype(bf16).tile(any).warps(any)
-                                                  .warp_tile(any).pipeline(tma_wgmma).stages(any).epilogue(any)
-                                                  .scheduler(any).vector_sizes(8, 1, 8),
-                                              grouped_conv().direction(fwd).dtype(bf16).tile(any).warps(any)
-                                                  .warp_tile(any).pipeline(tma_wgmma).stages(any).epilogue(any)
-                                                  .scheduler(any).vector_sizes(1, 1, 1),
-                                              grouped_conv().direction(bwd_data).dtype(bf16).tile(any).warps(any)
-                                                  .warp_tile(any).pipeline(tma_wgmma).stages(any).epilogue(any)
-                                                  .scheduler(any).vector_sizes(1, 1, 1),
-                                              grouped_conv().direction(bwd_weight).dtype(bf16).tile(any).warps(any)
-                                                  .warp_tile(any).pipeline(tma_wgmma).stages(any).epilogue(any)
-                                                  .scheduler(any).vector_sizes(1, 1, 1));
+// Every tile, warp layout, warp tile, stage count, epilogue and schedule of one direction and dtype on
+// sm_90's TMA + wgmma pipeline.
+constexpr auto wgmma_sweep(kdecl::conv_direction d, kdecl::dtype t) {
+  return grouped_conv().direction(d).dtype(t).tile(any).warps(any).warp_tile(any).pipeline(tma_wgmma).stages(any)
+      .epilogue(any).scheduler(any);
+}
+constexpr auto fwd_dir = kdecl::conv_direction::fwd;
+inline constexpr auto broad_sm90 = kernel_set(
+    targets(sm_90), wgmma_sweep(fwd_dir, fp16), wgmma_sweep(bwd_data, bf16), wgmma_sweep(bwd_weight, fp16),
+    // Operands element by element (channel-padded copies, backward-data's flipped weights and pixel-mapped dx).
+    wgmma_sweep(fwd_dir, bf16).vector_sizes(1, 1, 8), wgmma_sweep(bwd_data, fp16).vector_sizes(1, 8, 8),
+    wgmma_sweep(bwd_weight, bf16).vector_sizes(8, 1, 8), wgmma_sweep(fwd_dir, bf16).vector_sizes(1, 1, 1),
+    wgmma_sweep(bwd_data, bf16).vector_sizes(1, 1, 1), wgmma_sweep(bwd_weight, bf16).vector_sizes(1, 1, 1));
 }  // namespace sets
 
 constexpr auto compiled = dsl::expand<sets::fwd_16bit>();

@@ -60,4 +60,8 @@ class stream_scratch {
   std::string why_;
 };
 
+// What a kernel's why_not checks in place of scratch memory not yet taken: a pointer aligned as
+// stream_scratch's memory of that alignment will be (never dereferenced).
+inline void* scratch_stand_in(std::size_t align) { return reinterpret_cast<void*>(std::uintptr_t{align}); }
+
 }  // namespace kdecl::kernels::cuda

@@ -199,8 +199,7 @@ struct channel_padded {
   static void*& tensor_of(grouped_conv_args& a, conv_tensor t) {
     return t == conv_tensor::input ? a.in : t == conv_tensor::weight ? a.wei : a.out;
   }
-  // What why_not checks in place of a copy (not yet made): a pointer aligned as the copies are.
-  static void* stand_in() { return reinterpret_cast<void*>(std::uintptr_t{align}); }
+  static void* stand_in() { return scratch_stand_in(align); }  // a copy not yet made
 };
 
 }  // namespace kdecl::kernels::cuda

@@ -29,6 +29,7 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <type_traits>
 
 #include <cuda_runtime.h>
 
@@ -167,10 +168,14 @@ struct conv_direct_bwd_data {
   static constexpr std::size_t align = 128;
 
   static bool depthwise(const grouped_conv_problem& p) { return p.c_per_group() == 1 && p.k_per_group() == 1; }
+  // A grouped layer of stride 1 that is not depthwise: the forward kernel's (if the tile has one).
+  static bool runs_as_forward(const grouped_conv_problem& p) {
+    return has_forward && !depthwise(p) && p.g > 1 && !bwd_data_as_forward_reason(p);
+  }
 
   // Depthwise layers need none; grouped ones the flipped weights (and the slack to align them).
   static std::size_t workspace_bytes(const grouped_conv_problem& p) {
-    if (depthwise(p) || p.g == 1 || bwd_data_as_forward_reason(p)) return 0;
+    if (!runs_as_forward(p)) return 0;
     return align + std::size_t(p.elements(conv_tensor::weight)) * sizeof(T);
   }
 
@@ -186,7 +191,7 @@ struct conv_direct_bwd_data {
 
   static std::optional<std::string> why_not(const grouped_conv_problem& p, const grouped_conv_args& a) {
     if (depthwise(p) || p.dir != K.sig.dir) return depthwise_reason(p, a);
-    if (!has_forward || p.g == 1 || bwd_data_as_forward_reason(p)) return forward_refusal(p);
+    if (!runs_as_forward(p)) return forward_refusal(p);
     if (p != p.normalized()) return std::string("problem is not normalized");
     if (!a.in || !a.wei || !a.out) return std::string("a tensor pointer (in, wei or out) is null");
     return forward_type::why_not(forward_equivalent_of_bwd_data(p), forward_args(a, stand_in()));
@@ -212,7 +217,8 @@ struct conv_direct_bwd_data {
   }
 
  private:
-  // The forward kernel (a placeholder where the key has none: then nothing refers to it).
+  // The forward kernel (a placeholder where the key has none: then runs_as_forward is false and
+  // nothing calls it; naming conv_direct_fwd<forward_key> in conditional_t does not instantiate it).
   struct no_forward {
     static std::optional<std::string> why_not(const grouped_conv_problem&, const grouped_conv_args&) {
       return std::string("no direct forward kernel of this tile");
@@ -221,15 +227,7 @@ struct conv_direct_bwd_data {
       return status::error("no direct forward kernel of this tile");
     }
   };
-  template <bool Has, class = void>
-  struct forward_of {
-    using type = no_forward;
-  };
-  template <class Unused>
-  struct forward_of<true, Unused> {
-    using type = conv_direct_fwd<forward_key>;
-  };
-  using forward_type = typename forward_of<has_forward>::type;
+  using forward_type = std::conditional_t<has_forward, conv_direct_fwd<forward_key>, no_forward>;
 
   static std::string forward_refusal(const grouped_conv_problem& p) {
     return "direct_conv bwd_data computes depthwise layers (C/G = K/G = 1), and grouped layers (G > 1) of stride "
@@ -245,7 +243,7 @@ struct conv_direct_bwd_data {
     f.out = a.in;
     return f;
   }
-  static void* stand_in() { return reinterpret_cast<void*>(std::uintptr_t{align}); }
+  static void* stand_in() { return scratch_stand_in(align); }  // the flipped copy, not yet made
 
   static std::optional<std::string> depthwise_reason(const grouped_conv_problem& p, const grouped_conv_args& a) {
     const auto& s = K.sig;

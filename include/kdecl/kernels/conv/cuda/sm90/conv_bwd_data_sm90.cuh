@@ -245,8 +245,7 @@ struct conv_bwd_data {
   static std::size_t weights_bytes(const bwd_data_phase_problem& ph) {
     return (std::size_t(ph.weights.elements()) * sizeof(data_t) + align - 1) / align * align;
   }
-  // What why_not checks in place of w' or the patch rows (not yet made): a pointer aligned as they will be.
-  static void* stand_in() { return reinterpret_cast<void*>(std::uintptr_t{align}); }
+  static void* stand_in() { return scratch_stand_in(align); }  // w' or the patch rows, not yet made
   static grouped_conv_args stand_in_args() { return {stand_in(), stand_in(), stand_in()}; }
 };
 

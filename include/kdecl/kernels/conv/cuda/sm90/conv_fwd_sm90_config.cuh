@@ -62,10 +62,6 @@ constexpr grouped_conv_key forward_key_of_bwd_data(grouped_conv_key k) {
 // runs the kernel of its gathering key on the copies: the same key with 16-byte vectors.
 // Backward-data's dx and weights are the exception: its flipped weight copy and pixel-mapped
 // store take any C/G as they are (sm90/conv_bwd_data_sm90.cuh), so only its dY is copied.
-constexpr bool reads_channel_padded_copies(const grouped_conv_key& k) {
-  if (k.sig.dir == conv_direction::bwd_data) return k.algo.vector_out == 1;
-  return k.algo.vector_in == 1 || k.algo.vector_wei == 1 || k.algo.vector_out == 1;
-}
 constexpr grouped_conv_key gathering_key(grouped_conv_key k) {
   const bool backward_data = k.sig.dir == conv_direction::bwd_data;
   if (k.algo.vector_in == 1 && !backward_data) k.algo.vector_in = 128 / bits_of(k.sig.in);
@@ -73,6 +69,7 @@ constexpr grouped_conv_key gathering_key(grouped_conv_key k) {
   if (k.algo.vector_out == 1) k.algo.vector_out = 128 / bits_of(k.sig.out);
   return k;
 }
+constexpr bool reads_channel_padded_copies(const grouped_conv_key& k) { return gathering_key(k) != k; }
 
 // Backward-weight: A = dY read M-major (output channels contiguous), B = the input
 // gathered N-major (channels contiguous), C = dW (row-major: each output channel's
