@@ -25,7 +25,8 @@
 #   BENCH_CONV_FILTER, BENCH_FMHA_FILTER   `--where` of each bench (default: every problem),
 #                  e.g. BENCH_CONV_FILTER='direction=fwd,class=depthwise|grouped'
 #   BENCH_DIRECTIONS  conv directions (default all)
-#   BENCH_DTYPES   fmha dtypes (default bf16,fp16); conv dtype: BENCH_CONV_DTYPE (default bf16)
+#   BENCH_DTYPES   fmha dtypes (default bf16,fp16); conv dtype: BENCH_CONV_DTYPE (default bf16),
+#                  and BENCH_CONV_COMPUTE=tf32 for fp32 multiplied in tf32 (cuDNN with default math)
 #   BENCH_TIMING   timing options (default: --warmup 5 --iters 30 --target-ms 60 --top 3)
 #   CUDNN_LIB      folder holding libcudnn.so.9 (default: PyTorch's nvidia.cudnn package's lib/)
 #   NVRTC_LIB      folder holding libnvrtc.so.* for cuDNN's runtime-compiled engines (default: found
@@ -121,8 +122,9 @@ for line in open(sys.argv[1]):
 fi
 for op in "${ops[@]}"; do
   if [[ $op == conv ]]; then
-    stem=conv_${BENCH_CONV_DTYPE:-bf16}
+    stem=conv_${BENCH_CONV_DTYPE:-bf16}${BENCH_CONV_COMPUTE:+_$BENCH_CONV_COMPUTE}
     args=(--problems benchmarks/shapes/conv_*.csv --dtype "${BENCH_CONV_DTYPE:-bf16}" --directions "${BENCH_DIRECTIONS:-all}")
+    [[ -n ${BENCH_CONV_COMPUTE:-} ]] && args+=(--compute "$BENCH_CONV_COMPUTE")
     [[ -n ${BENCH_CONV_FILTER:-} ]] && args+=(--where "$BENCH_CONV_FILTER")
   else
     stem=fmha_$(tr ',' '_' <<< "${BENCH_DTYPES:-bf16,fp16}")

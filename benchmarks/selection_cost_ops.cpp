@@ -135,7 +135,7 @@ int main(int argc, char** argv) {
           for (int vector : {8, 4, 2}) {
             grouped_conv_key k;
             k.sig.dir = conv_direction::fwd;
-            k.sig.in = k.sig.wei = k.sig.out = dtype::bf16;
+            k.sig.in = k.sig.wei = k.sig.out = k.sig.compute = dtype::bf16;
             k.sig.acc = dtype::fp32;
             k.algo.tile = {tm, tn, tk};
             k.algo.warps = {2, 2, 1};

@@ -1,5 +1,6 @@
 // Host (CPU) grouped-convolution kernels: every direction, rank and layout in
-// fp16, bf16 and fp32 (fp32 accumulation). They run where no GPU is, and the
+// fp16, bf16 and fp32 (fp32 accumulation), and fp32 multiplied in tf32 (operands
+// rounded to tf32 as a tensor core reads them: .compute(tf32)). They run where no GPU is, and the
 // GPU kernels' tests compare against the same double reference they pass.
 //
 // The tile is the implicit GEMM's cache blocking and the warp tile its
@@ -36,7 +37,13 @@ DECL_KERNEL_SET(conv_host_fwd,
     fwd_kernel.dtype(fp32).ndim(3).layout(ndhwgc),
     fwd_kernel.dtype(fp32).ndim(1).layout(gnwc),
     fwd_kernel.dtype(fp32).ndim(2).layout(gnhwc),
-    fwd_kernel.dtype(fp32).ndim(3).layout(gndhwc));
+    fwd_kernel.dtype(fp32).ndim(3).layout(gndhwc),
+    fwd_kernel.dtype(fp32).compute(tf32).ndim(1).layout(nwgc),
+    fwd_kernel.dtype(fp32).compute(tf32).ndim(2).layout(nhwgc),
+    fwd_kernel.dtype(fp32).compute(tf32).ndim(3).layout(ndhwgc),
+    fwd_kernel.dtype(fp32).compute(tf32).ndim(1).layout(gnwc),
+    fwd_kernel.dtype(fp32).compute(tf32).ndim(2).layout(gnhwc),
+    fwd_kernel.dtype(fp32).compute(tf32).ndim(3).layout(gndhwc));
 
 DECL_KERNEL_SET(conv_host_bwd_data,
     targets(host),
@@ -57,7 +64,13 @@ DECL_KERNEL_SET(conv_host_bwd_data,
     bwd_data_kernel.dtype(fp32).ndim(3).layout(ndhwgc),
     bwd_data_kernel.dtype(fp32).ndim(1).layout(gnwc),
     bwd_data_kernel.dtype(fp32).ndim(2).layout(gnhwc),
-    bwd_data_kernel.dtype(fp32).ndim(3).layout(gndhwc));
+    bwd_data_kernel.dtype(fp32).ndim(3).layout(gndhwc),
+    bwd_data_kernel.dtype(fp32).compute(tf32).ndim(1).layout(nwgc),
+    bwd_data_kernel.dtype(fp32).compute(tf32).ndim(2).layout(nhwgc),
+    bwd_data_kernel.dtype(fp32).compute(tf32).ndim(3).layout(ndhwgc),
+    bwd_data_kernel.dtype(fp32).compute(tf32).ndim(1).layout(gnwc),
+    bwd_data_kernel.dtype(fp32).compute(tf32).ndim(2).layout(gnhwc),
+    bwd_data_kernel.dtype(fp32).compute(tf32).ndim(3).layout(gndhwc));
 
 DECL_KERNEL_SET(conv_host_bwd_weight,
     targets(host),
@@ -78,4 +91,10 @@ DECL_KERNEL_SET(conv_host_bwd_weight,
     bwd_weight_kernel.dtype(fp32).ndim(3).layout(ndhwgc),
     bwd_weight_kernel.dtype(fp32).ndim(1).layout(gnwc),
     bwd_weight_kernel.dtype(fp32).ndim(2).layout(gnhwc),
-    bwd_weight_kernel.dtype(fp32).ndim(3).layout(gndhwc));
+    bwd_weight_kernel.dtype(fp32).ndim(3).layout(gndhwc),
+    bwd_weight_kernel.dtype(fp32).compute(tf32).ndim(1).layout(nwgc),
+    bwd_weight_kernel.dtype(fp32).compute(tf32).ndim(2).layout(nhwgc),
+    bwd_weight_kernel.dtype(fp32).compute(tf32).ndim(3).layout(ndhwgc),
+    bwd_weight_kernel.dtype(fp32).compute(tf32).ndim(1).layout(gnwc),
+    bwd_weight_kernel.dtype(fp32).compute(tf32).ndim(2).layout(gnhwc),
+    bwd_weight_kernel.dtype(fp32).compute(tf32).ndim(3).layout(gndhwc));

@@ -14,13 +14,13 @@ namespace kdecl {
 namespace {
 
 // Everything a kernel must match exactly; the index buckets kernels by it.
-using signature_tuple = std::tuple<conv_direction, int, conv_layout, dtype, dtype, dtype, dtype>;
+using signature_tuple = std::tuple<conv_direction, int, conv_layout, dtype, dtype, dtype, dtype, dtype>;
 
 signature_tuple signature_of(const grouped_conv_signature& s) {
-  return {s.dir, s.ndim, s.lay, s.in, s.wei, s.out, s.acc};
+  return {s.dir, s.ndim, s.lay, s.in, s.wei, s.out, s.acc, s.compute};
 }
 signature_tuple signature_of(const grouped_conv_problem& p) {
-  return {p.dir, p.ndim(), p.layout_or_default(), p.in_type, p.wei_type, p.out_type, p.acc_type};
+  return {p.dir, p.ndim(), p.layout_or_default(), p.in_type, p.wei_type, p.out_type, p.acc_type, p.compute_type};
 }
 
 // The signature is checked in stages (direction, rank and layout, dtypes), so a
@@ -38,7 +38,8 @@ std::optional<std::string> signature_mismatch(const grouped_conv_signature& s, c
         fmt::format("layout is {}, the problem's is {}", to_string(s.lay), to_string(p.layout_or_default())));
   check.passed_stage();
   for (auto [what, kernel, problem] : {std::tuple{"input", s.in, p.in_type}, {"weight", s.wei, p.wei_type},
-                                      {"output", s.out, p.out_type}, {"accumulator", s.acc, p.acc_type}})
+                                      {"output", s.out, p.out_type}, {"accumulator", s.acc, p.acc_type},
+                                      {"compute", s.compute, p.compute_type}})
     if (kernel != problem)
       return check.reject(fmt::format("{} dtype is {}, the problem's is {}", what, to_string(kernel),
                                       to_string(problem)));

@@ -9,7 +9,8 @@
 namespace kdecl {
 namespace {
 
-bool default_dtypes(const grouped_conv_signature& s) {
+// One dtype throughout, its default accumulator (the multiply may still be tf32).
+bool uniform_dtypes(const grouped_conv_signature& s) {
   return s.wei == s.in && s.out == s.in && s.acc == default_accumulator(s.in);
 }
 
@@ -20,9 +21,10 @@ std::string kernel_name(const grouped_conv_key& key) {
   const auto& a = key.algo;
   if (!key.concrete()) throw std::invalid_argument("kernel_name: the convolution key still holds a wildcard");
   std::string out = fmt::format("conv_{}_{}d_", to_string(s.dir), s.ndim);
-  out += default_dtypes(s) ? std::string(to_string(s.in))
+  out += uniform_dtypes(s) ? std::string(to_string(s.in))
                            : fmt::format("{}-{}-{}-{}", to_string(s.in), to_string(s.wei), to_string(s.out),
                                          to_string(s.acc));
+  if (s.compute != s.in) out += fmt::format("-{}", to_string(s.compute));
   out += fmt::format("_{}", to_string(s.lay));
   if (s.spec != conv_specialization::none) out += fmt::format("_{}", to_string(s.spec));
   out += fmt::format("_{}_{}_{}_{}x{}x{}_{}x{}x{}_{}x{}x{}_s{}_v{}x{}x{}", to_string(a.pipe), to_string(a.epi),
@@ -47,17 +49,23 @@ grouped_conv_key parse_conv_name(std::string_view name) {
 
   const auto dt = r.take("dtypes");
   const auto dts = detail::name_reader::split(dt, '-');
-  if (dts.size() == 1) {
+  // dtype[-compute] or in-wei-out-acc[-compute]; the compute is named only when it is not the input's.
+  if (dts.size() == 1 || dts.size() == 2) {
     s.in = s.wei = s.out = r.parse_enum<dtype>(dts[0], "dtype");
     s.acc = default_accumulator(s.in);
-  } else if (dts.size() == 4) {
+  } else if (dts.size() == 4 || dts.size() == 5) {
     s.in = r.parse_enum<dtype>(dts[0], "dtype");
     s.wei = r.parse_enum<dtype>(dts[1], "dtype");
     s.out = r.parse_enum<dtype>(dts[2], "dtype");
     s.acc = r.parse_enum<dtype>(dts[3], "dtype");
-    if (default_dtypes(s)) r.bad(dt, "spells out default dtypes (the short form is canonical)");
+    if (uniform_dtypes(s)) r.bad(dt, "spells out default dtypes (the short form is canonical)");
   } else {
-    r.bad(dt, "is neither one dtype nor four dash-separated dtypes (in-wei-out-acc)");
+    r.bad(dt, "is neither dtype[-compute] nor in-wei-out-acc[-compute]");
+  }
+  s.compute = s.in;
+  if (dts.size() == 2 || dts.size() == 5) {
+    s.compute = r.parse_enum<dtype>(dts.back(), "compute dtype");
+    if (s.compute == s.in) r.bad(dt, "names the input's dtype as the compute (the short form is canonical)");
   }
   s.lay = r.take_enum<conv_layout>("convolution layout");
   if (spatial_rank(s.lay) != s.ndim) r.bad(to_string(s.lay), fmt::format("is not a {}-D layout", s.ndim));

@@ -261,6 +261,10 @@ std::optional<std::string> grouped_conv_problem::validate() const {
     return fmt::format("accumulator {} does not suit {} data (floating-point data accumulates in fp32, fp64 in fp64, "
                        "int8 in int32)",
                        to_string(acc_type), to_string(in_type));
+  if (compute_type != in_type && !(compute_type == kdecl::dtype::tf32 && in_type == kdecl::dtype::fp32))
+    return fmt::format("compute {} does not suit {} data: a convolution multiplies in its input's dtype, or in tf32 "
+                       "for fp32 data",
+                       to_string(compute_type), to_string(in_type));
 
   for (conv_tensor t : {conv_tensor::input, conv_tensor::weight, conv_tensor::output}) {
     const auto& s = strides_of(t);
@@ -347,6 +351,7 @@ std::string grouped_conv_problem::describe() const {
   std::string types = in_type == wei_type && in_type == out_type
                           ? std::string(to_string(in_type))
                           : fmt::format("{}-{}-{}", to_string(in_type), to_string(wei_type), to_string(out_type));
+  if (compute_type != in_type) types += fmt::format(" (multiplied in {})", to_string(compute_type));
   return fmt::format("{} {}-D N={} C={} K={} G={} input {} filter {} stride {} dilation {} padding {}/{} "
                      "(output {}) {} {}",
                      to_string(dir), rank, n, c, k, g, dims([&](int s) { return p.input_dims[s]; }),

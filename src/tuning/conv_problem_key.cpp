@@ -44,21 +44,24 @@ conv_tensor_strides parse_strides(std::string_view key, std::string_view s) {
   return t;
 }
 
-std::string signature_text(conv_direction dir, dtype in, dtype wei, dtype out, dtype acc, conv_layout lay) {
-  return fmt::format("conv/{}/{}-{}-{}-{}/{}", to_string(dir), to_string(in), to_string(wei), to_string(out),
-                     to_string(acc), to_string(lay));
+// in-wei-out-acc, with -compute appended when the multiply is not the input's dtype (fp32 in tf32).
+std::string signature_text(conv_direction dir, dtype in, dtype wei, dtype out, dtype acc, dtype compute,
+                           conv_layout lay) {
+  return fmt::format("conv/{}/{}-{}-{}-{}{}/{}", to_string(dir), to_string(in), to_string(wei), to_string(out),
+                     to_string(acc), compute == in ? std::string() : "-" + std::string(to_string(compute)),
+                     to_string(lay));
 }
 
 }  // namespace
 
 std::string problem_signature(const grouped_conv_problem& problem) {
   const auto p = problem.normalized();
-  return signature_text(p.dir, p.in_type, p.wei_type, p.out_type, p.acc_type, p.layout_or_default());
+  return signature_text(p.dir, p.in_type, p.wei_type, p.out_type, p.acc_type, p.compute_type, p.layout_or_default());
 }
 
 std::string kernel_signature(const grouped_conv_key& key) {
   const auto& s = key.sig;
-  return signature_text(s.dir, s.in, s.wei, s.out, s.acc, s.lay);
+  return signature_text(s.dir, s.in, s.wei, s.out, s.acc, s.compute, s.lay);
 }
 
 std::vector<std::string> conv_kernels_of_signatures(const std::vector<std::string>& names,
@@ -97,9 +100,10 @@ grouped_conv_problem parse_conv_problem_key(std::string_view key) {
   grouped_conv_problem p;
   p.dir = parse_enum<conv_direction>(key, parts[1]);
   auto dts = split(parts[2], '-');
-  if (dts.size() != 4) bad(key, parts[2], "is not <in>-<wei>-<out>-<acc>");
+  if (dts.size() != 4 && dts.size() != 5) bad(key, parts[2], "is not <in>-<wei>-<out>-<acc>[-<compute>]");
   p.dtypes(parse_enum<dtype>(key, dts[0]), parse_enum<dtype>(key, dts[1]), parse_enum<dtype>(key, dts[2]));
   p.accumulator(parse_enum<dtype>(key, dts[3]));
+  if (dts.size() == 5) p.compute(parse_enum<dtype>(key, dts[4]));
   const conv_layout lay = parse_enum<conv_layout>(key, parts[3]);
   p.layout(lay);
   const int r = spatial_rank(lay);

@@ -39,7 +39,8 @@ struct conv_op {
   // Every field of a normalized problem (what problem_key() spells out), as bytes.
   static detail::byte_key cache_key(const grouped_conv_problem& p) {
     detail::byte_key k;
-    k.add(p.dir, p.n, p.c, p.k, p.g, p.layout_or_default(), p.in_type, p.wei_type, p.out_type, p.acc_type);
+    k.add(p.dir, p.n, p.c, p.k, p.g, p.layout_or_default(), p.in_type, p.wei_type, p.out_type, p.acc_type,
+          p.compute_type);
     for (const conv_dims* d : {&p.input_dims, &p.filter_dims, &p.stride_dims, &p.dilation_dims, &p.pad_left_dims,
                                &p.pad_right_dims})
       k.add(d->v, d->count);

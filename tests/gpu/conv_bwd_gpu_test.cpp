@@ -113,7 +113,7 @@ void check_every_kernel(conv_direction dir) {
     int seed = 0;
     for (auto p : backward_problems(k->key().sig.ndim)) {
       const auto& s = k->key().sig;
-      p.direction(s.dir).dtypes(s.in, s.wei, s.out).layout(s.lay);
+      p.direction(s.dir).dtypes(s.in, s.wei, s.out).compute(s.compute).layout(s.lay);
       if (auto why = conv_rejection(*k, p.normalized(), nullptr)) {
         ++refused;
         continue;

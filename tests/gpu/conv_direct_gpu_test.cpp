@@ -89,7 +89,7 @@ TEST(ConvDirectGpu, EveryInstanceMatchesTheHostReference) {
     int checked = 0, seed = 0;
     for (auto p : odd_problems(k->key().sig.ndim)) {
       const auto& s = k->key().sig;
-      p.direction(s.dir).dtypes(s.in, s.wei, s.out).layout(s.lay);
+      p.direction(s.dir).dtypes(s.in, s.wei, s.out).compute(s.compute).layout(s.lay);
       if (auto why = conv_rejection(*k, p.normalized(), nullptr)) {
         // Refusals are for the channel vector, or a backward kernel given a layer that is not
         // depthwise (every problem here fits shared memory).

@@ -40,7 +40,7 @@ TEST(ConvGpuInstances, MatchTheHostReference) {
     int seed = 0, checked_here = 0;
     for (auto p : conv_test::odd_problems(k->key().sig.ndim)) {
       const auto& s = k->key().sig;
-      p.direction(s.dir).dtypes(s.in, s.wei, s.out).layout(s.lay);
+      p.direction(s.dir).dtypes(s.in, s.wei, s.out).compute(s.compute).layout(s.lay);
       if (conv_rejection(*k, p.normalized(), nullptr)) {
         ++refused;
         continue;

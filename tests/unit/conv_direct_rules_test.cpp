@@ -23,7 +23,7 @@ grouped_conv_key direct_key(dtype d = dtype::bf16, int vector = 8, arch_id arch 
   k.sig.dir = conv_direction::fwd;
   k.sig.ndim = 2;
   k.sig.lay = conv_layout::nhwgc;
-  k.sig.in = k.sig.wei = k.sig.out = d;
+  k.sig.in = k.sig.wei = k.sig.out = k.sig.compute = d;
   k.sig.acc = dtype::fp32;
   const int lanes = 64 / vector, threads = 256, workers = threads / lanes;
   k.algo.tile = {8, 8, 64};
@@ -82,8 +82,11 @@ TEST(ConvDirectRules, EachRuleRejectsWithItsDiagnostic) {
   k.sig.dir = conv_direction::bwd_weight;  // every direction is offered (bwd_data and bwd_weight: depthwise)
   EXPECT_TRUE(dsl::validate(k, arch_id::sm_90).ok());
   k = direct_key();
-  k.sig.in = k.sig.wei = k.sig.out = dtype::fp32;
+  k.sig.in = k.sig.wei = k.sig.out = k.sig.compute = dtype::fp32;
   EXPECT_EQ(rule_of(k), dsl::rule::conv_dtypes_not_offered_by_pipeline);
+  k = direct_key();
+  k.sig.compute = dtype::tf32;  // CUDA cores multiply in the data's dtype
+  EXPECT_EQ(rule_of(k), dsl::rule::conv_computes_in_its_input_dtype);
   k = direct_key(dtype::bf16, 16);  // 32 bytes
   EXPECT_EQ(rule_of(k), dsl::rule::conv_vector_bytes_not_offered_by_pipeline);
   k = direct_key();
@@ -103,7 +106,7 @@ TEST(ConvDirectRules, EachRuleRejectsWithItsDiagnostic) {
 
 TEST(ConvDirectRules, ExpansionResolvesDefaultsAndWalksDtypes) {
   grouped_conv_key decl = direct_key();
-  decl.sig.in = decl.sig.wei = decl.sig.out = decl.sig.acc = dtype::any;
+  decl.sig.in = decl.sig.wei = decl.sig.out = decl.sig.acc = decl.sig.compute = dtype::any;
   decl.algo.stages = 0;
   decl.algo.epi = epilogue::any;
   decl.algo.sched = scheduler::any;

@@ -20,7 +20,7 @@ grouped_conv_key wgmma_key() {
   k.sig.dir = conv_direction::fwd;
   k.sig.ndim = 2;
   k.sig.lay = conv_layout::nhwgc;
-  k.sig.in = k.sig.wei = k.sig.out = dtype::bf16;
+  k.sig.in = k.sig.wei = k.sig.out = k.sig.compute = dtype::bf16;
   k.sig.acc = dtype::fp32;
   k.algo.tile = {128, 128, 64};
   k.algo.warps = {8, 1, 1};
@@ -76,7 +76,7 @@ TEST(ConvSm90Rules, RefusalsNameTheValueAndTheRule) {
   EXPECT_EQ(dsl::validate(narrow, arch_id::sm_90).r, dsl::rule::conv_vector_bytes_not_offered_by_pipeline);
 
   auto fp32 = wgmma_key();
-  fp32.sig.in = fp32.sig.wei = fp32.sig.out = dtype::fp32;
+  fp32.sig.in = fp32.sig.wei = fp32.sig.out = fp32.sig.compute = dtype::fp32;
   EXPECT_FALSE(dsl::validate(fp32, arch_id::sm_90).ok());
 }
 

@@ -14,7 +14,7 @@ inline grouped_conv_key make_conv_key(conv_direction dir, dtype d, int tm, int t
   k.sig.dir = dir;
   k.sig.ndim = 2;
   k.sig.lay = conv_layout::nhwgc;
-  k.sig.in = k.sig.wei = k.sig.out = d;
+  k.sig.in = k.sig.wei = k.sig.out = k.sig.compute = d;
   k.sig.acc = default_accumulator(d);
   k.algo.tile = {tm, tn, tk};
   k.algo.warps = {2, 2, 1};

@@ -54,6 +54,10 @@ TEST(ConvProblemKey, RoundTripsAndNamesBadSegments) {
   in.n = 56 * 56 * 256 + 64;
   padded.input_strides(in);
   problems.push_back(padded);
+  // fp32 multiplied in tf32: the compute is a fifth dtype (and a different key from exact fp32).
+  auto tf32 = problems[2];
+  tf32.compute(dtype::tf32);
+  problems.push_back(tf32);
   std::set<std::string> keys;
   for (const auto& p : problems) {
     const auto key = problem_key(p);
@@ -64,6 +68,8 @@ TEST(ConvProblemKey, RoundTripsAndNamesBadSegments) {
   EXPECT_EQ(keys.size(), problems.size());
   EXPECT_EQ(problem_key(problems[0]),
             "conv/fwd/bf16-bf16-bf16-fp32/nhwgc/n32c256k256g32/i56x56/f3x3/s1x1/d1x1/p1x1_1x1/packed");
+  EXPECT_NE(problem_key(tf32).find("conv/bwd_data/fp32-fp32-fp32-fp32-tf32/gndhwc/"), std::string::npos)
+      << problem_key(tf32);
   EXPECT_NE(problem_key(problems[3]).find("/st802880.8.1."), std::string::npos) << problem_key(problems[3]);
   EXPECT_EQ(problem_signature(problems[1]), "conv/bwd_weight/fp16-fp16-fp16-fp32/nwgc");
 

@@ -197,8 +197,8 @@ TEST(DslExpand, ConvolutionUsesItsImplicitGemmAndOwnRules) {
 
 TEST(DslExpand, HostConvolutionsAreWhatTheHostKernelsBuild) {
   // dtype(any) walks the implicit GEMM's host offers; the conv offer keeps fp16, bf16 and
-  // fp32 with input = weight = output (and fp32 once: no tf32 convolution key).
-  std::set<dtype> types;
+  // fp32 with input = weight = output, fp32 twice: multiplied exactly and in tf32.
+  std::set<std::pair<dtype, dtype>> types;
   for (const auto& k : khost_conv) {
     EXPECT_TRUE(dsl::validate(k, arch_id::host).ok()) << dsl::describe(dsl::validate(k, arch_id::host)).view();
     EXPECT_EQ(k.sig.in, k.sig.out);
@@ -206,10 +206,11 @@ TEST(DslExpand, HostConvolutionsAreWhatTheHostKernelsBuild) {
     EXPECT_EQ(k.algo.vector_in, 1);
     EXPECT_EQ(k.algo.stages, 1);
     EXPECT_TRUE(k.concrete());
-    types.insert(k.sig.in);
+    types.insert({k.sig.in, k.sig.compute});
   }
-  EXPECT_EQ(khost_conv.size(), 3u);
-  EXPECT_EQ(types, (std::set<dtype>{dtype::fp16, dtype::bf16, dtype::fp32}));
+  EXPECT_EQ(khost_conv.size(), 4u);
+  EXPECT_EQ(types, (std::set<std::pair<dtype, dtype>>{{dtype::fp16, dtype::fp16}, {dtype::bf16, dtype::bf16},
+                                                      {dtype::fp32, dtype::fp32}, {dtype::fp32, dtype::tf32}}));
 }
 
 TEST(DslExpand, AttentionExpandsPipelinesAndTiles) {

@@ -165,6 +165,24 @@ TEST(GroupedConvProblem, DtypeErrors) {
   EXPECT_EQ(error_of(grouped_conv_problem(base).dtypes(dtype::fp16, dtype::fp16, dtype::fp32)), "");
 }
 
+// fp32 data may multiply in tf32; nothing else may multiply in anything but its own dtype.
+TEST(GroupedConvProblem, ComputePrecision) {
+  auto base = resnet_3x3();
+  EXPECT_EQ(base.compute_type, base.in_type);
+  EXPECT_EQ(error_of(grouped_conv_problem(base).dtype(dtype::fp32).compute(dtype::tf32)), "");
+  EXPECT_EQ(error_of(grouped_conv_problem(base).dtype(dtype::fp16).compute(dtype::tf32)),
+            "compute tf32 does not suit fp16 data: a convolution multiplies in its input's dtype, or in tf32 for fp32 "
+            "data");
+  EXPECT_EQ(error_of(grouped_conv_problem(base).dtype(dtype::bf16).compute(dtype::fp16)),
+            "compute fp16 does not suit bf16 data: a convolution multiplies in its input's dtype, or in tf32 for fp32 "
+            "data");
+  // dtype() after compute() resets the multiply to the data's dtype.
+  EXPECT_EQ(grouped_conv_problem(base).compute(dtype::tf32).dtype(dtype::fp32).compute_type, dtype::fp32);
+  const auto tf32 = grouped_conv_problem(base).dtype(dtype::fp32).compute(dtype::tf32);
+  EXPECT_NE(tf32.describe().find("fp32 (multiplied in tf32)"), std::string::npos) << tf32.describe();
+  EXPECT_NE(tf32, grouped_conv_problem(base).dtype(dtype::fp32));
+}
+
 TEST(GroupedConvProblem, StrideErrors) {
   auto base = resnet_3x3();
   conv_tensor_strides s;

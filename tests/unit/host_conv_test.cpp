@@ -4,6 +4,7 @@
 // layouts and padded strides), random data, the result poisoned first.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -11,6 +12,7 @@
 
 #include "kdecl/kernels/conv/host/conv_kernel.hpp"
 #include "kdecl/numeric/fill.hpp"
+#include "kdecl/numeric/tf32.hpp"
 #include "kdecl/reference/conv_reference.hpp"
 
 namespace kdecl {
@@ -21,7 +23,7 @@ constexpr grouped_conv_key host_key(conv_direction dir, int ndim, conv_layout la
   grouped_conv_key k;
   k.sig.dir = dir;
   k.sig.ndim = ndim;
-  k.sig.in = k.sig.wei = k.sig.out = d;
+  k.sig.in = k.sig.wei = k.sig.out = k.sig.compute = d;
   k.sig.acc = dtype::fp32;
   k.sig.lay = lay;
   k.algo.tile = tile;
@@ -33,6 +35,11 @@ constexpr grouped_conv_key host_key(conv_direction dir, int ndim, conv_layout la
   k.algo.sched = scheduler::intrawave;
   k.algo.vector_in = k.algo.vector_wei = k.algo.vector_out = 1;
   k.algo.arch = arch_id::host;
+  return k;
+}
+
+constexpr grouped_conv_key with_compute(grouped_conv_key k, dtype compute) {
+  k.sig.compute = compute;
   return k;
 }
 
@@ -110,6 +117,40 @@ void check_2d_problems() {
 }
 
 TEST(HostConv, ForwardFp32) { check_2d_problems<conv_direction::fwd, dtype::fp32>(); }
+
+// tf32 compute rounds every operand to tf32 before the multiply (cvt.rna, what the GPU
+// kernels do): inputs of 1 + 2^-12 (between two tf32 values, nearer 1) times weights of 1
+// sum to exactly the tap count in tf32 and to taps x (1 + 2^-12) exactly, in every direction.
+TEST(HostConv, Tf32RoundsTheOperands) {
+  const float off_grid = 1.0f + 0x1p-12f;
+  ASSERT_EQ(round_to_tf32(off_grid), 1.0f);
+  auto run = [&]<conv_direction Dir, dtype Compute>() {
+    constexpr grouped_conv_key key = with_compute(host_key(Dir, 2, conv_layout::nhwgc, dtype::fp32), Compute);
+    using kernel = kernels::conv_kernel<key, backend::host>;
+    // 1x1 filter, C = 8 (the reduction of fwd and bwd_data), 4x4 pixels x N = 2 (bwd_weight's).
+    auto p = grouped_conv_problem{}.direction(Dir).batch(2).channels(8, 8).input_size({4, 4}).filter_size({1})
+                 .dtype(dtype::fp32);
+    p.compute(Compute);
+    p = p.normalized();
+    EXPECT_FALSE(p.validate()) << p.validate().value_or("");
+    std::vector<float> in(std::size_t(p.span(conv_tensor::input)), off_grid);
+    std::vector<float> wei(std::size_t(p.span(conv_tensor::weight)), off_grid);
+    std::vector<float> out(std::size_t(p.span(conv_tensor::output)), off_grid);
+    auto& result = Dir == conv_direction::fwd ? out : Dir == conv_direction::bwd_data ? in : wei;
+    std::fill(result.begin(), result.end(), std::numeric_limits<float>::quiet_NaN());
+    std::vector<unsigned char> ws(kernel::workspace_bytes(p));
+    grouped_conv_args a{in.data(), wei.data(), out.data(), ws.empty() ? nullptr : ws.data(), ws.size()};
+    ASSERT_TRUE(kernel::run(p, a, nullptr).is_ok());
+    const double depth = double(p.implicit_gemm().k);
+    const double want = Compute == dtype::tf32 ? depth : depth * double(off_grid) * double(off_grid);
+    for (float v : result) ASSERT_NEAR(v, want, depth * 1e-6) << to_string(Dir) << " " << to_string(Compute);
+  };
+  run.template operator()<conv_direction::fwd, dtype::tf32>();
+  run.template operator()<conv_direction::bwd_data, dtype::tf32>();
+  run.template operator()<conv_direction::bwd_weight, dtype::tf32>();
+  run.template operator()<conv_direction::fwd, dtype::fp32>();
+  run.template operator()<conv_direction::bwd_weight, dtype::fp32>();
+}
 TEST(HostConv, ForwardFp16) { check_2d_problems<conv_direction::fwd, dtype::fp16>(); }
 TEST(HostConv, ForwardBf16) { check_2d_problems<conv_direction::fwd, dtype::bf16>(); }
 TEST(HostConv, BackwardDataFp32) { check_2d_problems<conv_direction::bwd_data, dtype::fp32>(); }

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include <utility>
 
 #include "kdecl/conv/conv_dispatcher.hpp"
 #include "kdecl/conv/grouped_conv_name.hpp"
@@ -53,7 +54,7 @@ TEST(ShippedConvInstances, EveryKeyIsValidForItsArch) {
 // groups, strides, dilation and asymmetric padding.
 grouped_conv_problem odd_problem(const grouped_conv_signature& s) {
   grouped_conv_problem p;
-  p.direction(s.dir).dtypes(s.in, s.wei, s.out).accumulator(s.acc).layout(s.lay);
+  p.direction(s.dir).dtypes(s.in, s.wei, s.out).accumulator(s.acc).compute(s.compute).layout(s.lay);
   switch (s.ndim) {
     case 1:
       p.batch(3).channels(6, 9).groups(3).input_size({29}).filter_size({5}).stride({2}).dilation({2}).padding({3}, {1});
@@ -79,7 +80,7 @@ TEST(ShippedConvInstances, EveryHostInstanceMatchesTheReference) {
     EXPECT_TRUE(r.passed) << k->name() << " on " << p.describe() << ": error " << r.error << " > " << r.tolerance;
     ++checked;
   }
-  EXPECT_EQ(checked, 54);
+  EXPECT_EQ(checked, 72);  // 3 directions x 6 layouts x (fp16, bf16, fp32, fp32 in tf32)
 }
 
 // The dispatcher finds a shipped host kernel for real layers in every direction.
@@ -236,9 +237,10 @@ TEST(ShippedConvInstances, DirectBackwardDataTakesStrideOneGroupedLayers) {
   if (direct == 0) GTEST_SKIP() << "no CUDA convolution kernels in this build";
 }
 
-// No valid convolution is refused on an H100 (planned offline): every direction, rank and 16-bit
-// dtype over channel counts per group that no vector divides (1, 3, 5, 13, 20), that some do
-// (8, 16, 64), groups, strides and 1x1 filters all find a GPU kernel.
+// No valid convolution is refused on an H100 (planned offline): every direction, rank and dtype
+// (fp16, bf16, fp32 exact and in tf32) over channel counts per group that no vector divides
+// (1, 3, 5, 13, 20), that some do (8, 16, 64), groups, strides and 1x1 filters all find a GPU
+// kernel, one that multiplies in the problem's precision.
 TEST(ShippedConvInstances, NoValidProblemIsRefusedOnSm90) {
   int sm90 = 0;
   for (const auto& k : conv_kernels()) sm90 += k->arch() == arch_id::sm_90;
@@ -248,20 +250,24 @@ TEST(ShippedConvInstances, NoValidProblemIsRefusedOnSm90) {
   std::string refused;
   for (auto dir : {conv_direction::fwd, conv_direction::bwd_data, conv_direction::bwd_weight})
     for (int ndim : {1, 2, 3})
-      for (auto d : {dtype::fp16, dtype::bf16})
+      for (auto [d, compute] : {std::pair{dtype::fp16, dtype::fp16}, {dtype::bf16, dtype::bf16},
+                                {dtype::fp32, dtype::fp32}, {dtype::fp32, dtype::tf32}})
         for (std::int64_t c : {1, 3, 5, 8, 13, 16, 20, 64})
           for (std::int64_t k : {1, 3, 5, 8, 13, 16, 20, 64})
             for (std::int64_t g : {1, 3}) {
               const std::int64_t stride = (c + k) % 2 + 1, filter = c % 3 == 2 ? 1 : 3;
               auto p = grouped_conv_problem{}.direction(dir).batch(2).channels(c * g, k * g).groups(g)
                            .filter_size({filter}).stride({stride}).padding({filter / 2}).dtype(d);
+              p.compute(compute);
               if (ndim == 1) p.input_size({19});
               if (ndim == 2) p.input_size({11, 9});
               if (ndim == 3) p.input_size({5, 6, 7});
               ++problems;
-              if (auto sel = dispatcher.select(p); !sel) refused += "\n  " + p.describe() + ": " + sel.explain();
+              auto sel = dispatcher.select(p);
+              if (!sel) refused += "\n  " + p.describe() + ": " + sel.explain();
+              else if (sel.kernel->key().sig.compute != compute) refused += "\n  " + p.describe() + ": " + sel.kernel->name();
             }
-  EXPECT_EQ(problems, 3 * 3 * 2 * 8 * 8 * 2);
+  EXPECT_EQ(problems, 3 * 3 * 4 * 8 * 8 * 2);
   EXPECT_TRUE(refused.empty()) << "refused:" << refused;
 }
 
@@ -276,7 +282,7 @@ TEST(ShippedConvInstances, EveryForwardImplicitGemmTakesAGpuTestProblem) {
     std::string reasons;
     for (auto p : conv_test::odd_problems(k->key().sig.ndim)) {
       const auto& s = k->key().sig;
-      p.direction(s.dir).dtypes(s.in, s.wei, s.out).layout(s.lay);
+      p.direction(s.dir).dtypes(s.in, s.wei, s.out).compute(s.compute).layout(s.lay);
       if (auto why = conv_rejection(*k, p.normalized(), nullptr)) reasons += "\n  " + p.describe() + ": " + *why;
       else ++taken;
     }

@@ -59,7 +59,8 @@ json fields_of(const conv_item& it) {
   for (const auto* l : it.layers)
     if (!l->network.empty()) uses.push_back({{"network", l->network}, {"layer", l->layer}, {"count", l->count}});
   return json{{"direction", to_string(p.dir)}, {"class", conv_class(p)}, {"n", p.n}, {"c", p.c}, {"k", p.k},
-              {"g", p.g}, {"dtype", to_string(p.in_type)}, {"layout", to_string(p.layout_or_default())},
+              {"g", p.g}, {"dtype", to_string(p.in_type)}, {"compute", to_string(p.compute_type)},
+              {"layout", to_string(p.layout_or_default())},
               {"flops", p.flops()}, {"bytes", p.bytes()}, {"describe", p.describe()}, {"uses", uses}};
 }
 

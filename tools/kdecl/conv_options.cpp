@@ -113,6 +113,7 @@ void conv_options::add_to(CLI::App& app) {
   app.add_option("--dilation", dilation, "dilation per dimension, or one for all")->capture_default_str();
   app.add_option("--direction", direction, "fwd, bwd_data or bwd_weight")->capture_default_str();
   app.add_option("--dtype", dtype, "dtype of input, weight and output: fp16 bf16 fp32")->capture_default_str();
+  app.add_option("--compute", compute, "multiply precision: tf32 lets fp32 data use tensor cores (default: the dtype)");
   app.add_option("--layout", layout, "nwgc nhwgc ndhwgc (channels-last, the default) or gnwc gnhwc gndhwc");
   app.add_option("--problems", problems,
                  "CSV layer lists (benchmarks/shapes/conv_*.csv) instead of the size flags; direction, dtype and "
@@ -141,6 +142,7 @@ std::vector<conv_direction> parse_directions(const std::string& given, const cha
 std::vector<conv_layer> conv_options::layers() const {
   grouped_conv_problem base;
   base.direction(parse_flag<conv_direction>("--direction", direction)).dtype(parse_flag<kdecl::dtype>("--dtype", dtype));
+  if (!compute.empty()) base.compute(parse_flag<kdecl::dtype>("--compute", compute));
   if (!layout.empty()) base.layout(parse_flag<conv_layout>("--layout", layout));
 
   if (!problems.empty()) {

@@ -25,7 +25,7 @@ struct conv_options {
   std::int64_t n = 0, c = 0, k = 0, g = 1;
   std::string w, hw, dhw;  // spatial input size of a 1-D, 2-D or 3-D problem
   std::string filter, stride = "1", pad = "0", dilation = "1";
-  std::string direction = "fwd", dtype = "fp16", layout;
+  std::string direction = "fwd", dtype = "fp16", compute, layout;
   std::vector<std::string> problems;  // CSV files of layers
   std::string device = "auto";
 

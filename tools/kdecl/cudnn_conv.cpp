@@ -154,13 +154,16 @@ cudnn_conv::cudnn_conv(const device& dev, const grouped_conv_problem& p, const g
   const cudnnDataType_t type = *cudnn_type(p.in_type);
   cudnn_check(cudnnSetFilterNdDescriptor(m.w, type, CUDNN_TENSOR_NHWC, int(fdims.size()), fdims.data()),
               "filter descriptor");
-  // fp32 accumulation for every dtype (as kdecl's kernels); fp32 problems exact (no TF32).
+  // fp32 accumulation for every dtype (as kdecl's kernels); fp32 problems exact (FMA math only) unless
+  // they multiply in tf32 (default math: cuDNN may pick TF32 tensor-core engines, as PyTorch lets it).
   cudnn_check(cudnnSetConvolutionNdDescriptor(m.conv, int(pads.size()), pads.data(), strides.data(), dilations.data(),
                                               CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
               "convolution descriptor");
   cudnn_check(cudnnSetConvolutionGroupCount(m.conv, int(p.g)), "group count");
-  cudnn_check(cudnnSetConvolutionMathType(m.conv, type == CUDNN_DATA_FLOAT ? CUDNN_FMA_MATH : CUDNN_TENSOR_OP_MATH),
-              "math type");
+  const cudnnMathType_t math = type != CUDNN_DATA_FLOAT ? CUDNN_TENSOR_OP_MATH
+                               : p.compute_type == dtype::tf32 ? CUDNN_DEFAULT_MATH
+                                                                : CUDNN_FMA_MATH;
+  cudnn_check(cudnnSetConvolutionMathType(m.conv, math), "math type");
 
   // cuDNN's output size must be kdecl's.
   std::vector<int> out(fdims.size());

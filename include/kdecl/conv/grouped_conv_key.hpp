@@ -51,6 +51,9 @@ struct grouped_conv_signature {
   int ndim = 2;  // spatial dimensions
   dtype in = dtype::fp16, wei = dtype::fp16, out = dtype::fp16;
   dtype acc = dtype::fp32;
+  // What the multiply runs in: the input's dtype, or tf32 for fp32 data on tensor
+  // cores (as gemm_signature::compute). The builder's dtype() sets it to the input's.
+  dtype compute = dtype::fp16;
   conv_layout lay = conv_layout::nhwgc;
   conv_specialization spec = conv_specialization::none;
   constexpr bool operator==(const grouped_conv_signature&) const = default;
@@ -82,7 +85,7 @@ struct grouped_conv_key {
            algo.pipe != pipeline::any && algo.stages > 0 && algo.epi != epilogue::any &&
            algo.sched != scheduler::any && algo.vector_in > 0 && algo.vector_wei > 0 && algo.vector_out > 0 &&
            algo.groups_to_merge > 0 && sig.in != dtype::any && sig.wei != dtype::any && sig.out != dtype::any &&
-           sig.acc != dtype::any;
+           sig.acc != dtype::any && sig.compute != dtype::any;
   }
 };
 

@@ -70,6 +70,8 @@ struct grouped_conv_problem {
   std::optional<conv_layout> lay;  // unset: channels-last of the problem's rank (nwgc, nhwgc, ndhwgc)
   kdecl::dtype in_type = kdecl::dtype::fp16, wei_type = kdecl::dtype::fp16, out_type = kdecl::dtype::fp16;
   kdecl::dtype acc_type = kdecl::dtype::fp32;
+  // The multiply's precision: the input's dtype, or tf32 for fp32 data (tensor cores).
+  kdecl::dtype compute_type = kdecl::dtype::fp16;
   conv_tensor_strides in_strides{}, wei_strides{}, out_strides{};
 
   // ---- setters (chainable)
@@ -87,15 +89,26 @@ struct grouped_conv_problem {
     pad_left_dims = left; pad_right_dims = right; return *this;
   }
   grouped_conv_problem& layout(conv_layout l) { lay = l; return *this; }
-  // in = wei = out = `all`; the accumulator follows default_accumulator.
+  // in = wei = out = `all`; the accumulator follows default_accumulator, the multiply is in `in`.
   grouped_conv_problem& dtype(kdecl::dtype all) { return dtypes(all, all, all); }
   grouped_conv_problem& dtypes(kdecl::dtype in, kdecl::dtype wei, kdecl::dtype out) {
-    in_type = in; wei_type = wei; out_type = out; acc_type = default_accumulator(in); return *this;
+    in_type = in; wei_type = wei; out_type = out; acc_type = default_accumulator(in); compute_type = in;
+    return *this;
   }
+  // fp32 data may multiply in tf32 (tensor cores; 10-bit mantissas) only when the caller says so.
+  // Set after dtype().
+  grouped_conv_problem& compute(kdecl::dtype c) { compute_type = c; return *this; }
   grouped_conv_problem& accumulator(kdecl::dtype acc) { acc_type = acc; return *this; }
   grouped_conv_problem& input_strides(const conv_tensor_strides& s) { in_strides = s; return *this; }
   grouped_conv_problem& weight_strides(const conv_tensor_strides& s) { wei_strides = s; return *this; }
   grouped_conv_problem& output_strides(const conv_tensor_strides& s) { out_strides = s; return *this; }
+
+  // True when a kernel of signature `s` computes this problem's kind of convolution:
+  // direction, rank, layout, dtypes and compute precision equal (the specialization aside).
+  bool has_signature(const grouped_conv_signature& s) const {
+    return dir == s.dir && ndim() == s.ndim && layout_or_default() == s.lay && in_type == s.in && wei_type == s.wei &&
+           out_type == s.out && acc_type == s.acc && compute_type == s.compute;
+  }
 
   // ---- derived values (meaningful on a normalized, valid problem)
   int ndim() const { return input_dims.count; }

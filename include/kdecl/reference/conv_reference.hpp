@@ -74,11 +74,17 @@ void for_each_element(const logical_view& v, F&& f) {
                                e * v.stride[4] + x * v.stride[5]);
 }
 
+// An operand's values as the multiply sees them: fp32 data of a tf32 problem
+// rounded to tf32 (round to nearest, ties away: the cvt.rna the kernels issue).
 inline std::vector<double> load(const grouped_conv_problem& p, conv_tensor t, const void* data) {
   const logical_view v = view_of(p, t);
   std::vector<double> out(std::size_t(v.elements()));
   const dtype d = p.dtype_of(t);
-  for_each_element(v, [&](i64 i, i64 at) { out[std::size_t(i)] = numeric::load_as_double(data, d, std::size_t(at)); });
+  const bool tf32 = p.compute_type == dtype::tf32 && d == dtype::fp32;
+  for_each_element(v, [&](i64 i, i64 at) {
+    const double x = numeric::load_as_double(data, d, std::size_t(at));
+    out[std::size_t(i)] = tf32 ? double(round_to_tf32(float(x))) : x;
+  });
   return out;
 }
 
@@ -230,7 +236,7 @@ inline double relative_error(const grouped_conv_problem& p, const void* data, st
 }
 
 // The accuracy a correct kernel must reach: the GEMM thresholds of the implicit
-// GEMM's dtypes (fp32 1e-5, fp16/bf16 1e-2, fp8 data 1e-2, integers exact),
+// GEMM's dtypes (fp32 1e-5, tf32 1e-3, fp16/bf16 1e-2, fp8 data 1e-2, integers exact),
 // loosened for fp32 data by the rounding of a long fp32 reduction: 2^-24
 // times the square root of the reduction length, times 4.
 inline double tolerance(const grouped_conv_problem& p) {
@@ -239,7 +245,7 @@ inline double tolerance(const grouped_conv_problem& p) {
   s.b = p.dir == conv_direction::bwd_weight ? p.in_type : p.wei_type;
   s.c = p.dtype_of(p.result());
   s.acc = p.acc_type;
-  s.compute = s.a;
+  s.compute = p.compute_type;
   double t = tolerance(s);
   if (s.a == dtype::fp32 && s.acc == dtype::fp32)
     t = std::max(t, 4.0 * 0x1p-24 * std::sqrt(double(std::max<std::int64_t>(1, p.implicit_gemm().k))));

@@ -171,12 +171,13 @@ constexpr pipeline_caps cp_async(int smem_opt_in, std::span<const dtype_offer> d
   c.preshuffle_k_bytes = 64;
   // Convolutions as implicit GEMMs with cp.async gathers (kernels/conv/cuda/sm80/:
   // conv_fwd_unsupported_reason, conv_bwd_unsupported_reason): forward, backward-data
-  // (stride phases) and backward-weight (split-K); 16-bit data, every layout,
+  // (stride phases) and backward-weight (split-K); fp16 and bf16 data, and fp32
+  // multiplied in tf32 or exactly (FFMA: the GEMM's SIMT warp); every layout,
   // vectors of 4 bytes or more.
   c.conv = {bits(conv_direction::fwd, conv_direction::bwd_data, conv_direction::bwd_weight),
             bits(conv_layout::nwgc, conv_layout::nhwgc, conv_layout::ndhwgc, conv_layout::gnwc, conv_layout::gnhwc,
                  conv_layout::gndhwc),
-            bits(dtype::fp16, dtype::bf16), bits(conv_specialization::none), 1, bits(scheduler::intrawave),
+            bits(dtype::fp16, dtype::bf16, dtype::fp32), bits(conv_specialization::none), 1, bits(scheduler::intrawave),
             /*min_vector_bytes=*/4};  // cp.async copies 4, 8 or 16 bytes
   c.epilogue_any_alignment = true;  // sm80/epilogue.cuh: store width chosen per run at run time
   c.index_bits = index_bits_32_64;

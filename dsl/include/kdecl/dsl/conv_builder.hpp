@@ -21,7 +21,7 @@ class grouped_conv_decl {
 
   constexpr grouped_conv_decl direction(conv_direction d) const { return with([&](key_type& k) { k.sig.dir = d; }); }
   constexpr grouped_conv_decl ndim(int n) const { return with([&](key_type& k) { k.sig.ndim = n; }); }
-  // in = wei = out = `all`, accumulator per default_accumulator.
+  // in = wei = out = `all`, accumulator per default_accumulator, multiplied in `all`.
   constexpr grouped_conv_decl dtype(kdecl::dtype all) const { return dtypes(all, all, all); }
   constexpr grouped_conv_decl dtypes(kdecl::dtype in, kdecl::dtype wei, kdecl::dtype out) const {
     return with([&](key_type& k) {
@@ -29,8 +29,11 @@ class grouped_conv_decl {
       k.sig.wei = wei;
       k.sig.out = out;
       k.sig.acc = in == kdecl::dtype::any ? kdecl::dtype::any : default_accumulator(in);
+      k.sig.compute = in;
     });
   }
+  // The multiply's precision: tf32 lets fp32 data use tensor cores (set after dtype()).
+  constexpr grouped_conv_decl compute(kdecl::dtype c) const { return with([&](key_type& k) { k.sig.compute = c; }); }
   constexpr grouped_conv_decl accumulator(kdecl::dtype acc) const { return with([&](key_type& k) { k.sig.acc = acc; }); }
   constexpr grouped_conv_decl layout(conv_layout l) const { return with([&](key_type& k) { k.sig.lay = l; }); }
   constexpr grouped_conv_decl specialization(conv_specialization s) const {

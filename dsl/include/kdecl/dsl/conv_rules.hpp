@@ -34,7 +34,7 @@ constexpr gemm_key implicit_gemm(const grouped_conv_key& k) {
     case conv_direction::bwd_weight: g.sig.a = s.out; g.sig.b = s.in; g.sig.c = s.wei; break;
   }
   g.sig.acc = s.acc;
-  g.sig.compute = g.sig.a;
+  g.sig.compute = s.compute;
   g.sig.lay = rcr;
   g.algo.tile = k.algo.tile;
   g.algo.warps = k.algo.warps;
@@ -56,6 +56,7 @@ constexpr grouped_conv_key from_gemm(const grouped_conv_key& decl, const gemm_ke
     case conv_direction::bwd_weight: k.sig.out = g.sig.a; k.sig.in = g.sig.b; k.sig.wei = g.sig.c; break;
   }
   k.sig.acc = g.sig.acc;
+  k.sig.compute = g.sig.compute;
   k.algo.tile = g.algo.tile;
   k.algo.warps = g.algo.warps;
   k.algo.warp_tile = g.algo.warp_tile;
@@ -196,6 +197,9 @@ constexpr diagnostic check_direct(const grouped_conv_key& k) {
   if (sig.in != sig.wei || sig.in != sig.out || !arch::has(c.dtypes, sig.in) || sig.acc != dtype::fp32)
     return fail(rule::conv_dtypes_not_offered_by_pipeline, k, field::dtypes | field::pipe, static_cast<long>(sig.in),
                 static_cast<long>(sig.wei), static_cast<long>(sig.out), c.dtypes);
+  if (sig.compute != sig.in)
+    return fail(rule::conv_computes_in_its_input_dtype, k, field::dtypes | field::pipe, static_cast<long>(sig.in),
+                static_cast<long>(sig.compute));
   if (sig.spec != conv_specialization::none)
     return fail(rule::conv_specialization_not_offered_by_pipeline, k, field::op_specific | field::pipe,
                 static_cast<long>(sig.spec), arch::bits(conv_specialization::none));
@@ -273,7 +277,7 @@ constexpr gemm_expansion::outcome walk_direct(const grouped_conv_key& d, Sink&& 
   for (int i = 0; i < (wild ? 2 : 1); ++i) {
     grouped_conv_key k = d;
     if (wild) {
-      k.sig.in = k.sig.wei = k.sig.out = candidates[i];
+      k.sig.in = k.sig.wei = k.sig.out = k.sig.compute = candidates[i];
       k.sig.acc = dtype::fp32;
     }
     k = conv_rules::direct_defaults(k);
@@ -306,14 +310,7 @@ constexpr gemm_expansion::outcome walk(const grouped_conv_key& decl, arch_id tar
   d.algo.arch = target;
   if (auto e = conv_rules::check_signature(d); !e.ok()) return {e, {}, 0, 0};
   if (d.algo.pipe == pipeline::direct_conv) return walk_direct(d, sink);
-  auto extra = [&](const gemm_key& g) {
-    // The implicit GEMM's compute precision has no place in the convolution key: a
-    // wildcard dtype walks the GEMM offers, whose tf32 compute would give fp32 twice.
-    if (g.sig.compute != g.sig.a)
-      return conv_rules::fail(rule::conv_computes_in_its_input_dtype, conv_rules::from_gemm(d, g), field::dtypes,
-                              static_cast<long>(g.sig.a), static_cast<long>(g.sig.compute));
-    return conv_rules::check_algorithm(conv_rules::from_gemm(d, g));
-  };
+  auto extra = [&](const gemm_key& g) { return conv_rules::check_algorithm(conv_rules::from_gemm(d, g)); };
   auto forward = [&](const gemm_key& g) { sink(conv_rules::from_gemm(d, g)); };
   return gemm_expansion::walk<Mode>(conv_rules::implicit_gemm(d), target, extra, forward);
 }

@@ -280,8 +280,8 @@ constexpr message describe(const diagnostic& d) {
       enum_set<conv_specialization>(m, static_cast<std::uint32_t>(v[1])) << ")";
       break;
     case rule::conv_computes_in_its_input_dtype:
-      m << "a convolution computes in its input dtype " << name<dtype>(v[0]) << ", not " << name<dtype>(v[1])
-        << " (convolution keys have no compute precision yet)";
+      m << "conv pipeline " << pipe << " multiplies in its input dtype " << name<dtype>(v[0]) << ", not "
+        << name<dtype>(v[1]) << " (tf32 is an implicit-GEMM pipeline's)";
       break;
     case rule::conv_vector_bytes_not_offered_by_pipeline: {
       constexpr std::string_view op[3] = {"input", "weight", "output"};

@@ -82,7 +82,7 @@ enum class rule : std::uint8_t {
   conv_specialization_not_offered_by_pipeline,
   conv_groups_to_merge_above_pipeline_maximum,
   conv_scheduler_not_offered_by_pipeline,
-  conv_computes_in_its_input_dtype,       // a convolution key has no compute precision (no tf32 yet)
+  conv_computes_in_its_input_dtype,       // direct_conv multiplies in its input dtype (no tf32)
   conv_vector_bytes_not_offered_by_pipeline,
   conv_direct_needs_explicit_shape,       // direct_conv: tile, warps and warp_tile are named, not wildcards
   conv_direct_threads_not_offered,

@@ -31,8 +31,7 @@ inline std::optional<std::string> implicit_gemm_fwd_reason(const grouped_conv_ke
                                                            const implicit_gemm_fwd_widths& w,
                                                            bool mapped_output = false) {
   const auto& s = key.sig;
-  if (p.dir != s.dir || p.ndim() != s.ndim || p.layout_or_default() != s.lay || p.in_type != s.in ||
-      p.wei_type != s.wei || p.out_type != s.out || p.acc_type != s.acc)
+  if (!p.has_signature(s))
     return std::string("problem signature differs from the kernel's");
   if (p != p.normalized()) return std::string("problem is not normalized");
   if (!a.in || !a.wei || !a.out) return std::string("a tensor pointer (in, wei or out) is null");

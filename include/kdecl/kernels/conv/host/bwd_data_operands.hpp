@@ -22,7 +22,8 @@
 
 namespace kdecl::kernels::host::conv {
 
-template <class TOutGrad, class TWei, class TInGrad, class Compute>
+// Tf32: operands rounded to tf32 as they are packed (what a tensor core multiplies).
+template <class TOutGrad, class TWei, class TInGrad, class Compute, bool Tf32 = false>
 class bwd_data_operands {
  public:
   bwd_data_operands(const conv_geometry& geo, const TOutGrad* dy, const TWei* wei, TInGrad* dx)
@@ -71,7 +72,7 @@ class bwd_data_operands {
           at += o * geo_.so.spatial[std::size_t(d)];
         }
         if (inside)
-          for (int q = 0; q < len; ++q) dst[q * W] = to_compute<Compute, false>(dy_[at + q]);
+          for (int q = 0; q < len; ++q) dst[q * W] = to_compute<Compute, Tf32>(dy_[at + q]);
         else
           for (int q = 0; q < len; ++q) dst[q * W] = Compute(0);
       }
@@ -86,7 +87,7 @@ class bwd_data_operands {
       const i64 tap_at = ph.g * geo_.sw.g + geo_.weight_tap_offset(tap_of(ph, t)) + k_first * geo_.sw.n + j0;
       for (int q = 0; q < len; ++q) {
         const TWei* src = wei_ + tap_at + q * geo_.sw.n;
-        for (int r = 0; r < nb; ++r) out[panel_index<W>(r, p0 + q, kb)] = to_compute<Compute, false>(src[r]);
+        for (int r = 0; r < nb; ++r) out[panel_index<W>(r, p0 + q, kb)] = to_compute<Compute, Tf32>(src[r]);
       }
     });
   }

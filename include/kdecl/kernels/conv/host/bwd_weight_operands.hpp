@@ -15,7 +15,8 @@
 
 namespace kdecl::kernels::host::conv {
 
-template <class TIn, class TOutGrad, class TWeiGrad, class Compute>
+// Tf32: operands rounded to tf32 as they are packed (what a tensor core multiplies).
+template <class TIn, class TOutGrad, class TWeiGrad, class Compute, bool Tf32 = false>
 class bwd_weight_operands {
  public:
   bwd_weight_operands(const conv_geometry& geo, const TIn* in, const TOutGrad* dy, TWeiGrad* dw)
@@ -37,7 +38,7 @@ class bwd_weight_operands {
     zero_tail_lines<W>(out, mb, kb);
     for (int p = 0; p < kb; ++p) {
       const TOutGrad* src = dy_ + s.dy_base[std::size_t(p)] + i0;
-      for (int r = 0; r < mb; ++r) out[panel_index<W>(r, p, kb)] = to_compute<Compute, false>(src[r]);
+      for (int r = 0; r < mb; ++r) out[panel_index<W>(r, p, kb)] = to_compute<Compute, Tf32>(src[r]);
     }
   }
 
@@ -57,7 +58,7 @@ class bwd_weight_operands {
           at += i * geo_.si.spatial[std::size_t(d)];
         }
         for (int q = 0; q < len; ++q)
-          out[panel_index<W>(line0 + q, p, kb)] = inside ? to_compute<Compute, false>(in_[at + q]) : Compute(0);
+          out[panel_index<W>(line0 + q, p, kb)] = inside ? to_compute<Compute, Tf32>(in_[at + q]) : Compute(0);
       }
     });
   }

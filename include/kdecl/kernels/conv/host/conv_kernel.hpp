@@ -54,6 +54,8 @@ struct conv_kernel<K, backend::host> {
     if (s.in != dtype::fp16 && s.in != dtype::bf16 && s.in != dtype::fp32)
       return "host convolution computes fp16, bf16 and fp32 data";
     if (s.acc != dtype::fp32) return "host convolution accumulates in fp32";
+    if (s.compute != s.in && !(s.in == dtype::fp32 && s.compute == dtype::tf32))
+      return "host convolution multiplies in its data's dtype, or in tf32 for fp32 data";
     if (s.spec != conv_specialization::none) return "host convolution has no filter specializations";
     if (K.algo.groups_to_merge != 1) return "host convolution computes one group per GEMM (groups_to_merge 1)";
     const mnk t = K.algo.tile, w = K.algo.warp_tile;
@@ -66,8 +68,7 @@ struct conv_kernel<K, backend::host> {
   static std::optional<std::string> why_not(const grouped_conv_problem& p, const grouped_conv_args& a) {
     if (const char* why = unsupported_key_reason()) return std::string(why);
     const auto& s = K.sig;
-    if (p.dir != s.dir || p.ndim() != s.ndim || p.layout_or_default() != s.lay || p.in_type != s.in ||
-        p.wei_type != s.wei || p.out_type != s.out || p.acc_type != s.acc)
+    if (!p.has_signature(s))
       return std::string("problem signature differs from the kernel's");
     if (p != p.normalized()) return std::string("problem is not normalized");
     if (!a.in || !a.wei || !a.out) return std::string("a tensor pointer (in, wei or out) is null");
@@ -91,19 +92,20 @@ struct conv_kernel<K, backend::host> {
       namespace hc = host::conv;
       using data = host_storage_t<K.sig.in>;
       constexpr int mr = K.algo.warp_tile.m, nr = K.algo.warp_tile.n;
+      constexpr bool tf32 = K.sig.compute == dtype::tf32;  // operands rounded as a tensor core reads them
       const host::blocking blk{K.algo.tile.m, K.algo.tile.n, K.algo.tile.k};
       const hc::conv_geometry geo(p);
       const auto* in = static_cast<const data*>(a.in);
       const auto* wei = static_cast<const data*>(a.wei);
       const auto* out = static_cast<const data*>(a.out);
       if constexpr (K.sig.dir == conv_direction::fwd) {
-        const hc::fwd_operands<data, data, data, float> ops(geo, in, wei, static_cast<data*>(a.out));
+        const hc::fwd_operands<data, data, data, float, tf32> ops(geo, in, wei, static_cast<data*>(a.out));
         hc::implicit_gemm<float, mr, nr, std::remove_cvref_t<decltype(ops)>>(ops, blk).run();
       } else if constexpr (K.sig.dir == conv_direction::bwd_data) {
-        const hc::bwd_data_operands<data, data, data, float> ops(geo, out, wei, static_cast<data*>(a.in));
+        const hc::bwd_data_operands<data, data, data, float, tf32> ops(geo, out, wei, static_cast<data*>(a.in));
         hc::implicit_gemm<float, mr, nr, std::remove_cvref_t<decltype(ops)>>(ops, blk).run();
       } else {
-        const hc::bwd_weight_operands<data, data, data, float> ops(geo, in, out, static_cast<data*>(a.wei));
+        const hc::bwd_weight_operands<data, data, data, float, tf32> ops(geo, in, out, static_cast<data*>(a.wei));
         const std::size_t wanted = workspace_bytes(p);
         const bool split = wanted > 0 && a.workspace != nullptr && a.workspace_bytes >= wanted;
         const int splits = split ? hc::bwd_weight_splits(p, K.algo.tile.m, K.algo.tile.n) : 1;

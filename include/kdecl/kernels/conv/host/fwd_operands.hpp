@@ -14,7 +14,8 @@
 
 namespace kdecl::kernels::host::conv {
 
-template <class TIn, class TWei, class TOut, class Compute>
+// Tf32: operands rounded to tf32 as they are packed (what a tensor core multiplies).
+template <class TIn, class TWei, class TOut, class Compute, bool Tf32 = false>
 class fwd_operands {
  public:
   fwd_operands(const conv_geometry& geo, const TIn* in, const TWei* wei, TOut* out)
@@ -51,7 +52,7 @@ class fwd_operands {
           at += i * geo_.si.spatial[std::size_t(d)];
         }
         if (inside)
-          for (int q = 0; q < len; ++q) dst[q * W] = to_compute<Compute, false>(in_[at + q]);
+          for (int q = 0; q < len; ++q) dst[q * W] = to_compute<Compute, Tf32>(in_[at + q]);
         else
           for (int q = 0; q < len; ++q) dst[q * W] = Compute(0);
       }
@@ -66,7 +67,7 @@ class fwd_operands {
       for (int r = 0; r < nb; ++r) {
         Compute* dst = out + panel_index<W>(r, p0, kb);
         const TWei* src = wei_ + tap_at + (j0 + r) * geo_.sw.n;
-        for (int q = 0; q < len; ++q) dst[q * W] = to_compute<Compute, false>(src[q]);
+        for (int q = 0; q < len; ++q) dst[q * W] = to_compute<Compute, Tf32>(src[q]);
       }
     });
   }

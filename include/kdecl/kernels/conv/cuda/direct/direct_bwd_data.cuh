@@ -247,8 +247,7 @@ struct conv_direct_bwd_data {
 
   static std::optional<std::string> depthwise_reason(const grouped_conv_problem& p, const grouped_conv_args& a) {
     const auto& s = K.sig;
-    if (p.dir != s.dir || p.ndim() != s.ndim || p.layout_or_default() != s.lay || p.in_type != s.in ||
-        p.wei_type != s.wei || p.out_type != s.out || p.acc_type != s.acc)
+    if (!p.has_signature(s))
       return std::string("problem signature differs from the kernel's");
     if (p != p.normalized()) return std::string("problem is not normalized");
     if (!a.in || !a.wei || !a.out) return std::string("a tensor pointer (in, wei or out) is null");

@@ -22,8 +22,7 @@ namespace kdecl::kernels::cuda::sm80 {
 template <grouped_conv_key K>
 std::optional<std::string> signature_reason(const grouped_conv_problem& p) {
   const auto& s = K.sig;
-  if (p.dir != s.dir || p.ndim() != s.ndim || p.layout_or_default() != s.lay || p.in_type != s.in ||
-      p.wei_type != s.wei || p.out_type != s.out || p.acc_type != s.acc)
+  if (!p.has_signature(s))
     return std::string("problem signature differs from the kernel's");
   if (p != p.normalized()) return std::string("problem is not normalized");
   return std::nullopt;

@@ -14,7 +14,6 @@ namespace kdecl::kernels::cuda::sm80 {
 
 constexpr gemm_key conv_bwd_gemm_key(const grouped_conv_key& k) {
   gemm_key g = dsl::conv_rules::implicit_gemm(k);
-  g.sig.compute = g.sig.a;
   g.sig.lay = gemm_layout{k.sig.dir == conv_direction::bwd_weight ? layout::col : layout::row, layout::row, layout::row};
   // The C operand's access width (the loaders take theirs from the key's vectors).
   const int c_vec = k.sig.dir == conv_direction::bwd_data ? k.algo.vector_in : k.algo.vector_wei;
@@ -35,9 +34,7 @@ constexpr const char* conv_bwd_unsupported_reason(const grouped_conv_key& k) {
   if (k.sig.dir == conv_direction::fwd) return "sm80 backward conv computes bwd_data and bwd_weight";
   if (k.sig.spec != conv_specialization::none) return "sm80 conv has no filter specializations";
   if (k.algo.groups_to_merge != 1) return "sm80 conv computes one group per block (groups_to_merge 1)";
-  if (k.sig.in != k.sig.wei || k.sig.in != k.sig.out || (k.sig.in != dtype::fp16 && k.sig.in != dtype::bf16))
-    return "sm80 conv computes fp16 or bf16 data (input = weight = output)";
-  if (k.sig.acc != dtype::fp32) return "sm80 conv accumulates in fp32";
+  if (const char* why = conv_dtypes_unsupported_reason(k.sig)) return why;
   const int bytes = bits_of(k.sig.in) / 8;
   for (int v : {k.algo.vector_in, k.algo.vector_wei, k.algo.vector_out}) {
     const int b = v * bytes;

@@ -33,7 +33,7 @@
 #include "kdecl/kernels/gemm/cuda/sm80/config.cuh"
 #include "kdecl/kernels/gemm/cuda/sm80/epilogue.cuh"
 #include "kdecl/kernels/gemm/cuda/sm80/gemm_sm80.cuh"
-#include "kdecl/kernels/gemm/cuda/sm80/warp_mma.cuh"
+#include "kdecl/kernels/gemm/cuda/sm80/block_warp.cuh"
 
 namespace kdecl::kernels::cuda::sm80 {
 
@@ -111,13 +111,13 @@ __global__ void __launch_bounds__(Cfg::threads) conv_bwd_data_kernel(const __gri
   const std::int64_t g = blockIdx.z;
   const int k_tiles = (ph.gather.k + Cfg::tile_k - 1) / Cfg::tile_k;  // 0: a phase no tap reaches
 
-  tc_warp<Cfg> w(lane, (warp % Cfg::warps_m) * Cfg::warp_rows, (warp / Cfg::warps_m) * Cfg::warp_cols);
+  block_warp<Cfg> w(lane, (warp % Cfg::warps_m) * Cfg::warp_rows, (warp / Cfg::warps_m) * Cfg::warp_cols);
   const std::uint32_t ring = smem_address(smem);
   const std::uint32_t b_ring = ring + Cfg::stages * Cfg::a_stage_bytes;
   const im2col_loader<ta, Cfg::tile_m, Cfg::tile_k, VecDy, Cfg::threads> load_a(ph.gather, p.dy + g * p.dy_g, m0, tid);
   const phase_weight_loader<tb, Cfg::tile_n, Cfg::tile_k, VecWei, Cfg::threads> load_b(p.geo, ph, p.wei + g * p.wei_g,
                                                                                         n0, tid);
-  conv_mainloop(w, ring, k_tiles, [&](int s, int t) {
+  conv_mainloop<Cfg>(w, ring, k_tiles, [&](int s, int t) {
     load_a.load(ring + s * Cfg::a_stage_bytes, t);
     load_b.load(b_ring + s * Cfg::b_stage_bytes, t);
   });

@@ -35,7 +35,7 @@
 #include "kdecl/kernels/gemm/cuda/sm80/epilogue.cuh"
 #include "kdecl/kernels/gemm/cuda/sm80/gemm_sm80.cuh"
 #include "kdecl/kernels/gemm/cuda/sm80/tile_loader.cuh"
-#include "kdecl/kernels/gemm/cuda/sm80/warp_mma.cuh"
+#include "kdecl/kernels/gemm/cuda/sm80/block_warp.cuh"
 
 namespace kdecl::kernels::cuda::sm80 {
 
@@ -211,14 +211,14 @@ __global__ void __launch_bounds__(Cfg::threads)
   const int kt0 = int(split) * p.per_split;
   const int k_tiles = min(all_tiles - kt0, p.per_split);
 
-  tc_warp<Cfg> w(lane, (warp % Cfg::warps_m) * Cfg::warp_rows, (warp / Cfg::warps_m) * Cfg::warp_cols);
+  block_warp<Cfg> w(lane, (warp % Cfg::warps_m) * Cfg::warp_rows, (warp / Cfg::warps_m) * Cfg::warp_cols);
   const std::uint32_t ring = smem_address(smem);
   const std::uint32_t b_ring = ring + Cfg::stages * Cfg::a_stage_bytes;
   const tile_loader<ta, false, Cfg::tile_m, Cfg::tile_k, VecDy, Cfg::threads, true, true> load_a(
       p.dy + g * p.dy_g, p.dy_pixel, m0, p.kg, p.geo.m, tid);
   const im2col_transposed_loader<tb, Cfg::tile_n, Cfg::tile_k, VecIn, Cfg::threads> load_b(p.geo, p.in + g * p.in_g,
                                                                                            n0, tid);
-  conv_mainloop(w, ring, k_tiles, [&](int s, int t) {
+  conv_mainloop<Cfg>(w, ring, k_tiles, [&](int s, int t) {
     const int kt = kt0 + t;
     if (kt + 1 < all_tiles) load_a.template load<false>(ring + s * Cfg::a_stage_bytes, kt);
     else load_a.template load<true>(ring + s * Cfg::a_stage_bytes, kt);

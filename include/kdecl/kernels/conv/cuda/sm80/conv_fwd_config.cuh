@@ -10,11 +10,21 @@
 
 namespace kdecl::kernels::cuda::sm80 {
 
+// The data types every sm_80 convolution computes: fp16 or bf16 (mma.sync), fp32
+// multiplied in tf32 (mma.sync) or exactly (FFMA); one dtype for the three tensors.
+constexpr const char* conv_dtypes_unsupported_reason(const grouped_conv_signature& s) {
+  if (s.in != s.wei || s.in != s.out || (s.in != dtype::fp16 && s.in != dtype::bf16 && s.in != dtype::fp32))
+    return "sm80 conv computes fp16, bf16 or fp32 data (input = weight = output)";
+  if (s.acc != dtype::fp32) return "sm80 conv accumulates in fp32";
+  if (s.compute != s.in && !(s.in == dtype::fp32 && s.compute == dtype::tf32))
+    return "sm80 conv multiplies in its data's dtype, or in tf32 for fp32 data";
+  return nullptr;
+}
+
 // A = input gathered (row-major: K-major), B = weights (column-major: K-major),
 // C = output (row-major); the output's vector is the epilogue's access width.
 constexpr gemm_key conv_fwd_gemm_key(const grouped_conv_key& k) {
   gemm_key g = dsl::conv_rules::implicit_gemm(k);
-  g.sig.compute = g.sig.a;
   g.algo.vector_bytes = k.algo.vector_out * bits_of(k.sig.out) / 8;
   return g;
 }
@@ -25,9 +35,7 @@ constexpr const char* conv_fwd_unsupported_reason(const grouped_conv_key& k) {
   if (k.sig.dir != conv_direction::fwd) return "sm80 conv computes the forward direction only";
   if (k.sig.spec != conv_specialization::none) return "sm80 conv has no filter specializations";
   if (k.algo.groups_to_merge != 1) return "sm80 conv computes one group per block (groups_to_merge 1)";
-  if (k.sig.in != k.sig.wei || k.sig.in != k.sig.out || (k.sig.in != dtype::fp16 && k.sig.in != dtype::bf16))
-    return "sm80 conv computes fp16 or bf16 data (input = weight = output)";
-  if (k.sig.acc != dtype::fp32) return "sm80 conv accumulates in fp32";
+  if (const char* why = conv_dtypes_unsupported_reason(k.sig)) return why;
   const int bytes = bits_of(k.sig.in) / 8;
   for (int v : {k.algo.vector_in, k.algo.vector_wei, k.algo.vector_out}) {
     const int b = v * bytes;

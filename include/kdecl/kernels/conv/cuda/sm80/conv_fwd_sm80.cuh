@@ -29,7 +29,7 @@
 #include "kdecl/kernels/gemm/cuda/sm80/gemm_sm80.cuh"
 #include "kdecl/kernels/cuda/sm80/ptx.cuh"
 #include "kdecl/kernels/gemm/cuda/sm80/tile_loader.cuh"
-#include "kdecl/kernels/gemm/cuda/sm80/warp_mma.cuh"
+#include "kdecl/kernels/gemm/cuda/sm80/block_warp.cuh"
 
 namespace kdecl::kernels::cuda::sm80 {
 
@@ -61,14 +61,14 @@ __global__ void __launch_bounds__(Cfg::threads) conv_fwd_kernel(const __grid_con
   const std::int64_t g = blockIdx.z;
   const int k_tiles = (p.geo.k + Cfg::tile_k - 1) / Cfg::tile_k;
 
-  tc_warp<Cfg> w(lane, (warp % Cfg::warps_m) * Cfg::warp_rows, (warp / Cfg::warps_m) * Cfg::warp_cols);
+  block_warp<Cfg> w(lane, (warp % Cfg::warps_m) * Cfg::warp_rows, (warp / Cfg::warps_m) * Cfg::warp_cols);
 
   const std::uint32_t ring = smem_address(smem);
   const std::uint32_t b_ring = ring + Cfg::stages * Cfg::a_stage_bytes;
   const im2col_loader<ta, Cfg::tile_m, Cfg::tile_k, VecIn, Cfg::threads> load_a(p.geo, p.in + g * p.in_g, m0, tid);
   const tile_loader<tb, true, Cfg::tile_n, Cfg::tile_k, VecWei, Cfg::threads, true, true> load_b(
       p.wei + g * p.wei_g, p.wei_k, n0, p.kg, p.geo.k, tid);
-  conv_mainloop(w, ring, k_tiles, [&](int s, int t) {
+  conv_mainloop<Cfg>(w, ring, k_tiles, [&](int s, int t) {
     load_a.load(ring + s * Cfg::a_stage_bytes, t);
     if (t + 1 < k_tiles) load_b.template load<false>(b_ring + s * Cfg::b_stage_bytes, t);
     else load_b.template load<true>(b_ring + s * Cfg::b_stage_bytes, t);

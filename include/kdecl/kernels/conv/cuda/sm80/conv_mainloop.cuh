@@ -1,6 +1,6 @@
 // The cp.async ring of the sm_80 convolutions (every direction): `stages - 1`
-// k tiles in flight, one commit group per tile, the GEMM's tensor-core warp
-// (tc_warp, gemm/cuda/sm80/warp_mma.cuh) consuming one stage while the loaders
+// k tiles in flight, one commit group per tile, the GEMM's warp (block_warp:
+// mma.sync, or FFMA for exact fp32; gemm/cuda/sm80/) consuming one stage while the loaders
 // fill the next. The loaders are the direction's (im2col gather, weights,
 // transposed gather); issue(stage, t) copies local k tile t (0 .. k_tiles-1)
 // into `stage`, so a split-K block passes its own range.
@@ -9,12 +9,12 @@
 #include <cstdint>
 
 #include "kdecl/kernels/cuda/sm80/ptx.cuh"
-#include "kdecl/kernels/gemm/cuda/sm80/warp_mma.cuh"
+#include "kdecl/kernels/gemm/cuda/sm80/block_warp.cuh"
 
 namespace kdecl::kernels::cuda::sm80 {
 
 template <class Cfg, class Issue>
-__device__ __forceinline__ void conv_mainloop(tc_warp<Cfg>& w, std::uint32_t ring, int k_tiles, Issue&& issue) {
+__device__ __forceinline__ void conv_mainloop(block_warp<Cfg>& w, std::uint32_t ring, int k_tiles, Issue&& issue) {
   const std::uint32_t b_ring = ring + Cfg::stages * Cfg::a_stage_bytes;
   // Prologue: stages-1 tiles in flight, one commit group per tile (empty past the end).
 #pragma unroll

@@ -33,6 +33,7 @@ constexpr const char* conv_fwd_sm90_unsupported_reason(const grouped_conv_key& k
   if (k.sig.in != k.sig.wei || k.sig.in != k.sig.out || (k.sig.in != dtype::fp16 && k.sig.in != dtype::bf16))
     return "sm90 conv computes fp16 or bf16 data (input = weight = output)";
   if (k.sig.acc != dtype::fp32) return "sm90 conv accumulates in fp32";
+  if (k.sig.compute != k.sig.in) return "sm90 conv multiplies in its data's dtype";
   const int bytes = bits_of(k.sig.in) / 8;
   if (k.algo.vector_in * bytes != 16 || k.algo.vector_wei * bytes != 16)
     return "sm90 conv gathers the input and the weights in 16-byte vectors";

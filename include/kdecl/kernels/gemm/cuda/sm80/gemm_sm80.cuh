@@ -22,8 +22,7 @@
 #include "kdecl/kernels/gemm/cuda/sm80/epilogue.cuh"
 #include "kdecl/kernels/cuda/sm80/ptx.cuh"
 #include "kdecl/kernels/gemm/cuda/sm80/tile_loader.cuh"
-#include "kdecl/kernels/gemm/cuda/sm80/warp_mma.cuh"
-#include "kdecl/kernels/gemm/cuda/sm80/warp_simt.cuh"
+#include "kdecl/kernels/gemm/cuda/sm80/block_warp.cuh"
 #include "kdecl/kernels/gemm/preshuffle.hpp"
 
 namespace kdecl::kernels::cuda::sm80 {
@@ -57,7 +56,7 @@ template <class Cfg>
 __global__ void __launch_bounds__(Cfg::threads) cp_async_gemm_kernel(const kernel_params<Cfg> p) {
   using ta = typename Cfg::ta;
   using tb = typename Cfg::tb;
-  using warp_t = std::conditional_t<Cfg::simt, simt_warp<Cfg>, tc_warp<Cfg>>;
+  using warp_t = block_warp<Cfg>;
   extern __shared__ __align__(128) unsigned char smem[];
 
   const int tid = int(threadIdx.x), lane = tid & 31, warp = tid >> 5;
