@@ -15,14 +15,20 @@ constexpr auto conv = grouped_conv().direction(fwd).pipeline(cp_async).epilogue(
 constexpr auto tf32_wide = conv.compute(tf32).tile(128, 128, 16).warps(2, 2, 1).warp_tile(64, 64, 8).stages(4);
 constexpr auto tf32_any = conv.compute(tf32).tile(64, 64, 16).warps(2, 2, 1).warp_tile(32, 32, 8).stages(4)
                               .vector_sizes(1, 1, 1);
+// tf32 with 128-byte k rows (half the ring barriers): 8 warps on 128x128, 4 on 128x64 (K/G = 64) and 64x64.
+constexpr auto tf32_deep = conv.compute(tf32).tile(128, 128, 32).warps(2, 4, 1).warp_tile(64, 32, 8).stages(3);
+constexpr auto tf32_n64 = conv.compute(tf32).tile(128, 64, 32).warps(2, 2, 1).warp_tile(64, 32, 8).stages(4);
+constexpr auto tf32_small = conv.compute(tf32).tile(64, 64, 32).warps(2, 2, 1).warp_tile(32, 32, 8).stages(4);
 // Exact fp32: 128x128x8 blocks of 2x4 warps, each lane a 16x4 FFMA micro-tile.
 constexpr auto exact = conv.tile(128, 128, 8).warps(2, 4, 1).warp_tile(64, 32, 1).stages(3);
 constexpr auto exact_any = exact.vector_sizes(1, 1, 1);
+constexpr auto exact_k16 = conv.tile(128, 128, 16).warps(2, 4, 1).warp_tile(64, 32, 1).stages(3);
 }  // namespace
 
 DECL_KERNEL_SET(conv_cp_async_fp32_fwd,
     targets(sm_80, sm_90),
     tf32_wide.ndim(1).layout(nwgc), tf32_wide.ndim(2).layout(nhwgc), tf32_wide.ndim(3).layout(ndhwgc),
     tf32_any.ndim(1).layout(nwgc), tf32_any.ndim(2).layout(nhwgc), tf32_any.ndim(3).layout(ndhwgc),
-    exact.ndim(2).layout(nhwgc),
+    tf32_deep.ndim(2).layout(nhwgc), tf32_n64.ndim(2).layout(nhwgc), tf32_small.ndim(2).layout(nhwgc),
+    exact.ndim(2).layout(nhwgc), exact_k16.ndim(2).layout(nhwgc),
     exact_any.ndim(1).layout(nwgc), exact_any.ndim(2).layout(nhwgc), exact_any.ndim(3).layout(ndhwgc));
