@@ -125,7 +125,8 @@ TEST(ShippedConvInstances, BackwardGpuKernelsArePlannedOffline) {
   int sm90_bwd_data = 0;
   for (const auto& k : conv_kernels()) {
     if (k->arch() != arch_id::sm_90 || k->key().sig.dir != conv_direction::bwd_data ||
-        k->key().algo.pipe != pipeline::tma_wgmma || k->key().sig.ndim != 2 || k->key().sig.in != dtype::bf16)
+        k->key().algo.pipe != pipeline::tma_wgmma || k->key().sig.ndim != 2 || k->key().sig.in != dtype::bf16 ||
+        k->key().sig.lay != conv_layout::nhwgc)
       continue;
     ++sm90_bwd_data;
     EXPECT_FALSE(conv_rejection(*k, layer(conv_direction::bwd_data, 32, 28, 1).normalized(), nullptr)) << k->name();
@@ -174,7 +175,8 @@ TEST(ShippedConvInstances, BackwardGpuKernelsArePlannedOffline) {
   // A layer the 16-byte kernel takes as it is runs without copies: no workspace for them.
   for (const auto& k : conv_kernels())
     if (k->arch() == arch_id::sm_90 && k->key().sig.dir == conv_direction::bwd_weight &&
-        k->key().algo.vector_in == 1 && k->key().sig.ndim == 2 && k->key().sig.in == dtype::bf16)
+        k->key().algo.vector_in == 1 && k->key().sig.ndim == 2 && k->key().sig.in == dtype::bf16 &&
+        k->key().sig.lay == conv_layout::nhwgc)
       EXPECT_EQ(k->workspace_bytes(layer(conv_direction::bwd_weight, 1, 7, 1).normalized()), 0u) << k->name();
   // K/G = 20 (dY gathered in 16-byte vectors): dY and the weights through channel-padded copies.
   auto odd_k = grouped_conv_problem{}.direction(conv_direction::bwd_data).batch(1).channels(3, 20)
@@ -185,7 +187,7 @@ TEST(ShippedConvInstances, BackwardGpuKernelsArePlannedOffline) {
   for (const auto& k : conv_kernels()) {
     const auto& key = k->key();
     if (k->arch() != arch_id::sm_90 || key.sig.dir != conv_direction::bwd_data || key.algo.pipe != pipeline::tma_wgmma ||
-        key.algo.vector_out != 1 || key.sig.ndim != 2 || key.sig.in != dtype::bf16)
+        key.algo.vector_out != 1 || key.sig.ndim != 2 || key.sig.in != dtype::bf16 || key.sig.lay != conv_layout::nhwgc)
       continue;
     ++any_channel;
     EXPECT_FALSE(conv_rejection(*k, odd_k.normalized(), nullptr)) << k->name();
@@ -239,8 +241,8 @@ TEST(ShippedConvInstances, DirectBackwardDataTakesStrideOneGroupedLayers) {
 
 // No valid convolution is refused on an H100 (planned offline): every direction, rank and dtype
 // (fp16, bf16, fp32 exact and in tf32) over channel counts per group that no vector divides
-// (1, 3, 5, 13, 20), that some do (8, 16, 64), groups, strides and 1x1 filters all find a GPU
-// kernel, one that multiplies in the problem's precision.
+// (1, 3, 5, 13, 20), that some do (8, 16, 64), groups, strides, 1x1 filters and group-major
+// layouts all find a GPU kernel, one that multiplies in the problem's precision.
 TEST(ShippedConvInstances, NoValidProblemIsRefusedOnSm90) {
   int sm90 = 0;
   for (const auto& k : conv_kernels()) sm90 += k->arch() == arch_id::sm_90;
@@ -262,6 +264,9 @@ TEST(ShippedConvInstances, NoValidProblemIsRefusedOnSm90) {
               if (ndim == 1) p.input_size({19});
               if (ndim == 2) p.input_size({11, 9});
               if (ndim == 3) p.input_size({5, 6, 7});
+              // Every other problem group-major (gnwc, gnhwc, gndhwc), the rest channels-last.
+              if ((c + k + g) % 2 == 1)
+                p.layout(ndim == 1 ? conv_layout::gnwc : ndim == 2 ? conv_layout::gnhwc : conv_layout::gndhwc);
               ++problems;
               auto sel = dispatcher.select(p);
               if (!sel) refused += "\n  " + p.describe() + ": " + sel.explain();
