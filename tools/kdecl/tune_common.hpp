@@ -30,6 +30,7 @@ struct tune_options {
   std::string db = "tuning.db";
   std::string export_path, import_path;
   std::string dtype = "bf16", layout = "rcr";  // for rows of the problems file that name none
+  std::string compute;                         // conv: tf32 lets fp32 problems multiply in tf32 (empty: the dtype)
   std::string directions = "fwd";              // conv: fwd, bwd_data, bwd_weight (comma-separated) or all
   std::vector<std::int64_t> batches;           // conv: batch sizes replacing the files' n (empty: as listed)
   std::string commit;

@@ -25,11 +25,17 @@ using conv_tuning_problem = tuning_problem<grouped_conv_problem>;
 std::vector<conv_tuning_problem> problems_of(const tune_options& o) {
   auto dt = parse<dtype>(o.dtype);
   if (!dt) throw std::invalid_argument(fmt::format("--dtype '{}' is not a known dtype", o.dtype));
+  grouped_conv_problem base = grouped_conv_problem{}.dtype(*dt);
+  if (!o.compute.empty()) {
+    auto c = parse<dtype>(o.compute);
+    if (!c) throw std::invalid_argument(fmt::format("--compute '{}' is not a known dtype", o.compute));
+    base.compute(*c);
+  }
   const auto directions = parse_directions(o.directions);
   std::vector<conv_tuning_problem> out;
   std::map<std::string, std::size_t> index;
   for (const auto& file : o.problems) {
-    const auto layers = read_conv_layers(file, grouped_conv_problem{}.dtype(*dt));
+    const auto layers = read_conv_layers(file, base);
     for (auto d : directions)
       for (const auto& l : layers)
         for (std::size_t b = 0; b < std::max<std::size_t>(1, o.batches.size()); ++b) {

@@ -115,6 +115,7 @@ void add_tune_command(CLI::App& app, command_state& state) {
   cmd->add_option("--dtype", o->dtype, "dtype of problems whose row names none (fmha: a comma-separated list)")
       ->capture_default_str();
   cmd->add_option("--layout", o->layout, "gemm: layout of problems whose row names none")->capture_default_str();
+  cmd->add_option("--compute", o->compute, "conv: multiply precision, tf32 for fp32 problems (default: the dtype)");
   cmd->add_option("--directions", o->directions, "conv: fwd, bwd_data, bwd_weight (comma-separated) or all")
       ->capture_default_str();
   cmd->add_option("--batches", o->batches, "conv: batch sizes, each replacing the files' n (default: as listed)")
