@@ -4,7 +4,7 @@
 # an error state, ending before the time budget; then a JSON-lines export.
 # OP (third argument, default gemm): gemm (benchmarks/tuning/problems_sm90*.csv, or
 # copies in the carry), conv (benchmarks/shapes/conv_*.csv, every direction, batches 1 and 32,
-# bf16) or fmha (benchmarks/shapes/fmha_*.csv, bf16 and fp16).
+# bf16, or TUNE_CONV_DTYPE=fp32 with TUNE_CONV_COMPUTE=tf32 or unset) or fmha (benchmarks/shapes/fmha_*.csv, bf16 and fp16).
 #
 # On the development machine (the full sets take ~10 minutes to compile here):
 #   cmake --preset tuning -DKDECL_BUILD_TESTS=OFF && cmake --build build-tuning --target kdecl_tool
@@ -28,7 +28,11 @@ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem,power.li
 case $op in
   gemm) arch=sm90; problems=("$carry"/problems_sm90*.csv); extra=()
         [[ -f ${problems[0]} ]] || problems=(benchmarks/tuning/problems_sm90*.csv) ;;  # the tracked files
-  conv) arch=conv_sm90; problems=(benchmarks/shapes/conv_*.csv); extra=(--directions all --batches 1 32 --dtype bf16) ;;
+  conv) arch=conv_sm90; problems=(benchmarks/shapes/conv_*.csv)
+        # TUNE_CONV_DTYPE=fp32 [TUNE_CONV_COMPUTE=tf32]: the fp32 kernels, into their own database.
+        dt=${TUNE_CONV_DTYPE:-bf16}; extra=(--directions all --batches 1 32 --dtype "$dt")
+        [[ $dt != bf16 ]] && arch=conv_${dt}${TUNE_CONV_COMPUTE:+_$TUNE_CONV_COMPUTE}_sm90
+        [[ -n ${TUNE_CONV_COMPUTE:-} ]] && extra+=(--compute "$TUNE_CONV_COMPUTE") ;;
   fmha) arch=fmha_sm90; problems=(benchmarks/shapes/fmha_*.csv); extra=(--dtype bf16,fp16) ;;
   *) echo "device_tune.sh: OP '$op' is not gemm, conv or fmha" >&2; exit 2 ;;
 esac
