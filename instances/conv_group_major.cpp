@@ -3,28 +3,21 @@
 // channel count, stride and alignment, so no valid group-major problem is refused.
 //   fp16, bf16   the sm_90 any-channel implicit GEMMs (conv_sm90_tma_any_channels*.cpp)
 //   fp32         the cp_async implicit GEMMs with 4-byte vectors, in tf32 and exact
-//                (conv_cp_async_fp32*.cpp), sm_80 and sm_90
+//                (conv_cp_async_fp32_tiles.hpp's tf32_any, exact_any), sm_80 and sm_90
 // The kernels index every tensor through its per-dimension strides, so the layout only
 // changes which strides the problem's packed tensors have. Not tuned for speed: the
 // channels-last layouts are the fast path (PyTorch's channels_last is nhwgc).
+#include "conv_cp_async_fp32_tiles.hpp"
 #include "conv_sm90_tma_tiles.hpp"
 
 namespace {
 using namespace kdecl::dsl;
 using kdecl::conv_direction;
+using kdecl_instances::conv_cp_async_fp32::exact_any;
+using kdecl_instances::conv_cp_async_fp32::tf32_any;
 constexpr auto any_fwd = kdecl_instances::conv_sm90_tma::any_channels(conv_direction::fwd);
 constexpr auto any_bwd_data = kdecl_instances::conv_sm90_tma::any_channels(conv_direction::bwd_data);
 constexpr auto any_bwd_weight = kdecl_instances::conv_sm90_tma::any_channels(conv_direction::bwd_weight);
-
-constexpr auto fp32_any(conv_direction dir) {
-  return grouped_conv().direction(dir).pipeline(cp_async).epilogue(cshuffle).dtype(fp32).vector_sizes(1, 1, 1);
-}
-constexpr auto tf32_any(conv_direction dir) {
-  return fp32_any(dir).compute(tf32).tile(64, 64, 16).warps(2, 2, 1).warp_tile(32, 32, 8).stages(4);
-}
-constexpr auto exact_any(conv_direction dir) {
-  return fp32_any(dir).tile(128, 128, 8).warps(2, 4, 1).warp_tile(64, 32, 1).stages(3);
-}
 }  // namespace
 
 DECL_KERNEL_SET(conv_group_major_sm90,

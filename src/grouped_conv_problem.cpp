@@ -261,7 +261,7 @@ std::optional<std::string> grouped_conv_problem::validate() const {
     return fmt::format("accumulator {} does not suit {} data (floating-point data accumulates in fp32, fp64 in fp64, "
                        "int8 in int32)",
                        to_string(acc_type), to_string(in_type));
-  if (compute_type != in_type && !(compute_type == kdecl::dtype::tf32 && in_type == kdecl::dtype::fp32))
+  if (!compute_suits(in_type, compute_type))
     return fmt::format("compute {} does not suit {} data: a convolution multiplies in its input's dtype, or in tf32 "
                        "for fp32 data",
                        to_string(compute_type), to_string(in_type));

@@ -46,6 +46,12 @@ constexpr int spatial_rank(conv_layout l) {
   return 0;
 }
 
+// A convolution multiplies in its data's dtype, or in tf32 for fp32 data (tensor cores):
+// the rule the problem, the DSL's kernels and the kernels themselves share.
+constexpr bool compute_suits(dtype data, dtype compute) {
+  return compute == data || (data == dtype::fp32 && compute == dtype::tf32);
+}
+
 struct grouped_conv_signature {
   conv_direction dir = conv_direction::fwd;
   int ndim = 2;  // spatial dimensions

@@ -54,7 +54,7 @@ struct conv_kernel<K, backend::host> {
     if (s.in != dtype::fp16 && s.in != dtype::bf16 && s.in != dtype::fp32)
       return "host convolution computes fp16, bf16 and fp32 data";
     if (s.acc != dtype::fp32) return "host convolution accumulates in fp32";
-    if (s.compute != s.in && !(s.in == dtype::fp32 && s.compute == dtype::tf32))
+    if (!compute_suits(s.in, s.compute))
       return "host convolution multiplies in its data's dtype, or in tf32 for fp32 data";
     if (s.spec != conv_specialization::none) return "host convolution has no filter specializations";
     if (K.algo.groups_to_merge != 1) return "host convolution computes one group per GEMM (groups_to_merge 1)";

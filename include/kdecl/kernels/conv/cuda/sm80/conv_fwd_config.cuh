@@ -16,7 +16,7 @@ constexpr const char* conv_dtypes_unsupported_reason(const grouped_conv_signatur
   if (s.in != s.wei || s.in != s.out || (s.in != dtype::fp16 && s.in != dtype::bf16 && s.in != dtype::fp32))
     return "sm80 conv computes fp16, bf16 or fp32 data (input = weight = output)";
   if (s.acc != dtype::fp32) return "sm80 conv accumulates in fp32";
-  if (s.compute != s.in && !(s.in == dtype::fp32 && s.compute == dtype::tf32))
+  if (!compute_suits(s.in, s.compute))
     return "sm80 conv multiplies in its data's dtype, or in tf32 for fp32 data";
   return nullptr;
 }
