@@ -8,6 +8,12 @@
 //   square   128x128, 6 stages   N = 128, and tile counts 128x256 leaves short of a wave
 //   narrow   128x64,  8 stages   N = 64 (ResNet's first stage)
 //   short    64x256,  5 stages   one consumer warpgroup: M = 64 (bwd_weight of 64-channel layers)
+//   pingpong (two consumer warpgroups, a tile each, one's epilogue under the other's
+//   main loop: layers of short depth, C/G x taps of 576 to 1152):
+//     pp_narrow  128x64,  8 stages   N = 64
+//     pp_square  128x128, 6 stages   N = 128
+//     pp_short   64x256,  5 stages   backward-weight of 64-channel layers (M = 64)
+//   (conv_sm90_tma_pingpong*.cpp)
 //   any_channels: every operand element by element (any C/G and K/G: stems, odd channel
 //                 counts), narrow forward and backward-data, short backward-weight
 //                 (conv_sm90_tma_any_channels*.cpp)
@@ -34,6 +40,20 @@ constexpr auto narrow(kdecl::conv_direction dir) {
 }
 constexpr auto short_m(kdecl::conv_direction dir) {
   return base(dir).tile(64, 256, 64).warps(4, 1, 1).warp_tile(16, 256, 16).stages(5);
+}
+
+// The pingpong schedule: warps (4,1,1) describe one consumer warpgroup; the block runs two.
+constexpr auto pingpong_base(kdecl::conv_direction dir) {
+  return base(dir).scheduler(pingpong).warps(4, 1, 1);
+}
+constexpr auto pp_narrow(kdecl::conv_direction dir) {
+  return pingpong_base(dir).tile(128, 64, 64).warp_tile(16, 64, 16).stages(8);
+}
+constexpr auto pp_square(kdecl::conv_direction dir) {
+  return pingpong_base(dir).tile(128, 128, 64).warp_tile(16, 128, 16).stages(6);
+}
+constexpr auto pp_short(kdecl::conv_direction dir) {
+  return pingpong_base(dir).tile(64, 256, 64).warp_tile(16, 256, 16).stages(5);
 }
 
 // Vectors of one element: any C/G and K/G (kernels/conv/cuda/channel_padded.cuh).

@@ -62,14 +62,25 @@ TEST(ConvSm90Rules, TheTmaPipelineBuildsForwardConvolutions) {
 }
 
 TEST(ConvSm90Rules, RefusalsNameTheValueAndTheRule) {
+  // pingpong (two consumer warpgroups, a tile each) is built on sm_90, with the GEMM's rule on its warps.
   auto pingpong = wgmma_key();
   pingpong.algo.sched = scheduler::pingpong;
   pingpong.algo.warps = {4, 1, 1};
-  EXPECT_EQ(dsl::validate(pingpong, arch_id::sm_90).r, dsl::rule::conv_scheduler_not_offered_by_pipeline);
-  EXPECT_NE(message_of(pingpong).find("scheduler pingpong not built by tma_wgmma on sm_90 (offered: intrawave)"),
-            std::string::npos)
-      << message_of(pingpong);
-
+  for (auto dir : {conv_direction::fwd, conv_direction::bwd_data, conv_direction::bwd_weight}) {
+    pingpong.sig.dir = dir;
+    EXPECT_TRUE(dsl::validate(pingpong, arch_id::sm_90).ok()) << message_of(pingpong);
+  }
+  auto eight_warps = pingpong;
+  eight_warps.algo.warps = {8, 1, 1};
+  EXPECT_EQ(dsl::validate(eight_warps, arch_id::sm_90).r, dsl::rule::pingpong_needs_one_consumer_warpgroup);
+  EXPECT_NE(message_of(eight_warps).find("pingpong scheduler needs warps 4x1x1"), std::string::npos)
+      << message_of(eight_warps);
+  // interwave (consumers alternating k-blocks within a tile) is an AMD schedule: no convolution builds it here.
+  auto interwave = wgmma_key();
+  interwave.algo.sched = scheduler::interwave;
+  EXPECT_FALSE(dsl::validate(interwave, arch_id::sm_90).ok());
+  EXPECT_NE(message_of(interwave).find("scheduler interwave not offered by tma_wgmma on sm_90"), std::string::npos)
+      << message_of(interwave);
 
   auto narrow = wgmma_key();  // 8-byte gathers: TMA's pipeline issues 16-byte accesses only
   narrow.algo.vector_in = 4;

@@ -144,7 +144,7 @@ TEST(ShippedConvInstances, BackwardGpuKernelsArePlannedOffline) {
     EXPECT_FALSE(conv_rejection(*k, pointwise, nullptr)) << k->name();
     EXPECT_EQ(k->workspace_bytes(pointwise), 0u) << k->name();
   }
-  EXPECT_EQ(sm90_bwd_data, 4);  // three tiles, and the 128x64 tile of any channel count
+  EXPECT_EQ(sm90_bwd_data, 6);  // three cooperative tiles, two pingpong ones, the 128x64 tile of any channel count
   // bwd_weight: a deep reduction (32 x 56 x 56) is split over a lent fp32 workspace; a shallow one is not.
   auto deep = dispatcher.select(layer(conv_direction::bwd_weight, 32, 56, 1));
   auto shallow = dispatcher.select(layer(conv_direction::bwd_weight, 1, 7, 1));

@@ -202,7 +202,7 @@ constexpr pipeline_caps tma_wgmma(int smem_opt_in) {
   // through a pixel map) and backward-weight as the crr GEMM of
   // dY and the gathered input, its depth split (kernels/conv/cuda/sm90/:
   // conv_sm90_unsupported_reason): 16-bit data, every layout, 16-byte gathers, the
-  // cooperative schedule only. Every operand may be a one-element vector (any C/G and
+  // cooperative (intrawave) or pingpong schedule. Every operand may be a one-element vector (any C/G and
   // K/G: the RGB stem's 3, odd filter counts): the kernels copy those operands into
   // packed buffers with C/G and K/G padded to a multiple of 8, and results back out
   // (conv/cuda/channel_padded.cuh); backward-data reads the weights through its flipped
@@ -211,7 +211,7 @@ constexpr pipeline_caps tma_wgmma(int smem_opt_in) {
             bits(conv_layout::nwgc, conv_layout::nhwgc, conv_layout::ndhwgc, conv_layout::gnwc, conv_layout::gnhwc,
                  conv_layout::gndhwc),
             bits(dtype::fp16, dtype::bf16), bits(conv_specialization::none), 1,
-            /*schedulers=*/bits(scheduler::intrawave), /*min_vector_bytes=*/16,
+            /*schedulers=*/bits(scheduler::intrawave, scheduler::pingpong), /*min_vector_bytes=*/16,
             /*element_operands=*/0b111};
   return c;
 }

@@ -37,8 +37,7 @@ constexpr const char* conv_fwd_sm90_unsupported_reason(const grouped_conv_key& k
   const int bytes = bits_of(k.sig.in) / 8;
   if (k.algo.vector_in * bytes != 16 || k.algo.vector_wei * bytes != 16)
     return "sm90 conv gathers the input and the weights in 16-byte vectors";
-  if (k.algo.sched != scheduler::intrawave)
-    return "sm90 conv runs the cooperative (intrawave) schedule: its consumers share one tile";
+  // intrawave (the consumers share a tile) or pingpong (two consumers, a tile each): the GEMM's rules.
   return key_unsupported_reason(conv_fwd_sm90_gemm_key(k));
 }
 

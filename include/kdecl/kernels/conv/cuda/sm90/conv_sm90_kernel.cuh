@@ -15,11 +15,14 @@
 //                      that stage's full barrier (cp_async_barrier.cuh);
 //                    - a TMA producer (one thread issues bulk tensor copies that
 //                      complete on the full barrier by their bytes).
-//   warpgroups 1..W  consumers, as in the GEMM (intrawave): wait for a full stage,
-//                    fence the proxies after a gather, issue the wgmma
-//                    (consume_k_blocks), free the previous stage when its group
-//                    retires; the fused epilogue runs from registers while the
-//                    producer fills the ring for the next tile.
+//   warpgroups 1..W  consumers, as in the GEMM: wait for a full stage, fence the
+//                    proxies after a gather, issue the wgmma (consume_k_blocks),
+//                    free the previous stage when its group retires; the fused
+//                    epilogue runs from registers while the producer fills the
+//                    ring for the next tile. intrawave: all consumers on one tile;
+//                    pingpong: two, each on its own tile, taking turns at the
+//                    tensor cores so that one's epilogue runs under the other's
+//                    main loop (what layers of short depth, few channels x taps, need).
 //   split-K          a cluster launch (sched.splits > 1): the GEMM's cluster split-K
 //                    (split_k.cuh), reduced through distributed shared memory.
 //   output rows      ldc apart (the GEMM's linear_rows), or with PixelRows wherever
@@ -148,39 +151,64 @@ __device__ __forceinline__ auto output_rows_of(const Params& p) {
   }
 }
 
+// The consumers' walk over the block's units: intrawave, every consumer on each unit (its
+// m_blocks of the tile's rows); pingpong, consumer c on units c, c + 2, ... of the block's
+// share, each on a whole tile, taking turns at the tensor cores (the GEMM's named barriers,
+// gemm_sm90_kernel.cuh) so that one tile's epilogue runs under the other's main loop. The
+// producer fills one ring in unit order, so a pingpong consumer steps over the other's stages.
 template <gemm_key G, class Cfg, bool Gathered, bool PixelRows, class Params>
 __device__ __forceinline__ void conv_consume_tiles(const Params& p, unsigned char* ring_a, unsigned char* ring_b,
                                                    std::uint64_t* full, std::uint64_t* empty, float* strips,
                                                    int consumer, int thread_in_wg) {
   const int lane = thread_in_wg % 32, warp = thread_in_wg / 32;
-  const std::uint32_t a_ring = shared_address(ring_a) + consumer * Cfg::m_blocks * mn_block_bytes;
+  const std::uint32_t a_ring =
+      shared_address(ring_a) + (Cfg::pingpong ? 0 : consumer * Cfg::m_blocks * mn_block_bytes);
   const std::uint32_t b_ring = shared_address(ring_b);
   float acc[Cfg::m_blocks][Cfg::acc_regs];
   const auto rows = output_rows_of<PixelRows>(p);
   ring_position pos;
   const int units = p.out.sched.units();
-  for (int unit = blockIdx.x; unit < units; unit += gridDim.x) {
+  const auto stages_of = [&](int unit) {
+    const k_block_range ks = p.k_range(p.out.sched.at(unit));
+    return ks.end - ks.first;
+  };
+  constexpr int units_per_turn = Cfg::pingpong ? 2 : 1;
+  const int first_turn = Cfg::pingpong ? consumer : 0;
+  if (Cfg::pingpong && first_turn == 1 && int(blockIdx.x) < units)
+    pos.skip<Cfg::stages>(stages_of(int(blockIdx.x)));  // the other consumer's first unit
+  for (int turn = first_turn;; turn += units_per_turn) {
+    const int unit = int(blockIdx.x) + turn * int(gridDim.x);
+    if (unit >= units) break;
     const tile_work w = p.out.sched.at(unit);
     const k_block_range ks = p.k_range(w);
 #pragma unroll
     for (int i = 0; i < Cfg::m_blocks; ++i)
 #pragma unroll
       for (int r = 0; r < Cfg::acc_regs; ++r) acc[i][r] = 0.0f;
+    if constexpr (Cfg::pingpong) {
+      if (turn > 0) named_barrier_sync(pingpong_barrier_base + (turn & 1), 256);
+    }
     // The GEMM's mainloop (gemm_sm90_kernel.cuh) over the producer's stages.
     const int previous_stage =
         consume_k_blocks<Cfg, Gathered>(acc, a_ring, b_ring, full, empty, pos, ks.first, ks.end, lane, 0);
+    const int next_unit = unit + int(gridDim.x);  // the other consumer's next (pingpong)
+    if constexpr (Cfg::pingpong) {
+      // Main loop issued: the other consumer may issue its next tile's (if it has one).
+      if (next_unit < units) named_barrier_arrive(pingpong_barrier_base + ((turn + 1) & 1), 256);
+    }
     wgmma_wait_group<0>();
 #pragma unroll
     for (int i = 0; i < Cfg::m_blocks; ++i) fence_accumulators(acc[i]);
     if (previous_stage >= 0 && lane == 0) release_slot<Cfg>(empty, previous_stage, 0);
-    if constexpr (Cfg::split_k_fits) {
-      if (p.out.sched.splits > 1) {  // a cluster launch: this block's only unit
+    if constexpr (Cfg::split_k_fits) {  // never pingpong
+      if (p.out.sched.splits > 1) {     // a cluster launch: this block's only unit
         split_k_cluster_reduce<G, Cfg>(acc, p.out, w, ring_a, consumer, thread_in_wg, rows);
         return;
       }
     }
 
-    const int tile_row0 = consumer * Cfg::rows_per_warpgroup + warp * 16;
+    // Warp's first row in the tile (a pingpong consumer owns the whole tile).
+    const int tile_row0 = (Cfg::pingpong ? 0 : consumer * Cfg::rows_per_warpgroup) + warp * 16;
     const int warp_row0 = w.tile_m * Cfg::tile_m + tile_row0;
     if constexpr (Cfg::staged_epilogue) {
       float* strip = strips + (consumer * 4 + warp) * cshuffle_warp_floats;
@@ -190,6 +218,9 @@ __device__ __forceinline__ void conv_consume_tiles(const Params& p, unsigned cha
     } else {
       epilogue_direct<G, Cfg>(acc, p.out, w.batch, warp_row0 + lane / 4, w.tile_n * Cfg::tile_n + 2 * (lane % 4),
                               rows);
+    }
+    if constexpr (Cfg::pingpong) {
+      if (next_unit < units) pos.skip<Cfg::stages>(stages_of(next_unit));
     }
   }
 }
@@ -214,7 +245,7 @@ __global__ void __launch_bounds__(Cfg::threads, 1)
   if (threadIdx.x == 0) {
     for (int s = 0; s < Cfg::stages; ++s) {
       mbarrier_init(&full[s], Producer::arrivals);
-      mbarrier_init(&empty[s], Cfg::consumer_warpgroups * 4);    // each consumer warp
+      mbarrier_init(&empty[s], Cfg::warpgroups_per_tile * 4);  // each warp of the consumers reading it
     }
     mbarrier_init_fence();
   }
