@@ -10,8 +10,9 @@
 //   2. zeros at the dx pixels of the phases no tap reaches (cuda/zero_pixel_rows.cuh);
 //   3. the forward implicit GEMM of each phase: input dy (the rows it reads), weights
 //      w', output the phase's dx pixels; no work on the zeros between strided dY
-//      pixels. The phases run side by side on side streams forked from the caller's
-//      and joined back to it (cuda/stream_fork.cuh).
+//      pixels. The phases run in one launch (up to 8 of them: conv_phase_set.cuh), the
+//      most work first, so that a small layer pays for one launch and the phases' tails
+//      overlap.
 //
 // Stride 1 is one phase. 1x1 layers of stride 1 without padding skip all of it: dx = dy · W is an
 // rrr GEMM per group, which the sm_90 TMA GEMM of the same tiles reads directly (B
@@ -40,7 +41,6 @@
 #include "kdecl/kernels/conv/cuda/flip_transpose_weights.cuh"
 #include "kdecl/kernels/conv/cuda/scatter_patches.cuh"
 #include "kdecl/kernels/conv/cuda/zero_pixel_rows.cuh"
-#include "kdecl/kernels/cuda/stream_fork.cuh"
 #include "kdecl/kernels/cuda/stream_scratch.cuh"
 #include "kdecl/gemm/gemm_problem.hpp"
 #include "kdecl/kernels/conv/cuda/sm90/conv_fwd_sm90.cuh"
@@ -123,18 +123,25 @@ struct conv_bwd_data {
     }
     if (status done = flush_zeros(zeros, a, st); !done.is_ok()) return done;
     if (status done = flush_flips(flips, a, weights, st); !done.is_ok()) return done;
-    // The phases' convolutions side by side (stream_fork.cuh), the most work first: each fills
-    // only part of the GPU where its tiles are few, and their tails overlap.
+    // The phases' convolutions in sets of one launch each (conv_phase_set.cuh), the most work
+    // first: the persistent blocks take the longest units before the short ones.
     std::vector<std::size_t> order;
     for (std::size_t i = 0; i < phases.size(); ++i)
       if (!phases[i].zero) order.push_back(i);
     const auto work = [&](std::size_t i) { return phases[i].rows * phases[i].weights.taps; };
     std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return work(x) > work(y); });
-    return fork_join(st, int(order.size()), [&](int j, cudaStream_t stream) {
-      const bwd_data_phase_problem& ph = phases[order[std::size_t(j)]];
-      const data_t* w = reinterpret_cast<const data_t*>(weights) + offset[order[std::size_t(j)]];
-      return forward::launch(ph.forward, phase_args(ph, a, w), stream);
-    });
+    grouped_conv_problem problems[max_phases_per_launch];
+    grouped_conv_args args[max_phases_per_launch];
+    for (std::size_t first = 0; first < order.size(); first += max_phases_per_launch) {
+      const int count = int(std::min<std::size_t>(max_phases_per_launch, order.size() - first));
+      for (int j = 0; j < count; ++j) {
+        const std::size_t i = order[first + std::size_t(j)];
+        problems[j] = phases[i].forward;
+        args[j] = phase_args(phases[i], a, reinterpret_cast<const data_t*>(weights) + offset[i]);
+      }
+      if (status done = forward::launch_set(problems, args, count, st); !done.is_ok()) return done;
+    }
+    return status::ok();
   }
   static status flush_flips(flipped_weights_batch& flips, const grouped_conv_args& a, void* weights, cudaStream_t st) {
     if (flips.count == 0) return status::ok();

@@ -19,9 +19,11 @@
 // Entry point: sm90::conv_fwd<K> with the conv_kernel contract (kernels/conv/conv_kernel.hpp).
 // conv_fwd<K, true> stores each output pixel through a pixel map (params.rows) and so
 // takes outputs whose pixels are not evenly strided: backward-data's stride phases
-// (conv_bwd_data_sm90.cuh) run it.
+// (conv_bwd_data_sm90.cuh) run it, several phases in one launch (launch_set,
+// conv_phase_set.cuh).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -34,6 +36,7 @@
 #include "kdecl/kernels/conv/pixel_rows.hpp"
 #include "kdecl/kernels/conv/cuda/sm80/im2col_index.hpp"
 #include "kdecl/kernels/conv/cuda/sm90/conv_fwd_sm90_config.cuh"
+#include "kdecl/kernels/conv/cuda/sm90/conv_phase_set.cuh"
 #include "kdecl/kernels/conv/cuda/sm90/conv_sm90_kernel.cuh"
 #include "kdecl/kernels/conv/cuda/sm90/input_im2col_map.cuh"
 #include "kdecl/kernels/cuda/sm90/tensor_map.cuh"
@@ -142,19 +145,21 @@ struct conv_fwd_gather {
 // load's first pixel decoded once per tile) and one 2-D box of the weights
 // (tile_n output channels x the k-block) for the B slot. A blocks wholly past M are
 // not loaded: their rows of C are never stored.
-template <class Cfg, int Ndim>
-struct conv_fwd_tma_producer : single_thread_producer<conv_fwd_tma_producer<Cfg, Ndim>, conv_fwd_sm90_params> {
-  using params = conv_fwd_sm90_params;
+template <class Cfg, int Ndim, class Params = conv_fwd_sm90_params>
+struct conv_fwd_tma_producer : single_thread_producer<conv_fwd_tma_producer<Cfg, Ndim, Params>, Params> {
+  using params = Params;  // one convolution's, or a set of them (conv_phase_set.cuh)
   static constexpr int a_blocks = Cfg::tile_m / im2col_pixels_per_load;
   static_assert(Cfg::tile_k == im2col_channels_per_load, "a k-block is one im2col load's channels");
 
-  __device__ static void produce(const params& p, unsigned char* ring_a, unsigned char* ring_b, std::uint64_t* full,
-                                 std::uint64_t* empty) {
-    const auto& geo = p.geo;
+  __device__ static void produce(const params& set, unsigned char* ring_a, unsigned char* ring_b,
+                                 std::uint64_t* full, std::uint64_t* empty) {
     ring_position pos;
-    const int units = p.out.sched.units();
+    const int units = launch_units(set);
     for (int unit = blockIdx.x; unit < units; unit += gridDim.x) {
-      const tile_work w = p.out.sched.at(unit);
+      const auto u = locate_unit(set, unit);
+      const conv_fwd_sm90_params& p = *u.p;
+      const auto& geo = p.geo;
+      const tile_work w = u.w;
       const int g = w.batch;
       const int m0 = w.tile_m * Cfg::tile_m, n0 = w.tile_n * Cfg::tile_n;
       // Each A block's first output pixel: its image and window origin.
@@ -208,15 +213,8 @@ struct conv_fwd {
   // How the problem is laid over the device: the persistent grid, the raster and, where the
   // tiles fill less than half the SMs, the split of K over a cluster.
   static launch_plan plan(const grouped_conv_problem& p) {
-    const auto e = p.implicit_gemm();
-    gemm_problem gp;
-    gp.m = e.m;
-    gp.n = e.n;
-    gp.k = e.k;
-    gp.batch = p.g;
     const device_info dev = current_device_info();
-    return plan_launch(gp, cfg::tile_m, cfg::tile_n, cfg::tile_k, dev.sm_count,
-                       cfg::split_k_fits ? &cluster_capacity_of(dev) : nullptr);
+    return plan_of(p, dev, cfg::split_k_fits ? &cluster_capacity_of(dev) : nullptr);
   }
 
   static std::optional<std::string> device_reason() {
@@ -229,7 +227,7 @@ struct conv_fwd {
     return launch(p, a, stream);
   }
 
-  // run() without its checks, for a caller that made them (backward-data's phases).
+  // run() without its checks, for a caller that made them.
   static status launch(const grouped_conv_problem& p, const grouped_conv_args& a, void* stream) {
     const auto e = p.implicit_gemm();
     if (e.m == 0 || e.n == 0) return status::ok();
@@ -237,8 +235,88 @@ struct conv_fwd {
     if (const cudaError_t attr = prepare_kernel(); attr != cudaSuccess)
       return status::error(std::string("cudaFuncSetAttribute: ") + cudaGetErrorString(attr));
     const launch_plan shape = plan(p);
-
     conv_fwd_sm90_params kp{};
+    const bool tma = fill_params(kp, p, a, shape);
+    // The splits of a tile form a cluster.
+    if (const cudaError_t err = launch_in_clusters(tma ? tma_kernel : kernel, unsigned(shape.grid), cfg::threads,
+                                                   cfg::smem_bytes,
+                                                   static_cast<cudaStream_t>(stream),
+                                                   static_cast<unsigned>(shape.sched.splits), kp);
+        err != cudaSuccess)
+      return status::error(std::string("sm90 conv launch: ") + cudaGetErrorString(err));
+    return status::ok();
+  }
+
+  // Up to max_phases_per_launch convolutions in one launch (conv_phase_set.cuh: their units
+  // walked as one list), without run()'s checks: backward-data's stride phases. Empty ones
+  // are skipped. A set of one splits K over a cluster as launch() does; a set of several never
+  // does. TMA loads where every member allows them, else the gather for all.
+  static status launch_set(const grouped_conv_problem* problems, const grouped_conv_args* args, int count,
+                           void* stream) {
+    static_assert(PixelRows, "phase sets are backward-data's stride phases, stored through pixel maps");
+    if (count < 1 || count > max_phases_per_launch)
+      return status::error("sm90 conv launch_set: " + std::to_string(count) + " convolutions (1 to " +
+                           std::to_string(max_phases_per_launch) + " per launch)");
+    int members = 0;
+    for (int i = 0; i < count; ++i) {
+      const auto e = problems[i].implicit_gemm();
+      members += e.m > 0 && e.n > 0;
+    }
+    if (members == 0) return status::ok();
+    if (const cudaError_t attr = prepare_set_kernels(); attr != cudaSuccess)
+      return status::error(std::string("cudaFuncSetAttribute: ") + cudaGetErrorString(attr));
+    const device_info dev = current_device_info();
+    set_params sp{};
+    bool tma = true;
+    int units = 0;
+    for (int i = 0; i < count; ++i) {
+      const grouped_conv_problem& p = problems[i];
+      const auto e = p.implicit_gemm();
+      if (e.m == 0 || e.n == 0) continue;
+      const launch_plan shape =
+          plan_of(p, dev, members == 1 && cfg::split_k_fits ? &set_cluster_capacity_of(dev) : nullptr);
+      tma = fill_params(sp.phase[sp.count], p, args[i], shape) && tma;
+      sp.first_unit[sp.count++] = units;
+      units += shape.sched.units();
+    }
+    sp.first_unit[sp.count] = units;
+    const int splits = sp.count == 1 ? sp.phase[0].out.sched.splits : 1;
+    const int grid = splits > 1 ? units : std::min(units, std::max(dev.sm_count, 1));
+    if (const cudaError_t err = launch_in_clusters(tma ? set_tma_kernel : set_kernel, unsigned(grid), cfg::threads,
+                                                   cfg::smem_bytes, static_cast<cudaStream_t>(stream),
+                                                   static_cast<unsigned>(splits), sp);
+        err != cudaSuccess)
+      return status::error(std::string("sm90 conv launch: ") + cudaGetErrorString(err));
+    return status::ok();
+  }
+
+ private:
+  using gather = conv_fwd_gather<cfg, data_t, K.sig.ndim>;
+  static constexpr auto kernel = conv_sm90_kernel<cfg, gathering_producer<cfg, gather>, PixelRows>;
+  static constexpr auto tma_kernel = conv_sm90_kernel<cfg, conv_fwd_tma_producer<cfg, K.sig.ndim>, PixelRows>;
+  // The phase-set kernels (launch_set).
+  using set_params = phase_set_params<conv_fwd_sm90_params>;
+  static_assert(sizeof(set_params) <= 32764, "a phase set must fit the kernel parameter space");
+  static constexpr auto set_kernel = conv_sm90_kernel<cfg, gathering_producer<cfg, gather, set_params>, PixelRows>;
+  static constexpr auto set_tma_kernel =
+      conv_sm90_kernel<cfg, conv_fwd_tma_producer<cfg, K.sig.ndim, set_params>, PixelRows>;
+
+  // plan() on a device already asked, with a cluster capacity (split K) or without (nullptr).
+  static launch_plan plan_of(const grouped_conv_problem& p, const device_info& dev, const cluster_capacity* capacity) {
+    const auto e = p.implicit_gemm();
+    gemm_problem gp;
+    gp.m = e.m;
+    gp.n = e.n;
+    gp.k = e.k;
+    gp.batch = p.g;
+    return plan_launch(gp, cfg::tile_m, cfg::tile_n, cfg::tile_k, dev.sm_count, capacity);
+  }
+
+  // The kernel's parameters for `p` on `shape`; true where the TMA maps were encoded (the
+  // input allows im2col loads), false where the gather must run.
+  static bool fill_params(conv_fwd_sm90_params& kp, const grouped_conv_problem& p, const grouped_conv_args& a,
+                          const launch_plan& shape) {
+    const auto e = p.implicit_gemm();
     kp.out.sched = shape.sched;
     kp.out.c = a.out;
     kp.out.m = int(e.m);
@@ -263,23 +341,24 @@ struct conv_fwd {
     kp.in_g = p.in_strides.g;
     kp.wei_g = p.wei_strides.g;
     kp.wei_k = p.wei_strides.n;
-    // TMA loads where the input allows them (and the maps encode), else the gather.
-    const bool tma = !input_im2col_reason(p) && !encode_tma_maps(kp, p, a);
-
-    // The splits of a tile form a cluster.
-    if (const cudaError_t err = launch_in_clusters(tma ? tma_kernel : kernel, unsigned(shape.grid), cfg::threads,
-                                                   cfg::smem_bytes,
-                                                   static_cast<cudaStream_t>(stream),
-                                                   static_cast<unsigned>(shape.sched.splits), kp);
-        err != cudaSuccess)
-      return status::error(std::string("sm90 conv launch: ") + cudaGetErrorString(err));
-    return status::ok();
+    return !input_im2col_reason(p) && !encode_tma_maps(kp, p, a);
   }
 
- private:
-  static constexpr auto kernel =
-      conv_sm90_kernel<cfg, gathering_producer<cfg, conv_fwd_gather<cfg, data_t, K.sig.ndim>>, PixelRows>;
-  static constexpr auto tma_kernel = conv_sm90_kernel<cfg, conv_fwd_tma_producer<cfg, K.sig.ndim>, PixelRows>;
+  static cudaError_t prepare_set_kernels() {
+    static const cudaError_t attr = [] {
+      const cudaError_t err =
+          cudaFuncSetAttribute(set_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, cfg::smem_bytes);
+      return err != cudaSuccess
+                 ? err
+                 : cudaFuncSetAttribute(set_tma_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, cfg::smem_bytes);
+    }();
+    return attr;
+  }
+  static const cluster_capacity& set_cluster_capacity_of(const device_info& dev) {
+    static cluster_capacity_table table;
+    prepare_set_kernels();
+    return table.of(reinterpret_cast<const void*>(set_kernel), cfg::threads, cfg::smem_bytes, dev);
+  }
 
   // The TMA producer's maps: the input's im2col view (out.map_a) and the weights as
   // [G][K/G][taps x C/G] boxes of tile_n rows (out.map_b). Empty on success.

@@ -30,9 +30,11 @@
 //                    each output pixel: the stride phases of backward-data.
 //
 // A Producer provides:
-//   using params;                       the launch's parameters, with `out` (gemm_sm90_params:
-//                                       C, its extents and strides, the scheduler) and
-//                                       k_range(w) -> {first, end} k-block of unit w
+//   using params;                       the launch's parameters: one convolution's, with `out`
+//                                       (gemm_sm90_params: C, its extents and strides, the
+//                                       scheduler) and k_range(w) -> {first, end} k-block of
+//                                       unit w, or a set of them (conv_phase_set.cuh: several
+//                                       convolutions in one launch, backward-data's stride phases)
 //   static constexpr int arrivals;      arrivals that complete a full barrier
 //   static constexpr bool gathered;     written through the generic proxy (cp.async)
 //   static void run(params, ring_a, ring_b, full, empty, tid)   every producer thread
@@ -45,6 +47,7 @@
 
 #include <cstdint>
 
+#include "kdecl/kernels/conv/cuda/sm90/conv_phase_set.cuh"
 #include "kdecl/kernels/cuda/sm80/ptx.cuh"
 #include "kdecl/kernels/cuda/sm90/cp_async_barrier.cuh"
 #include "kdecl/kernels/gemm/cuda/sm90/gemm_sm90_kernel.cuh"
@@ -69,8 +72,8 @@ struct conv_sm90_registers {
   static_assert(128 * producer + 256 * consumer <= 384 * 168, "more registers than the block holds");
 };
 
-template <class Cfg, class Gather>
-__device__ __forceinline__ void conv_produce_tiles(const typename Gather::params& p, unsigned char* ring_a,
+template <class Cfg, class Gather, class Params>
+__device__ __forceinline__ void conv_produce_tiles(const Params& p, unsigned char* ring_a,
                                                    unsigned char* ring_b, std::uint64_t* full, std::uint64_t* empty,
                                                    int tid) {
   Gather gather(tid);
@@ -87,14 +90,14 @@ __device__ __forceinline__ void conv_produce_tiles(const typename Gather::params
     mbarrier_arrive(&full[landed.stage]);
     landed.advance<Cfg::stages>();
   };
-  const int units = p.out.sched.units();
+  const int units = launch_units(p);
   for (int unit = blockIdx.x; unit < units; unit += gridDim.x) {
-    const tile_work w = p.out.sched.at(unit);
-    gather.start_tile(p, w);
-    const k_block_range ks = p.k_range(w);
+    const auto u = locate_unit(p, unit);  // its convolution's parameters (a phase set's: its phase's)
+    gather.start_tile(*u.p, u.w);
+    const k_block_range ks = u.p->k_range(u.w);
     for (int kb = ks.first; kb < ks.end; ++kb) {
       mbarrier_wait(&empty[pos.stage], pos.phase ^ 1);
-      gather.load(p, kb, a_ring + pos.stage * Cfg::a_stage_bytes, b_ring + pos.stage * Cfg::b_stage_bytes);
+      gather.load(*u.p, kb, a_ring + pos.stage * Cfg::a_stage_bytes, b_ring + pos.stage * Cfg::b_stage_bytes);
       sm80::cp_async_commit();
       pos.advance<Cfg::stages>();
       if (++in_flight > lag) {
@@ -106,13 +109,14 @@ __device__ __forceinline__ void conv_produce_tiles(const typename Gather::params
   }
   sm80::cp_async_wait<0>();
   for (; in_flight > 0; --in_flight) mark_landed();
-  if (p.out.sched.splits > 1) split_k_producer_wait();
+  if (launch_splits(p) > 1) split_k_producer_wait();
 }
 
-// The cp.async producer of a Gather (see the file comment).
-template <class Cfg, class Gather>
+// The cp.async producer of a Gather (see the file comment), on one convolution's parameters
+// (the Gather's) or a set of them (conv_phase_set.cuh).
+template <class Cfg, class Gather, class Params = typename Gather::params>
 struct gathering_producer {
-  using params = typename Gather::params;
+  using params = Params;
   static constexpr int arrivals = 128;  // each producer thread, once its copies have landed
   static constexpr bool gathered = true;
   __device__ static void run(const params& p, unsigned char* ring_a, unsigned char* ring_b, std::uint64_t* full,
@@ -121,10 +125,22 @@ struct gathering_producer {
   }
 };
 
+// The TMA descriptors of a launch's convolutions (out.map_a and out.map_b of each), into
+// the descriptor cache.
+template <class Params>
+__device__ __forceinline__ void prefetch_tma_maps(const Params& p) {
+  tma_prefetch_descriptor(&p.out.map_a);
+  tma_prefetch_descriptor(&p.out.map_b);
+}
+template <class Phase>
+__device__ __forceinline__ void prefetch_tma_maps(const phase_set_params<Phase>& s) {
+  for (int i = 0; i < s.count; ++i) prefetch_tma_maps(s.phase[i]);
+}
+
 // A producer one thread drives with TMA copies (they complete the full barrier by their
 // bytes, after that thread's expect_tx): Derived::produce(p, ring_a, ring_b, full, empty),
-// the descriptors in p.out.map_a and p.out.map_b. The other producer threads only meet
-// the split-K cluster barriers.
+// the descriptors in out.map_a and out.map_b of each convolution. The other producer
+// threads only meet the split-K cluster barriers.
 template <class Derived, class Params>
 struct single_thread_producer {
   using params = Params;
@@ -133,11 +149,10 @@ struct single_thread_producer {
   __device__ static void run(const params& p, unsigned char* ring_a, unsigned char* ring_b, std::uint64_t* full,
                              std::uint64_t* empty, int tid) {
     if (tid == 0) {
-      tma_prefetch_descriptor(&p.out.map_a);
-      tma_prefetch_descriptor(&p.out.map_b);
+      prefetch_tma_maps(p);
       Derived::produce(p, ring_a, ring_b, full, empty);
     }
-    if (p.out.sched.splits > 1) split_k_producer_wait();  // every producer thread meets the cluster barriers
+    if (launch_splits(p) > 1) split_k_producer_wait();  // every producer thread meets the cluster barriers
   }
 };
 
@@ -165,11 +180,11 @@ __device__ __forceinline__ void conv_consume_tiles(const Params& p, unsigned cha
       shared_address(ring_a) + (Cfg::pingpong ? 0 : consumer * Cfg::m_blocks * mn_block_bytes);
   const std::uint32_t b_ring = shared_address(ring_b);
   float acc[Cfg::m_blocks][Cfg::acc_regs];
-  const auto rows = output_rows_of<PixelRows>(p);
   ring_position pos;
-  const int units = p.out.sched.units();
+  const int units = launch_units(p);
   const auto stages_of = [&](int unit) {
-    const k_block_range ks = p.k_range(p.out.sched.at(unit));
+    const auto u = locate_unit(p, unit);
+    const k_block_range ks = u.p->k_range(u.w);
     return ks.end - ks.first;
   };
   constexpr int units_per_turn = Cfg::pingpong ? 2 : 1;
@@ -179,8 +194,11 @@ __device__ __forceinline__ void conv_consume_tiles(const Params& p, unsigned cha
   for (int turn = first_turn;; turn += units_per_turn) {
     const int unit = int(blockIdx.x) + turn * int(gridDim.x);
     if (unit >= units) break;
-    const tile_work w = p.out.sched.at(unit);
-    const k_block_range ks = p.k_range(w);
+    const auto u = locate_unit(p, unit);  // its convolution's parameters (a phase set's: its phase's)
+    const auto& q = *u.p;
+    const tile_work w = u.w;
+    const k_block_range ks = q.k_range(w);
+    const auto rows = output_rows_of<PixelRows>(q);
 #pragma unroll
     for (int i = 0; i < Cfg::m_blocks; ++i)
 #pragma unroll
@@ -201,8 +219,8 @@ __device__ __forceinline__ void conv_consume_tiles(const Params& p, unsigned cha
     for (int i = 0; i < Cfg::m_blocks; ++i) fence_accumulators(acc[i]);
     if (previous_stage >= 0 && lane == 0) release_slot<Cfg>(empty, previous_stage, 0);
     if constexpr (Cfg::split_k_fits) {  // never pingpong
-      if (p.out.sched.splits > 1) {     // a cluster launch: this block's only unit
-        split_k_cluster_reduce<G, Cfg>(acc, p.out, w, ring_a, consumer, thread_in_wg, rows);
+      if (q.out.sched.splits > 1) {     // a cluster launch: this block's only unit
+        split_k_cluster_reduce<G, Cfg>(acc, q.out, w, ring_a, consumer, thread_in_wg, rows);
         return;
       }
     }
@@ -213,10 +231,10 @@ __device__ __forceinline__ void conv_consume_tiles(const Params& p, unsigned cha
     if constexpr (Cfg::staged_epilogue) {
       float* strip = strips + (consumer * 4 + warp) * cshuffle_warp_floats;
       const d_ring_view no_d{ring_a, ring_b, full, empty, 0, 0};  // the conv epilogue reads no D tensors
-      epilogue_cshuffle<G, Cfg, false>(acc, p.out, w.batch, warp_row0, w.tile_n * Cfg::tile_n, strip, lane, no_d,
+      epilogue_cshuffle<G, Cfg, false>(acc, q.out, w.batch, warp_row0, w.tile_n * Cfg::tile_n, strip, lane, no_d,
                                        tile_row0, rows);
     } else {
-      epilogue_direct<G, Cfg>(acc, p.out, w.batch, warp_row0 + lane / 4, w.tile_n * Cfg::tile_n + 2 * (lane % 4),
+      epilogue_direct<G, Cfg>(acc, q.out, w.batch, warp_row0 + lane / 4, w.tile_n * Cfg::tile_n + 2 * (lane % 4),
                               rows);
     }
     if constexpr (Cfg::pingpong) {
