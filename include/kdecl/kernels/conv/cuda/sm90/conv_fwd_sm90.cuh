@@ -25,6 +25,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 
@@ -249,39 +250,50 @@ struct conv_fwd {
 
   // Up to max_phases_per_launch convolutions in one launch (conv_phase_set.cuh: their units
   // walked as one list), without run()'s checks: backward-data's stride phases. Empty ones
-  // are skipped. A set of one splits K over a cluster as launch() does; a set of several never
-  // does. TMA loads where every member allows them, else the gather for all.
+  // are skipped. Where their tiles together fill less than half the SMs, every member's K
+  // is split the same number of times over a cluster (plan_launch's rule on the set: the
+  // launch has one cluster size). TMA loads where every member allows them, else the gather.
   static status launch_set(const grouped_conv_problem* problems, const grouped_conv_args* args, int count,
                            void* stream) {
     static_assert(PixelRows, "phase sets are backward-data's stride phases, stored through pixel maps");
     if (count < 1 || count > max_phases_per_launch)
       return status::error("sm90 conv launch_set: " + std::to_string(count) + " convolutions (1 to " +
                            std::to_string(max_phases_per_launch) + " per launch)");
-    int members = 0;
-    for (int i = 0; i < count; ++i) {
-      const auto e = problems[i].implicit_gemm();
-      members += e.m > 0 && e.n > 0;
-    }
-    if (members == 0) return status::ok();
     if (const cudaError_t attr = prepare_set_kernels(); attr != cudaSuccess)
       return status::error(std::string("cudaFuncSetAttribute: ") + cudaGetErrorString(attr));
     const device_info dev = current_device_info();
+    const int sms = std::max(dev.sm_count, 1);
     set_params sp{};
     bool tma = true;
-    int units = 0;
+    int tiles = 0, fewest_k_blocks = std::numeric_limits<int>::max();
     for (int i = 0; i < count; ++i) {
       const grouped_conv_problem& p = problems[i];
       const auto e = p.implicit_gemm();
       if (e.m == 0 || e.n == 0) continue;
-      const launch_plan shape =
-          plan_of(p, dev, members == 1 && cfg::split_k_fits ? &set_cluster_capacity_of(dev) : nullptr);
-      tma = fill_params(sp.phase[sp.count], p, args[i], shape) && tma;
-      sp.first_unit[sp.count++] = units;
-      units += shape.sched.units();
+      const launch_plan shape = plan_of(p, dev, nullptr);
+      tma = fill_params(sp.phase[sp.count++], p, args[i], shape) && tma;
+      tiles += shape.sched.tiles();
+      fewest_k_blocks = std::min(fewest_k_blocks, shape.sched.k_blocks);
+    }
+    if (sp.count == 0) return status::ok();
+    int splits = 1;
+    if (cfg::split_k_fits && 2 * tiles <= sms) {
+      const cluster_capacity& capacity = set_cluster_capacity_of(dev);
+      const int most = std::min(max_cluster_splits, fewest_k_blocks / min_k_blocks_per_split);
+      for (int s = most; s >= 2; --s)
+        if (tiles * s <= std::min(capacity[s], sms)) {
+          splits = s;
+          break;
+        }
+    }
+    int units = 0;
+    for (int i = 0; i < sp.count; ++i) {
+      sp.phase[i].out.sched.splits = splits;
+      sp.first_unit[i] = units;
+      units += sp.phase[i].out.sched.units();
     }
     sp.first_unit[sp.count] = units;
-    const int splits = sp.count == 1 ? sp.phase[0].out.sched.splits : 1;
-    const int grid = splits > 1 ? units : std::min(units, std::max(dev.sm_count, 1));
+    const int grid = splits > 1 ? units : std::min(units, sms);  // a split tile's blocks form a cluster
     if (const cudaError_t err = launch_in_clusters(tma ? set_tma_kernel : set_kernel, unsigned(grid), cfg::threads,
                                                    cfg::smem_bytes, static_cast<cudaStream_t>(stream),
                                                    static_cast<unsigned>(splits), sp);

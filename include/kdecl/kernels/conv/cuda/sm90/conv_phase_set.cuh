@@ -59,11 +59,10 @@ __device__ __forceinline__ located_unit<Phase> locate_unit(const phase_set_param
   while (i + 1 < s.count && unit >= s.first_unit[i + 1]) ++i;
   return {&s.phase[i], s.phase[i].out.sched.at(unit - s.first_unit[i])};
 }
-// A set of one phase may split K over clusters (the launch's cluster size); a set of
-// several never does (their tiles together fill the GPU, or the layer is too small to care).
+// Every phase of a set splits K the same number of times (the launch's cluster size).
 template <class Phase>
 __device__ __forceinline__ int launch_splits(const phase_set_params<Phase>& s) {
-  return s.count == 1 ? s.phase[0].out.sched.splits : 1;
+  return s.phase[0].out.sched.splits;
 }
 
 }  // namespace kdecl::kernels::cuda::sm90
