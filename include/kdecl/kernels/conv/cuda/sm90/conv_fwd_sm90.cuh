@@ -228,7 +228,7 @@ struct conv_fwd {
     return launch(p, a, stream);
   }
 
-  // run() without its checks, for a caller that made them.
+  // run()'s launch, after its checks.
   static status launch(const grouped_conv_problem& p, const grouped_conv_args& a, void* stream) {
     const auto e = p.implicit_gemm();
     if (e.m == 0 || e.n == 0) return status::ok();
@@ -356,14 +356,10 @@ struct conv_fwd {
     return !input_im2col_reason(p) && !encode_tma_maps(kp, p, a);
   }
 
+  // Raises the phase-set kernels' dynamic shared-memory limit, once per process.
   static cudaError_t prepare_set_kernels() {
-    static const cudaError_t attr = [] {
-      const cudaError_t err =
-          cudaFuncSetAttribute(set_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, cfg::smem_bytes);
-      return err != cudaSuccess
-                 ? err
-                 : cudaFuncSetAttribute(set_tma_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, cfg::smem_bytes);
-    }();
+    static const cudaError_t attr = allow_shared_memory(reinterpret_cast<const void*>(set_kernel),
+                                                        reinterpret_cast<const void*>(set_tma_kernel));
     return attr;
   }
   static const cluster_capacity& set_cluster_capacity_of(const device_info& dev) {
@@ -382,14 +378,17 @@ struct conv_fwd {
     return encode_tensor_map(kp.out.map_b, wei);
   }
 
+  // The dynamic shared memory the config needs, allowed to a gathering kernel and its TMA twin.
+  static cudaError_t allow_shared_memory(const void* gathering, const void* tma) {
+    const cudaError_t err = cudaFuncSetAttribute(gathering, cudaFuncAttributeMaxDynamicSharedMemorySize, cfg::smem_bytes);
+    return err != cudaSuccess ? err
+                              : cudaFuncSetAttribute(tma, cudaFuncAttributeMaxDynamicSharedMemorySize, cfg::smem_bytes);
+  }
+
   // Raises both kernels' dynamic shared-memory limit, once per process.
   static cudaError_t prepare_kernel() {
-    static const cudaError_t attr = [] {
-      const cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, cfg::smem_bytes);
-      return err != cudaSuccess
-                 ? err
-                 : cudaFuncSetAttribute(tma_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, cfg::smem_bytes);
-    }();
+    static const cudaError_t attr =
+        allow_shared_memory(reinterpret_cast<const void*>(kernel), reinterpret_cast<const void*>(tma_kernel));
     return attr;
   }
 
