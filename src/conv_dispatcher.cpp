@@ -177,18 +177,28 @@ std::optional<std::string> rejection(const conv_instance& kernel, const grouped_
   const bool per_group_vectors = k.algo.pipe != pipeline::direct_conv;
   if (!per_group_vectors)
     if (auto e = direct_vector_mismatch(k, p, args, facts)) return reject(*e);
+  // Merged groups (groups_to_merge m > 1, kernels/conv/merged_groups.hpp): the input and output
+  // vectors run along m groups' channels together, whose group stride the kernel checks; the
+  // weights are read per group in pieces the kernel's why_not checks.
+  const int merge = k.algo.groups_to_merge;
   for (conv_tensor t : {conv_tensor::input, conv_tensor::weight, conv_tensor::output}) {
     if (!per_group_vectors) break;
+    if (merge > 1 && t == conv_tensor::weight) continue;
     const int v = t == conv_tensor::input ? k.algo.vector_in : t == conv_tensor::weight ? k.algo.vector_wei
                                                                                         : k.algo.vector_out;
     if (v <= 1 && !args) continue;
-    const std::int64_t channels = t == conv_tensor::output ? p.k_per_group() : p.c_per_group();
+    const std::int64_t channels = merge * (t == conv_tensor::output ? p.k_per_group() : p.c_per_group());
     if (channels % v != 0)
-      return reject(fmt::format("{} = {} {} channels per group is not a multiple of the kernel's {} vector of {} "
-                                "elements",
-                                t == conv_tensor::output ? "K/G" : "C/G", channels, tensor_name(t), tensor_name(t), v));
+      return reject(merge > 1 ? fmt::format("{} x {} = {} {} channels of the merged groups is not a multiple of the "
+                                            "kernel's {} vector of {} elements",
+                                            merge, t == conv_tensor::output ? "K/G" : "C/G", channels, tensor_name(t),
+                                            tensor_name(t), v)
+                              : fmt::format("{} = {} {} channels per group is not a multiple of the kernel's {} vector "
+                                            "of {} elements",
+                                            t == conv_tensor::output ? "K/G" : "C/G", channels, tensor_name(t),
+                                            tensor_name(t), v));
     for (const auto& step : facts.of(t))
-      if (step.extent > 1 && step.stride % v != 0)
+      if (step.extent > 1 && step.stride % v != 0 && !(merge > 1 && step.name == std::string_view("G")))
         return reject(fmt::format("{} stride of {} = {} elements is not a multiple of the kernel's {} vector of {} "
                                   "elements",
                                   tensor_name(t), step.name, step.stride, tensor_name(t), v));
@@ -284,7 +294,8 @@ std::vector<std::pair<std::shared_ptr<const conv_instance>, double>> conv_dispat
       if (key.algo.pipe == pipeline::direct_conv) {
         out.emplace_back(e.kernel, estimate_microseconds(key, p));
       } else {
-        const bool own = key.sig.dir == conv_direction::bwd_weight;  // split-K: a profile per kernel
+        // Split-K (backward-weight) and merged groups (a wider, deeper GEMM): a profile per kernel.
+        const bool own = key.sig.dir == conv_direction::bwd_weight || key.algo.groups_to_merge > 1;
         // As estimate_microseconds(key, p), from the profile indexed once.
         const double us =
             estimate_microseconds(e.profile, own ? conv_problem_profile(key, p, int(e.profile.processors)) : pp) *

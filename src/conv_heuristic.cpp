@@ -124,6 +124,17 @@ double direct_estimate_us(const grouped_conv_key& key, const grouped_conv_proble
 
 problem_profile conv_problem_profile(const grouped_conv_key& key, const grouped_conv_problem& p, int processors) {
   problem_profile pp = conv_problem_profile(p);
+  if (const int merge = key.algo.groups_to_merge; merge > 1 && p.g % merge == 0) {
+    // Merged groups (kernels/conv/merged_groups.hpp): G / merge GEMMs merge times wider and
+    // deeper, the block-diagonal weights' zeros multiplied too.
+    pp.n *= merge;
+    pp.k *= merge;
+    pp.batch /= merge;
+    // A forward launch whose view TMA loads (m x C/G a multiple of 64) first writes the view's
+    // block-diagonal weights (m times the weights) and reads them back.
+    if (key.sig.dir == conv_direction::fwd && key.algo.pipe == pipeline::tma_wgmma && merge * p.c_per_group() % 64 == 0)
+      pp.dram_bytes += 2.0 * merge * double(p.elements(conv_tensor::weight)) * std::max(1, bits_of(p.wei_type) / 8);
+  }
   if (key.sig.dir == conv_direction::bwd_weight && key.algo.pipe == pipeline::cp_async && key.algo.arch != arch_id::host) {
     // The cp_async bwd_weight splits its long depth into `s` ranges (conv_bwd_plan.hpp): s times
     // the batch of GEMMs s times shallower, plus the fp32 partials written and read once.
@@ -159,7 +170,7 @@ double group_padding_factor(const grouped_conv_key& key, const grouped_conv_prob
   // without this factor on an H100 (docs/perf/h100-2026-11-23-dwconv-s16-run1).
   // The GEMM's N per group: K/G forward, C/G for the sm_90 backward-data (a forward convolution into dx).
   const bool as_forward = key.sig.dir == conv_direction::bwd_data && key.algo.pipe == pipeline::tma_wgmma;
-  const std::int64_t n = as_forward ? p.c_per_group() : p.k_per_group();
+  const std::int64_t n = key.algo.groups_to_merge * (as_forward ? p.c_per_group() : p.k_per_group());
   if (key.algo.pipe == pipeline::direct_conv || (key.sig.dir != conv_direction::fwd && !as_forward) || p.g <= 1 ||
       n >= key.algo.tile.n)
     return 1.0;

@@ -113,7 +113,9 @@ json pipeline_json(const pipeline_caps& c) {
             {"max_groups_to_merge", c.conv.max_groups_to_merge},
             {"schedulers", enum_set<scheduler>(c.conv.schedulers)},
             {"min_vector_bytes", c.conv.min_vector_bytes},
-            {"element_operands", c.conv.element_operands}}},
+            {"element_operands", c.conv.element_operands},
+            {"merge_directions", enum_set<conv_direction>(c.conv.merge_directions)},
+            {"merge_layouts", enum_set<conv_layout>(c.conv.merge_layouts)}}},
           {"epilogue_any_alignment", c.epilogue_any_alignment},
           {"width_one_is_scalar", c.width_one_is_scalar},
           {"index_bits", ints(c.index_bits)}};
@@ -328,7 +330,10 @@ std::string arch_to_markdown() {
         limits += "; convolutions: " + cell(p["conv"]["directions"]) + " " + cell(p["conv"]["layouts"]) + " " +
                   cell(p["conv"]["dtypes"]) + " (input = weight = output), specializations " +
                   cell(p["conv"]["specializations"]) + ", groups_to_merge <= " +
-                  p["conv"]["max_groups_to_merge"].dump();
+                  p["conv"]["max_groups_to_merge"].dump() +
+                  (p["conv"]["merge_directions"].empty()
+                       ? std::string()
+                       : " (" + cell(p["conv"]["merge_directions"]) + " " + cell(p["conv"]["merge_layouts"]) + ")");
       if (p["epilogue_any_alignment"].get<bool>()) limits += "; C/D any alignment (vector_bytes binds A, B)";
       limits += "; index bits " + cell(p["index_bits"]);
       md << "| " << cell(p["pipeline"]) << " | " << dt << " | " << cell(p["warps"]) << " | "

@@ -26,7 +26,7 @@ const std::array<std::string_view, conv_feature_count>& conv_feature_names() {
         "direct",                                     // a direct (not implicit-GEMM) kernel
         "groups_to_merge",
         "vector_in_bytes", "vector_wei_bytes", "vector_out_bytes",
-        "group_tile_fill",                            // K/G over the N tile where one group fills a block (fwd)
+        "group_tile_fill",                            // (merged groups x) K/G over the N tile (fwd)
         "log2_bytes"};                                // the least traffic, every tensor once
     for (std::size_t i = 0; i < extra.size(); ++i) out[feature_count + i] = extra[i];
     return out;
@@ -89,7 +89,7 @@ conv_feature_row conv_features_of(const grouped_conv_problem& p, const grouped_c
   f[i++] = bytes_of(a.vector_wei, key.sig.wei);
   f[i++] = bytes_of(a.vector_out, key.sig.out);
   f[i++] = p.dir == conv_direction::fwd && a.tile.n > 0
-               ? float(std::min(1.0, double(p.k_per_group()) / double(a.tile.n)))
+               ? float(std::min(1.0, double(a.groups_to_merge * p.k_per_group()) / double(a.tile.n)))
                : 1.0f;
   f[i++] = float(std::log2(std::max(1.0, p.bytes())));
   return f;

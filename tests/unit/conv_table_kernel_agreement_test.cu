@@ -68,10 +68,21 @@ inline constexpr auto broad_sm90 = kernel_set(
     wgmma_sweep(fwd_dir, bf16).vector_sizes(1, 1, 8), wgmma_sweep(bwd_data, fp16).vector_sizes(1, 8, 8),
     wgmma_sweep(bwd_weight, bf16).vector_sizes(8, 1, 8), wgmma_sweep(fwd_dir, bf16).vector_sizes(1, 1, 1),
     wgmma_sweep(bwd_data, bf16).vector_sizes(1, 1, 1), wgmma_sweep(bwd_weight, bf16).vector_sizes(1, 1, 1));
+// Merged groups (forward and backward-data, channels-last): every tile and schedule with 2 to 16
+// groups side by side.
+inline constexpr auto merged_sm90 = kernel_set(
+    targets(sm_90), wgmma_sweep(fwd_dir, bf16).groups_to_merge(2), wgmma_sweep(fwd_dir, fp16).groups_to_merge(16),
+    wgmma_sweep(bwd_data, bf16).groups_to_merge(8),
+    wgmma_sweep(fwd_dir, bf16).ndim(3).layout(ndhwgc).groups_to_merge(4),
+    wgmma_sweep(fwd_dir, fp16).ndim(1).layout(nwgc).groups_to_merge(8).vector_sizes(1, 1, 1));
+inline constexpr auto merged_fixed = kernel_set(
+    targets(sm_90), grouped_conv().direction(fwd).dtype(bf16).ndim(2).layout(nhwgc).groups_to_merge(16)
+                        .pipeline(tma_wgmma).tile(128, 64, 64).warps(8, 1, 1).warp_tile(16, 64, 16));
 }  // namespace sets
 
 constexpr auto compiled = dsl::expand<sets::fwd_16bit>();
 constexpr auto compiled_sm90 = dsl::expand<sets::fwd_sm90>();
+constexpr auto compiled_merged = dsl::expand<sets::merged_fixed>();
 template <const auto& Keys>
 consteval bool all_built() {
   for (const auto& k : Keys)
@@ -80,6 +91,7 @@ consteval bool all_built() {
 }
 static_assert(all_built<compiled>(), "a convolution key the NVIDIA tables accept is one the sm80 conv kernels cannot build");
 static_assert(all_built<compiled_sm90>(), "a convolution key the sm_90 tables accept is one the sm90 conv kernel cannot build");
+static_assert(all_built<compiled_merged>(), "a merged-groups key the sm_90 tables accept is one the sm90 conv kernel cannot build");
 
 TEST(ConvTableKernelAgreement, EveryTableKeyIsBuilt) {
   long keys = 0;
@@ -99,6 +111,16 @@ TEST(ConvTableKernelAgreement, EveryTableKeyIsBuilt) {
   EXPECT_TRUE(diag_sm90.ok()) << dsl::describe(diag_sm90).view();
   EXPECT_GT(sm90_keys, 20);
   keys += sm90_keys;
+  long merged_keys = 0;
+  auto diag_merged = dsl::for_each_key(sets::merged_sm90, [&](const grouped_conv_key& k) {
+    ++merged_keys;
+    EXPECT_GT(k.algo.groups_to_merge, 1);
+    const char* why = kernel_reason(k);
+    EXPECT_EQ(why, nullptr) << kernel_name(k) << ": " << (why ? why : "");
+  });
+  EXPECT_TRUE(diag_merged.ok()) << dsl::describe(diag_merged).view();
+  EXPECT_GT(merged_keys, 4);
+  keys += merged_keys;
   std::printf("%ld convolution keys of the NVIDIA tables, every one built by the sm80 or sm90 conv kernels\n", keys);
 }
 

@@ -158,6 +158,10 @@ struct conv_offer {
   // the kernels read or write them element by element outside their gathers (a packed,
   // channel-padded copy; a pixel-mapped store), so any channel count and stride works.
   std::uint32_t element_operands = 0;
+  // Where groups_to_merge > 1 is built: directions and layouts (bit sets; merged groups need
+  // neighbouring groups' channels contiguous, kernels/conv/merged_groups.hpp).
+  std::uint32_t merge_directions = 0;
+  std::uint32_t merge_layouts = 0;
   constexpr bool empty() const { return directions == 0; }
 };
 

@@ -206,13 +206,17 @@ constexpr pipeline_caps tma_wgmma(int smem_opt_in) {
   // K/G: the RGB stem's 3, odd filter counts): the kernels copy those operands into
   // packed buffers with C/G and K/G padded to a multiple of 8, and results back out
   // (conv/cuda/channel_padded.cuh); backward-data reads the weights through its flipped
-  // copy and stores dx through a pixel map anyway.
+  // copy and stores dx through a pixel map anyway. Forward and backward-data convolutions in
+  // channels-last layouts may merge up to 16 neighbouring groups into one GEMM (block-diagonal
+  // weights: kernels/conv/merged_groups.hpp), for few channels per group.
   c.conv = {bits(conv_direction::fwd, conv_direction::bwd_data, conv_direction::bwd_weight),
             bits(conv_layout::nwgc, conv_layout::nhwgc, conv_layout::ndhwgc, conv_layout::gnwc, conv_layout::gnhwc,
                  conv_layout::gndhwc),
-            bits(dtype::fp16, dtype::bf16), bits(conv_specialization::none), 1,
+            bits(dtype::fp16, dtype::bf16), bits(conv_specialization::none), /*max_groups_to_merge=*/16,
             /*schedulers=*/bits(scheduler::intrawave, scheduler::pingpong), /*min_vector_bytes=*/16,
-            /*element_operands=*/0b111};
+            /*element_operands=*/0b111,
+            /*merge_directions=*/bits(conv_direction::fwd, conv_direction::bwd_data),
+            /*merge_layouts=*/bits(conv_layout::nwgc, conv_layout::nhwgc, conv_layout::ndhwgc)};
   return c;
 }
 

@@ -112,6 +112,10 @@ constexpr diagnostic check_offer(const grouped_conv_key& k, const arch_spec& s, 
   if (k.algo.groups_to_merge > o.max_groups_to_merge)
     return fail(rule::conv_groups_to_merge_above_pipeline_maximum, k, field::op_specific | field::pipe,
                 k.algo.groups_to_merge, o.max_groups_to_merge);
+  if (k.algo.groups_to_merge > 1 && (!arch::has(o.merge_directions, sig.dir) || !arch::has(o.merge_layouts, sig.lay)))
+    return fail(rule::conv_groups_to_merge_not_offered_for_signature, k, field::op_specific | field::pipe,
+                k.algo.groups_to_merge, static_cast<long>(sig.dir), static_cast<long>(sig.lay),
+                long(o.merge_directions) | long(o.merge_layouts) << 32);  // both sets in one value
   if (k.algo.sched != scheduler::any && !arch::has(o.schedulers, k.algo.sched))
     return fail(rule::conv_scheduler_not_offered_by_pipeline, k, field::sched | field::pipe,
                 static_cast<long>(k.algo.sched), o.schedulers);

@@ -328,6 +328,12 @@ constexpr message describe(const diagnostic& d) {
     case rule::conv_groups_to_merge_above_pipeline_maximum:
       m << "groups_to_merge " << v[0] << " above the " << v[1] << " that " << pipe << " builds on " << arch;
       break;
+    case rule::conv_groups_to_merge_not_offered_for_signature:
+      m << "groups_to_merge " << v[0] << " with conv " << name<conv_direction>(v[1]) << " in layout "
+        << name<conv_layout>(v[2]) << ": " << pipe << " on " << arch << " merges groups for ";
+      enum_set<conv_direction>(m, static_cast<std::uint32_t>(v[3] & 0xffffffffL)) << " in layouts ";
+      enum_set<conv_layout>(m, static_cast<std::uint32_t>(v[3] >> 32)) << " only";
+      break;
     case rule::fmha_dtype_not_offered_on_arch:
       m << "fmha " << to_string(d.a) << " -> " << to_string(d.b) << " not offered on " << arch;
       break;

@@ -29,7 +29,10 @@ constexpr const char* conv_fwd_sm90_unsupported_reason(const grouped_conv_key& k
   if (!k.concrete()) return "sm90 conv needs a concrete key";
   if (k.sig.dir != conv_direction::fwd) return "sm90 conv computes the forward direction only";
   if (k.sig.spec != conv_specialization::none) return "sm90 conv has no filter specializations";
-  if (k.algo.groups_to_merge != 1) return "sm90 conv computes one group per tile (groups_to_merge 1)";
+  // Merged groups (merged_groups.hpp): neighbouring groups' channels must be contiguous.
+  if (k.algo.groups_to_merge != 1 && k.sig.lay != conv_layout::nwgc && k.sig.lay != conv_layout::nhwgc &&
+      k.sig.lay != conv_layout::ndhwgc)
+    return "sm90 conv merges groups in channels-last layouts only (nwgc, nhwgc, ndhwgc)";
   if (k.sig.in != k.sig.wei || k.sig.in != k.sig.out || (k.sig.in != dtype::fp16 && k.sig.in != dtype::bf16))
     return "sm90 conv computes fp16 or bf16 data (input = weight = output)";
   if (k.sig.acc != dtype::fp32) return "sm90 conv accumulates in fp32";
@@ -101,6 +104,9 @@ constexpr const char* conv_bwd_weight_sm90_unsupported_reason(grouped_conv_key k
 // through its forward key, backward-weight), else the first rule it breaks.
 constexpr const char* conv_sm90_unsupported_reason(const grouped_conv_key& k) {
   const grouped_conv_key gathered = gathering_key(k);  // one-element vectors: channel-padded copies
+  // Backward-data runs the forward kernel (its phases' forward convolutions merge as well).
+  if (k.algo.groups_to_merge != 1 && k.sig.dir == conv_direction::bwd_weight)
+    return "sm90 conv merges groups forward and backward-data only";
   if (k.sig.dir == conv_direction::bwd_data) return conv_fwd_sm90_unsupported_reason(forward_key_of_bwd_data(gathered));
   if (k.sig.dir == conv_direction::bwd_weight) return conv_bwd_weight_sm90_unsupported_reason(gathered);
   return conv_fwd_sm90_unsupported_reason(gathered);
