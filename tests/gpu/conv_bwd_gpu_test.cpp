@@ -99,6 +99,10 @@ std::vector<grouped_conv_problem> backward_problems(int ndim) {
           // then the scatter), K/G = 16 as it is and K/G = 12 through the channel-padded dY
           P{}.batch(2).channels(16, 32).groups(2).input_size({12, 10}).filter_size({2}).stride({2}),
           P{}.batch(3).channels(16, 24).groups(2).input_size({9, 12}).filter_size({3}).stride({3}),
+          // Merged groups (backward-data, groups_to_merge > 1): C/G = K/G = 4 of stride 2 (phases) and
+          // C/G = 12, K/G = 20 of stride 1 (the flipped weights' rows of 20 channels, in 8-byte halves).
+          P{}.batch(2).channels(128, 128).groups(32).input_size({14, 13}).filter_size({3}).stride({2}).padding({1}),
+          P{}.batch(2).channels(96, 160).groups(8).input_size({11, 10}).filter_size({3}).padding({1}),
       };
   }
 }
@@ -110,7 +114,7 @@ void check_every_kernel(conv_direction dir) {
   int checked = 0, refused = 0, kernels = 0;
   for (const auto& k : backward_kernels_for(dev->arch, dir)) {
     ++kernels;
-    int seed = 0;
+    int seed = 0, checked_here = 0;
     for (auto p : backward_problems(k->key().sig.ndim)) {
       const auto& s = k->key().sig;
       p.direction(s.dir).dtypes(s.in, s.wei, s.out).compute(s.compute).layout(s.lay);
@@ -122,10 +126,13 @@ void check_every_kernel(conv_direction dir) {
         auto r = run_and_check(dispatcher, p, k->name(), 300 + seed++);
         EXPECT_TRUE(r.passed) << k->name() << " on " << p.describe() << ": error " << r.error << " > " << r.tolerance;
         ++checked;
+        ++checked_here;
       } catch (const std::exception& e) {
         ADD_FAILURE() << k->name() << " on " << p.describe() << ": " << e.what();
       }
     }
+    // The merged-groups kernels have no other GPU test.
+    if (k->key().algo.groups_to_merge > 1) EXPECT_GT(checked_here, 0) << k->name() << " ran no problem";
   }
   std::printf("%d %s kernels for %s: %d runs checked, %d (kernel, problem) pairs refused\n", kernels,
               std::string(to_string(dir)).c_str(), std::string(to_string(dev->arch)).c_str(), checked, refused);

@@ -74,6 +74,8 @@ TEST(ConvGpuInstances, DispatcherRunsResNetAndResNeXtLayers) {
         grouped_conv_problem{}.batch(8).channels(256, 512).input_size({56, 56}).filter_size({1}).stride({2}).dtype(d),
         grouped_conv_problem{}.batch(8).channels(256, 256).groups(32).input_size({28, 28}).filter_size({3})
             .padding({1}).dtype(d),
+        grouped_conv_problem{}.batch(8).channels(128, 128).groups(32).input_size({56, 56}).filter_size({3})
+            .padding({1}).dtype(d),  // ResNeXt layer1: C/G = 4
         grouped_conv_problem{}.batch(2).channels(64, 64).input_size({8, 28, 28}).filter_size({3}).padding({1}).dtype(d),
     };
     for (const auto& p : layers) {

@@ -58,6 +58,11 @@ inline std::vector<grouped_conv_problem> odd_problems(int ndim) {
           P{}.batch(2).channels(16, 20).input_size({13, 15}).filter_size({3}).padding({1}),
           P{}.batch(3).channels(5, 7).input_size({11, 12}).filter_size({3}).stride({2}).padding({1}),
           P{}.batch(1).channels(9, 15).groups(3).input_size({10, 9}).filter_size({3}).padding({1}),
+          // Merged groups (groups_to_merge > 1): C/G = K/G = 4 (the weights in 8-byte halves), and
+          // C/G = 12 (chunks across two groups) with K/G = 20 (a merged block wider than one tile).
+          P{}.batch(3).channels(128, 128).groups(32).input_size({13, 11}).filter_size({3}).padding({1}),
+          P{}.batch(2).channels(96, 160).groups(8).input_size({12, 10}).filter_size({5}).stride({2})
+              .padding({2, 1}, {1, 2}),
       };
   }
 }

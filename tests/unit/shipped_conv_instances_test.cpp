@@ -126,7 +126,7 @@ TEST(ShippedConvInstances, BackwardGpuKernelsArePlannedOffline) {
   for (const auto& k : conv_kernels()) {
     if (k->arch() != arch_id::sm_90 || k->key().sig.dir != conv_direction::bwd_data ||
         k->key().algo.pipe != pipeline::tma_wgmma || k->key().sig.ndim != 2 || k->key().sig.in != dtype::bf16 ||
-        k->key().sig.lay != conv_layout::nhwgc)
+        k->key().sig.lay != conv_layout::nhwgc || k->key().algo.groups_to_merge != 1)  // merged: grouped layers
       continue;
     ++sm90_bwd_data;
     EXPECT_FALSE(conv_rejection(*k, layer(conv_direction::bwd_data, 32, 28, 1).normalized(), nullptr)) << k->name();
@@ -237,6 +237,47 @@ TEST(ShippedConvInstances, DirectBackwardDataTakesStrideOneGroupedLayers) {
     EXPECT_TRUE(conv_rejection(*k, dense, nullptr)) << k->name();
   }
   if (direct == 0) GTEST_SKIP() << "no CUDA convolution kernels in this build";
+}
+
+// The merged-groups kernels (groups_to_merge m > 1: m groups side by side in one 128x64 tile) take
+// ResNeXt-50's grouped 3x3 layers (32 groups of 4 to 32 channels) with m x K/G up to 64, and refuse
+// what they cannot merge with the reason; offline, the dispatcher's ranking knows their cost
+// (the analytical model: the learned one is checked against the sets it was trained on).
+TEST(ShippedConvInstances, MergedGroupKernelsTakeResNeXtLayers) {
+  const auto resnext = [](conv_direction d, std::int64_t width, std::int64_t hw) {
+    return grouped_conv_problem{}.direction(d).batch(32).channels(width, width).groups(32).input_size({hw, hw})
+        .filter_size({3}).padding({1}).dtype(dtype::bf16).normalized();
+  };
+  int merged = 0;
+  for (const auto& k : conv_kernels()) {
+    const auto& key = k->key();
+    if (k->arch() != arch_id::sm_90 || key.algo.groups_to_merge == 1 || key.sig.in != dtype::bf16) continue;
+    ++merged;
+    const int m = key.algo.groups_to_merge;
+    const std::int64_t width = 32 * 64 / m;  // m x K/G = 64: one tile's width
+    const auto layer = resnext(key.sig.dir, width, 28);
+    const auto taken = conv_rejection(*k, layer, nullptr);
+    EXPECT_FALSE(taken) << k->name() << " on " << layer.describe() << ": " << taken.value_or("");
+    const auto odd_groups = grouped_conv_problem{}.direction(key.sig.dir).batch(1).channels(30 * 8, 30 * 8).groups(30)
+                                .input_size({14, 14}).filter_size({3}).padding({1}).dtype(dtype::bf16).normalized();
+    const auto why = conv_rejection(*k, odd_groups, nullptr);
+    if (30 % m != 0) {
+      ASSERT_TRUE(why) << k->name();
+      EXPECT_NE(why->find("is not a multiple of the kernel's groups_to_merge"), std::string::npos) << *why;
+    }
+  }
+  if (merged == 0) GTEST_SKIP() << "no merged-groups convolution kernels in this build";
+  EXPECT_EQ(merged, 16);  // m = 2, 4, 8, 16; forward and backward-data; cooperative and pingpong
+  conv_dispatcher dispatcher(device{arch_id::sm_90, -1, "sm_90 (offline)"});
+  dispatcher.clear_tiers();  // the analytical model
+  // 8 and 16 channels per group at 28x28: the merge that makes m x K/G = 64, not a wider one
+  // (whose zeros cost more and whose estimate must say so).
+  for (std::int64_t width : {256, 512}) {
+    const auto layer = resnext(conv_direction::fwd, width, 28);
+    const auto sel = dispatcher.select(layer);
+    ASSERT_TRUE(sel) << sel.explain();
+    EXPECT_EQ(sel.kernel->key().algo.groups_to_merge, 32 * 64 / width) << layer.describe() << ": " << sel.explain();
+  }
 }
 
 // No valid convolution is refused on an H100 (planned offline): every direction, rank and dtype

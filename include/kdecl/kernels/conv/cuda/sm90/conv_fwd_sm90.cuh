@@ -11,6 +11,14 @@
 // TMA's 128-byte swizzle gives, which the wgmma descriptors expect. Layers whose
 // tiles fill less than half the SMs (deep layers of a small batch) split K over a
 // cluster (split_k.cuh).
+// - merged groups (the key's groups_to_merge = m > 1, kernels/conv/merged_groups.hpp): the
+//   GEMM's group is m neighbouring groups side by side, so a 64- or 128-wide tile is not
+//   wasted on K/G = 4..32 channels. A and C are those of the convolution with G / m groups;
+//   B is block-diagonal: the gather reads each weight row from its own group's filter and
+//   zero-fills the chunks of the other groups' channels (in 8-byte halves where C/G is not
+//   a multiple of 8). Where the view's input allows TMA (m x C/G a multiple of 64) a forward
+//   launch instead writes the view's block-diagonal weights into the workspace
+//   (block_diagonal_weights.cuh) and runs the TMA producer on the view as on any convolution.
 //
 //   A (M x K) = im2col(input of group g), M = N x output pixels, K = C/G x taps
 //   B (N x K) = weights of group g (each output channel's taps x C/G contiguous)
@@ -28,12 +36,15 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <type_traits>
 
 #include <cuda_runtime.h>
 
 #include "kdecl/conv/grouped_conv_problem.hpp"
 #include "kdecl/core/status.hpp"
+#include "kdecl/kernels/conv/cuda/block_diagonal_weights.cuh"
 #include "kdecl/kernels/conv/cuda/implicit_gemm_fwd_problem.hpp"
+#include "kdecl/kernels/conv/merged_groups.hpp"
 #include "kdecl/kernels/conv/pixel_rows.hpp"
 #include "kdecl/kernels/conv/cuda/sm80/im2col_index.hpp"
 #include "kdecl/kernels/conv/cuda/sm90/conv_fwd_sm90_config.cuh"
@@ -45,6 +56,7 @@
 #include "kdecl/kernels/cuda/sm90/tma_load_im2col.cuh"
 #include "kdecl/kernels/cuda/sm90/cluster_launch.cuh"
 #include "kdecl/kernels/cuda/device_info.cuh"
+#include "kdecl/kernels/cuda/stream_scratch.cuh"
 #include "kdecl/kernels/gemm/cuda/sm90/gemm_sm90.cuh"
 
 namespace kdecl::kernels::cuda::sm90 {
@@ -57,6 +69,10 @@ struct conv_fwd_sm90_params {
   std::int64_t in_g, wei_g;        // group strides (elements)
   std::int64_t wei_k;              // stride between output channels' filters
   pixel_row_map rows;              // where output pixel m goes (read by conv_fwd<K, true> only)
+  // Merged groups (groups_to_merge > 1; in_g, wei_g and the GEMM's group are the merged block's):
+  // one group's C/G and K/G, and the weights' stride between single groups.
+  int group_cg, group_kg;
+  std::int64_t group_wei_g;
 
   __device__ k_block_range k_range(const tile_work& w) const { return {w.k_block_begin, w.k_block_end}; }
 };
@@ -64,7 +80,8 @@ struct conv_fwd_sm90_params {
 // One producer thread's share of every stage: chunk column `chunk` of rows
 // `lane_row`, `lane_row` + 16, ... of the A slot (tile_m rows) and of the B slot
 // (tile_n rows). Spatial dimensions are the trailing Ndim of the 3-D geometry.
-template <class Cfg, class T, int Ndim>
+// Merge > 1: the weights of Merge groups side by side (block-diagonal B, see the file comment).
+template <class Cfg, class T, int Ndim, int Merge = 1>
 struct conv_fwd_gather {
   using params = conv_fwd_sm90_params;
   static constexpr int a_rows = Cfg::tile_m / 16;
@@ -79,6 +96,10 @@ struct conv_fwd_gather {
   const T* b_base;                // the group's weights
   const T* b_row0;                // this thread's first weight row (may be past N: then b_left <= 0)
   int b_left;                     // weight rows from b_row0 up to N
+  // Merged groups: each of this thread's weight rows' offset from b_base (its group's filter
+  // row) and its group within the block (-1 past N).
+  std::int64_t b_off[Merge > 1 ? b_rows : 1];
+  int b_group[Merge > 1 ? b_rows : 1];
 
   __device__ explicit conv_fwd_gather(int tid) : chunk(tid % 8), lane_row(tid / 8) {
     swizzled = (chunk ^ (lane_row % 8)) * 16;
@@ -103,6 +124,15 @@ struct conv_fwd_gather {
     b_base = static_cast<const T*>(p.wei) + g * p.wei_g;
     b_row0 = b_base + std::int64_t(n0 + lane_row) * p.wei_k;
     b_left = p.out.n - (n0 + lane_row);
+    if constexpr (Merge > 1) {
+#pragma unroll
+      for (int j = 0; j < b_rows; ++j) {
+        const int n = n0 + lane_row + 16 * j;
+        const int group = n / p.group_kg;
+        b_group[j] = n < p.out.n ? group : -1;
+        b_off[j] = group * p.group_wei_g + std::int64_t(n - group * p.group_kg) * p.wei_k;
+      }
+    }
   }
 
   // The copies of k-block `kb` into the stage at shared addresses a_slot / b_slot.
@@ -131,11 +161,45 @@ struct conv_fwd_gather {
       sm80::cp_async<16>(a_slot + (lane_row + 16 * i) * swizzle_row_bytes + swizzled,
                          inside ? in + a_off[i] + tap_off : in, inside ? 16 : 0);
     }
+    if constexpr (Merge > 1) {
+      load_merged_weights(p, k_inside, tap, c, b_slot);
+    } else {
 #pragma unroll
-    for (int j = 0; j < b_rows; ++j) {
-      const bool inside = k_inside && 16 * j < b_left;
-      sm80::cp_async<16>(b_slot + (lane_row + 16 * j) * swizzle_row_bytes + swizzled,
-                         inside ? b_row0 + std::int64_t(16 * j) * p.wei_k + kk : b_base, inside ? 16 : 0);
+      for (int j = 0; j < b_rows; ++j) {
+        const bool inside = k_inside && 16 * j < b_left;
+        sm80::cp_async<16>(b_slot + (lane_row + 16 * j) * swizzle_row_bytes + swizzled,
+                           inside ? b_row0 + std::int64_t(16 * j) * p.wei_k + kk : b_base, inside ? 16 : 0);
+      }
+    }
+  }
+
+  // Block-diagonal B: chunk channels c..c+7 of the block (tap `tap`) belong to group c / (C/G);
+  // a row of another group gets zeros. Where C/G is a multiple of 8 a chunk lies in one group;
+  // else (C/G a multiple of 4, checked by why_not) each 4-channel half does.
+  __device__ void load_merged_weights(const conv_fwd_sm90_params& p, bool k_inside, int tap, int c,
+                                      std::uint32_t b_slot) const {
+    const int cg = p.group_cg;
+    if (cg % 8 == 0) {
+      const int group = c / cg;
+      const std::int64_t at = std::int64_t(tap) * cg + (c - group * cg);
+#pragma unroll
+      for (int j = 0; j < b_rows; ++j) {
+        const bool inside = k_inside && b_group[j] == group;
+        sm80::cp_async<16>(b_slot + (lane_row + 16 * j) * swizzle_row_bytes + swizzled,
+                           inside ? b_base + b_off[j] + at : b_base, inside ? 16 : 0);
+      }
+    } else {
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int ch = c + 4 * h, group = ch / cg;
+        const std::int64_t at = std::int64_t(tap) * cg + (ch - group * cg);
+#pragma unroll
+        for (int j = 0; j < b_rows; ++j) {
+          const bool inside = k_inside && b_group[j] == group;
+          sm80::cp_async<8>(b_slot + (lane_row + 16 * j) * swizzle_row_bytes + swizzled + 8 * h,
+                            inside ? b_base + b_off[j] + at : b_base, inside ? 8 : 0);
+        }
+      }
     }
   }
 };
@@ -201,14 +265,39 @@ struct conv_fwd {
   static constexpr gemm_key G = conv_fwd_sm90_gemm_key(K);
   using cfg = sm90_config<G>;
   using data_t = storage_t<K.sig.in>;
+  static constexpr int merge = K.algo.groups_to_merge;  // groups side by side in one GEMM (merged_groups.hpp)
 
-  static std::size_t workspace_bytes(const grouped_conv_problem&) { return 0; }
+  // Merged groups on the TMA producer: the view's block-diagonal weights (and slack to align them).
+  static std::size_t workspace_bytes(const grouped_conv_problem& p) {
+    if (!merges_through_tma(p)) return 0;
+    return block_diagonal_align + std::size_t(block_diagonal_map_of(p, merge).elements()) * sizeof(data_t);
+  }
 
   static std::optional<std::string> why_not(const grouped_conv_problem& p, const grouped_conv_args& a) {
-    return implicit_gemm_fwd_reason(K, p, a, "sm90 conv",
-                                    {K.algo.vector_in, K.algo.vector_wei, K.algo.vector_out,
-                                     int(sizeof(typename cfg::out_t))},
-                                    PixelRows);
+    const int out_align = int(sizeof(typename cfg::out_t));
+    if constexpr (merge == 1) {
+      return implicit_gemm_fwd_reason(K, p, a, "sm90 conv", {K.algo.vector_in, K.algo.vector_wei, K.algo.vector_out, out_align},
+                                      PixelRows);
+    } else {
+      if (auto why = merged_groups_reason(p, merge)) return "sm90 conv: " + *why;
+      // Each group's weights are read in 8-byte halves of a chunk at least (4 elements), the
+      // merged groups' input and output channels in 16-byte vectors.
+      constexpr int half = 8 / int(sizeof(data_t));
+      if (auto why = implicit_gemm_fwd_reason(K, p, a, "sm90 conv", {half, half, half, out_align}, PixelRows)) return why;
+      const grouped_conv_problem v = merged_groups_view(p, merge);
+      if (v.c_per_group() % K.algo.vector_in != 0 || v.k_per_group() % K.algo.vector_out != 0)
+        return "sm90 conv: " + std::to_string(merge) + " x C/G and " + std::to_string(merge) +
+               " x K/G must be multiples of the input (" + std::to_string(K.algo.vector_in) + ") and output (" +
+               std::to_string(K.algo.vector_out) + ") vectors";
+      if (reinterpret_cast<std::uintptr_t>(a.in) % 16 != 0)
+        return std::string("sm90 conv: in must be 16-byte aligned (merged groups' channels are gathered in 16-byte vectors)");
+      for (std::int64_t stride : {v.in_strides.n, v.in_strides.spatial[0], v.in_strides.spatial[1], v.in_strides.spatial[2]})
+        if (stride % K.algo.vector_in != 0)
+          return std::string("sm90 conv: input strides must be multiples of the input vector");
+      if (!PixelRows && v.out_strides.spatial[2] % K.algo.vector_out != 0)
+        return std::string("sm90 conv: output strides must be multiples of the output vector");
+      return std::nullopt;
+    }
   }
 
   // How the problem is laid over the device: the persistent grid, the raster and, where the
@@ -237,12 +326,28 @@ struct conv_fwd {
       return status::error(std::string("cudaFuncSetAttribute: ") + cudaGetErrorString(attr));
     const launch_plan shape = plan(p);
     conv_fwd_sm90_params kp{};
-    const bool tma = fill_params(kp, p, a, shape);
+    bool tma = fill_params(kp, p, a, shape);
+    const auto st = static_cast<cudaStream_t>(stream);
+    // Merged groups on the TMA producer: the view's weights written out first (in the workspace,
+    // or stream-ordered memory of the kernel's own), then the view as any convolution.
+    std::optional<stream_scratch> weights;  // freed (stream-ordered) after the launch below
+    if (merges_through_tma(p)) {
+      weights.emplace(a.workspace, a.workspace_bytes, workspace_bytes(p), block_diagonal_align, st,
+                      "sm90 conv: the merged groups' block-diagonal weights");
+      if (!*weights) return weights->error();
+      const block_diagonal_map map = block_diagonal_map_of(p, merge);
+      if (status done = block_diagonal_weights(map, a.wei, weights->get(), st); !done.is_ok()) return done;
+      grouped_conv_problem view = merged_groups_view(p, merge);
+      view.wei_strides.n = std::int64_t(map.taps) * map.merge * map.cg;
+      view.wei_strides.g = view.wei_strides.n * map.merge * map.kg;
+      grouped_conv_args view_args = a;
+      view_args.wei = weights->get();
+      tma = !encode_tma_maps(kp, view, view_args);  // else the gather, which reads the weights as they are
+    }
     // The splits of a tile form a cluster.
     if (const cudaError_t err = launch_in_clusters(tma ? tma_kernel : kernel, unsigned(shape.grid), cfg::threads,
                                                    cfg::smem_bytes,
-                                                   static_cast<cudaStream_t>(stream),
-                                                   static_cast<unsigned>(shape.sched.splits), kp);
+                                                   st, static_cast<unsigned>(shape.sched.splits), kp);
         err != cudaSuccess)
       return status::error(std::string("sm90 conv launch: ") + cudaGetErrorString(err));
     return status::ok();
@@ -303,31 +408,49 @@ struct conv_fwd {
   }
 
  private:
-  using gather = conv_fwd_gather<cfg, data_t, K.sig.ndim>;
+  using gather = conv_fwd_gather<cfg, data_t, K.sig.ndim, merge>;
   static constexpr auto kernel = conv_sm90_kernel<cfg, gathering_producer<cfg, gather>, PixelRows>;
-  static constexpr auto tma_kernel = conv_sm90_kernel<cfg, conv_fwd_tma_producer<cfg, K.sig.ndim>, PixelRows>;
+  // Merged groups: a forward launch runs the TMA producer on the view's block-diagonal weights
+  // (merges_through_tma); backward-data's phases gather (their "TMA twin" is the gathering kernel).
+  using tma_producer = std::conditional_t<(merge > 1 && PixelRows), gathering_producer<cfg, gather>,
+                                          conv_fwd_tma_producer<cfg, K.sig.ndim>>;
+  static constexpr auto tma_kernel = conv_sm90_kernel<cfg, tma_producer, PixelRows>;
   // The phase-set kernels (launch_set).
   using set_params = phase_set_params<conv_fwd_sm90_params>;
   static_assert(sizeof(set_params) <= 32764, "a phase set must fit the kernel parameter space");
   static constexpr auto set_kernel = conv_sm90_kernel<cfg, gathering_producer<cfg, gather, set_params>, PixelRows>;
-  static constexpr auto set_tma_kernel =
-      conv_sm90_kernel<cfg, conv_fwd_tma_producer<cfg, K.sig.ndim, set_params>, PixelRows>;
+  using set_tma_producer = std::conditional_t<(merge > 1), gathering_producer<cfg, gather, set_params>,
+                                              conv_fwd_tma_producer<cfg, K.sig.ndim, set_params>>;
+  static constexpr auto set_tma_kernel = conv_sm90_kernel<cfg, set_tma_producer, PixelRows>;
+
+  static constexpr std::size_t block_diagonal_align = 128;
+  // A forward launch of merged groups whose view the TMA producer loads: the view's input
+  // allows im2col loads (m x C/G a multiple of 64, the merged groups' channels adjacent).
+  static bool merges_through_tma(const grouped_conv_problem& p) {
+    if constexpr (merge == 1 || PixelRows) {
+      return false;
+    } else {
+      return !merged_groups_reason(p, merge) && !input_im2col_reason(merged_groups_view(p, merge));
+    }
+  }
 
   // plan() on a device already asked, with a cluster capacity (split K) or without (nullptr).
   static launch_plan plan_of(const grouped_conv_problem& p, const device_info& dev, const cluster_capacity* capacity) {
-    const auto e = p.implicit_gemm();
+    const auto e = merged_groups_view(p, merge).implicit_gemm();
     gemm_problem gp;
     gp.m = e.m;
     gp.n = e.n;
     gp.k = e.k;
-    gp.batch = p.g;
+    gp.batch = p.g / merge;
     return plan_launch(gp, cfg::tile_m, cfg::tile_n, cfg::tile_k, dev.sm_count, capacity);
   }
 
-  // The kernel's parameters for `p` on `shape`; true where the TMA maps were encoded (the
-  // input allows im2col loads), false where the gather must run.
-  static bool fill_params(conv_fwd_sm90_params& kp, const grouped_conv_problem& p, const grouped_conv_args& a,
+  // The kernel's parameters for `real` on `shape`; true where the TMA maps were encoded (the
+  // input allows im2col loads), false where the gather must run. Merged groups: A and C those
+  // of the view (G / merge groups), the weights read by single groups (the gather only).
+  static bool fill_params(conv_fwd_sm90_params& kp, const grouped_conv_problem& real, const grouped_conv_args& a,
                           const launch_plan& shape) {
+    const grouped_conv_problem p = merged_groups_view(real, merge);
     const auto e = p.implicit_gemm();
     kp.out.sched = shape.sched;
     kp.out.c = a.out;
@@ -351,9 +474,12 @@ struct conv_fwd {
     kp.in = a.in;
     kp.wei = a.wei;
     kp.in_g = p.in_strides.g;
-    kp.wei_g = p.wei_strides.g;
+    kp.wei_g = merge * real.wei_strides.g;
     kp.wei_k = p.wei_strides.n;
-    return !input_im2col_reason(p) && !encode_tma_maps(kp, p, a);
+    kp.group_cg = int(real.c_per_group());
+    kp.group_kg = int(real.k_per_group());
+    kp.group_wei_g = real.wei_strides.g;
+    return merge == 1 && !input_im2col_reason(p) && !encode_tma_maps(kp, p, a);
   }
 
   // Raises the phase-set kernels' dynamic shared-memory limit, once per process.
