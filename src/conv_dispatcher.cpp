@@ -294,8 +294,11 @@ std::vector<std::pair<std::shared_ptr<const conv_instance>, double>> conv_dispat
       if (key.algo.pipe == pipeline::direct_conv) {
         out.emplace_back(e.kernel, estimate_microseconds(key, p));
       } else {
-        // Split-K (backward-weight) and merged groups (a wider, deeper GEMM): a profile per kernel.
-        const bool own = key.sig.dir == conv_direction::bwd_weight || key.algo.groups_to_merge > 1;
+        // A profile per kernel where the kernel changes the GEMM it runs: split-K (backward-weight),
+        // merged groups (wider, deeper), the sm_90 backward-data's weight copy. The learned model was
+        // trained on estimate_microseconds(key, p): the ranking must feed it the same estimates.
+        const bool own = key.sig.dir == conv_direction::bwd_weight || key.algo.groups_to_merge > 1 ||
+                         (key.sig.dir == conv_direction::bwd_data && key.algo.pipe == pipeline::tma_wgmma);
         // As estimate_microseconds(key, p), from the profile indexed once.
         const double us =
             estimate_microseconds(e.profile, own ? conv_problem_profile(key, p, int(e.profile.processors)) : pp) *
