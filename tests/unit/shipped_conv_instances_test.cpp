@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "kdecl/conv/conv_dispatcher.hpp"
+#include "kdecl/conv/conv_heuristic.hpp"
 #include "kdecl/conv/grouped_conv_name.hpp"
 #include "kdecl/dsl/dsl.hpp"
 #include "kdecl/runtime/conv_check.hpp"
@@ -278,6 +279,32 @@ TEST(ShippedConvInstances, MergedGroupKernelsTakeResNeXtLayers) {
     ASSERT_TRUE(sel) << sel.explain();
     EXPECT_EQ(sel.kernel->key().algo.groups_to_merge, 32 * 64 / width) << layer.describe() << ": " << sel.explain();
   }
+}
+
+// The ranking's estimates are the cost model's, estimate_microseconds(key, p), for every shipped kernel
+// it ranks: the learned model was trained on those as features and must be fed the same at selection
+// (the ranking shares one problem profile where a kernel does not change the GEMM it runs).
+TEST(ShippedConvInstances, RankingEstimatesAreTheCostModels) {
+  int sm90 = 0;
+  for (const auto& k : conv_kernels()) sm90 += k->arch() == arch_id::sm_90;
+  if (sm90 == 0) GTEST_SKIP() << "no CUDA convolution kernels in this build";
+  conv_dispatcher dispatcher(device{arch_id::sm_90, -1, "sm_90 (offline)"});
+  dispatcher.clear_tiers();
+  auto layer = [](conv_direction d, std::int64_t c, std::int64_t g, std::int64_t hw, std::int64_t filter,
+                  std::int64_t stride) {
+    return grouped_conv_problem{}.direction(d).batch(8).channels(c, c).groups(g).input_size({hw, hw})
+        .filter_size({filter}).stride({stride}).padding({filter / 2}).dtype(dtype::bf16);
+  };
+  int ranked = 0;
+  for (auto d : {conv_direction::fwd, conv_direction::bwd_data, conv_direction::bwd_weight})
+    for (const auto& p : {layer(d, 64, 1, 56, 3, 1), layer(d, 256, 1, 28, 3, 2), layer(d, 256, 32, 28, 3, 1),
+                          layer(d, 512, 32, 28, 3, 2), layer(d, 128, 1, 14, 1, 1), layer(d, 96, 96, 28, 3, 1)})
+      for (const auto& [kernel, us] : dispatcher.ranked(p)) {
+        ++ranked;
+        const double model = estimate_microseconds(kernel->key(), p.normalized());
+        EXPECT_NEAR(us, model, 1e-9 * model) << kernel->name() << " on " << p.describe();
+      }
+  EXPECT_GT(ranked, 100);
 }
 
 // No valid convolution is refused on an H100 (planned offline): every direction, rank and dtype
