@@ -381,16 +381,9 @@ struct conv_fwd {
       fewest_k_blocks = std::min(fewest_k_blocks, shape.sched.k_blocks);
     }
     if (sp.count == 0) return status::ok();
-    int splits = 1;
-    if (cfg::split_k_fits && 2 * tiles <= sms) {
-      const cluster_capacity& capacity = set_cluster_capacity_of(dev);
-      const int most = std::min(max_cluster_splits, fewest_k_blocks / min_k_blocks_per_split);
-      for (int s = most; s >= 2; --s)
-        if (tiles * s <= std::min(capacity[s], sms)) {
-          splits = s;
-          break;
-        }
-    }
+    // plan_launch's rule on the set's tiles and its shallowest phase.
+    const int splits =
+        cfg::split_k_fits && 2 * tiles <= sms ? cluster_split_count(tiles, fewest_k_blocks, sms, set_cluster_capacity_of(dev)) : 1;
     int units = 0;
     for (int i = 0; i < sp.count; ++i) {
       sp.phase[i].out.sched.splits = splits;

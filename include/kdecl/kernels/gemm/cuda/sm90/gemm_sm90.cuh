@@ -40,6 +40,19 @@ struct launch_plan {
 
 inline constexpr int min_k_blocks_per_split = 4;
 
+// K splits (a cluster of that many blocks per tile) for `tiles` tiles of `k_blocks` k-blocks:
+// only when fewer than half the SMs would have a tile (then the job is bound by how fast the
+// busy SMs can stream B, and more streams win), the largest cluster whose clusters all fit on
+// the GPU at once (so no cluster waits for a second wave); else 1.
+inline int cluster_split_count(int tiles, int k_blocks, int sm_count, const cluster_capacity& capacity) {
+  const int sms = std::max(sm_count, 1);
+  if (2 * tiles > sms) return 1;
+  const int most = std::min(max_cluster_splits, k_blocks / min_k_blocks_per_split);
+  for (int splits = most; splits >= 2; --splits)
+    if (tiles * splits <= std::min(capacity[splits], sms)) return splits;
+  return 1;
+}
+
 // `capacity` == nullptr: never split K. A multicast cluster (cluster_m or cluster_n = 2)
 // never splits K either: its grid is as many pairs of blocks as fit on the GPU at once.
 inline launch_plan plan_launch(const gemm_problem& p, int tile_m, int tile_n, int tile_k, int sm_count,
@@ -63,20 +76,7 @@ inline launch_plan plan_launch(const gemm_problem& p, int tile_m, int tile_n, in
     s.group_m = std::clamp(static_cast<int>(g + 0.5), 1, std::max(s.pairs_m(), 1));
     return plan;
   }
-  const int tiles = s.tiles();
-  // Split K only when fewer than half the SMs would have a tile: then the job is
-  // bound by how fast the busy SMs can stream B, and more streams win. Take the
-  // largest cluster (= split count) whose clusters all fit on the GPU at once, so
-  // no cluster waits for a second wave.
-  if (capacity != nullptr && 2 * tiles <= sms) {
-    const int most = std::min(max_cluster_splits, s.k_blocks / min_k_blocks_per_split);
-    for (int splits = most; splits >= 2; --splits) {
-      if (tiles * splits <= std::min((*capacity)[splits], sms)) {
-        s.splits = splits;
-        break;
-      }
-    }
-  }
+  if (capacity != nullptr) s.splits = cluster_split_count(s.tiles(), s.k_blocks, sms, *capacity);
   plan.grid = std::min(s.units(), sms);  // with splits > 1 this is exactly units()
   // Tile rows per raster group: make the A rows and B columns in flight about equal in bytes.
   const double g = std::sqrt(double(plan.grid) * tile_n / tile_m);
