@@ -5,21 +5,21 @@
 #include "conv_sm90_tma_tiles.hpp"
 
 namespace {
-constexpr auto merged(kdecl::conv_direction dir, kdecl::dtype t, int m) {
-  return kdecl_instances::conv_sm90_tma::pp_narrow(dir).ndim(2).layout(kdecl::conv_layout::nhwgc).dtype(t)
-      .groups_to_merge(m);
-}
-constexpr auto forward = kdecl::conv_direction::fwd;
-constexpr auto backward_data = kdecl::conv_direction::bwd_data;
+using kdecl_instances::conv_sm90_tma::merged_groups;
+constexpr auto forward = kdecl_instances::conv_sm90_tma::pp_narrow(kdecl::conv_direction::fwd);
+constexpr auto backward_data = kdecl_instances::conv_sm90_tma::pp_narrow(kdecl::conv_direction::bwd_data);
 }  // namespace
 
 DECL_KERNEL_SET(conv_sm90_tma_merged_groups_pingpong_fwd,
     targets(sm_90),
-    merged(forward, fp16, 2), merged(forward, bf16, 2), merged(forward, fp16, 4), merged(forward, bf16, 4),
-    merged(forward, fp16, 8), merged(forward, bf16, 8), merged(forward, fp16, 16), merged(forward, bf16, 16));
+    merged_groups(forward, fp16, 2), merged_groups(forward, bf16, 2),
+    merged_groups(forward, fp16, 4), merged_groups(forward, bf16, 4),
+    merged_groups(forward, fp16, 8), merged_groups(forward, bf16, 8),
+    merged_groups(forward, fp16, 16), merged_groups(forward, bf16, 16));
 
 DECL_KERNEL_SET(conv_sm90_tma_merged_groups_pingpong_bwd_data,
     targets(sm_90),
-    merged(backward_data, fp16, 2), merged(backward_data, bf16, 2), merged(backward_data, fp16, 4),
-    merged(backward_data, bf16, 4), merged(backward_data, fp16, 8), merged(backward_data, bf16, 8),
-    merged(backward_data, fp16, 16), merged(backward_data, bf16, 16));
+    merged_groups(backward_data, fp16, 2), merged_groups(backward_data, bf16, 2),
+    merged_groups(backward_data, fp16, 4), merged_groups(backward_data, bf16, 4),
+    merged_groups(backward_data, fp16, 8), merged_groups(backward_data, bf16, 8),
+    merged_groups(backward_data, fp16, 16), merged_groups(backward_data, bf16, 16));

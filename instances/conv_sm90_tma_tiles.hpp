@@ -14,6 +14,7 @@
 //     pp_square  128x128, 6 stages   N = 128
 //     pp_short   64x256,  5 stages   backward-weight of 64-channel layers (M = 64)
 //   (conv_sm90_tma_pingpong*.cpp)
+//   merged_groups: narrow or pp_narrow with 2 to 16 groups per tile (conv_sm90_tma_merged_groups*.cpp)
 //   any_channels: every operand element by element (any C/G and K/G: stems, odd channel
 //                 counts), narrow forward and backward-data, short backward-weight
 //                 (conv_sm90_tma_any_channels*.cpp)
@@ -54,6 +55,12 @@ constexpr auto pp_square(kdecl::conv_direction dir) {
 }
 constexpr auto pp_short(kdecl::conv_direction dir) {
   return pingpong_base(dir).tile(64, 256, 64).warp_tile(16, 256, 16).stages(5);
+}
+
+// Merged groups (conv_sm90_tma_merged_groups*.cpp): a tile shape, 2-D channels-last, with m
+// neighbouring groups side by side (block-diagonal weights: kernels/conv/merged_groups.hpp).
+constexpr auto merged_groups(grouped_conv_decl shape, kdecl::dtype t, int m) {
+  return shape.ndim(2).layout(kdecl::conv_layout::nhwgc).dtype(t).groups_to_merge(m);
 }
 
 // Vectors of one element: any C/G and K/G (kernels/conv/cuda/channel_padded.cuh).
