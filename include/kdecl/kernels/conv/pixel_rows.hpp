@@ -32,6 +32,7 @@ inline bool pixels_evenly_strided(const grouped_conv_problem& p, conv_tensor t) 
 // epilogues take (kernels/gemm/cuda/sm90/output_rows.cuh) when the pixels are not
 // evenly strided. constexpr: the kernels call it on the device.
 struct pixel_row_map {
+  static constexpr bool has_gaps = false;  // every pixel is an output row (output_rows.cuh)
   int extent[3];                   // pixels per dimension (D, H, W)
   std::int64_t image, spatial[3];  // element strides
 
@@ -42,6 +43,8 @@ struct pixel_row_map {
     const int y = r / extent[2], x = r % extent[2];
     return n * image + z * spatial[0] + y * spatial[1] + x * spatial[2];
   }
+  // The map the epilogue takes for the tile starting at row m: this one (kernels/conv/cuda/sm90/).
+  constexpr const pixel_row_map& of_tile(int) const { return *this; }
 };
 
 // The output pixels of a normalized problem.

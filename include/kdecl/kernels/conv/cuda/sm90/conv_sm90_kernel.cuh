@@ -156,49 +156,82 @@ struct single_thread_producer {
   }
 };
 
-// Where the epilogue stores output row m (the Params' pixel map, or ldc apart).
+// Where the epilogue stores the output rows of the tile starting at row first_row: the
+// Params' pixel map (its of_tile: the map itself, or one tile's part of it), or ldc apart.
 template <bool PixelRows, class Params>
-__device__ __forceinline__ auto output_rows_of(const Params& p) {
+__device__ __forceinline__ auto output_rows_of(const Params& p, int first_row) {
   if constexpr (PixelRows) {
-    return p.rows;
+    return p.rows.of_tile(first_row);
   } else {
     return linear_rows{p.out.ldc};
   }
 }
 
+// The GEMM's mainloop (gemm_sm90_kernel.cuh consume_k_blocks) over one ring whose stages
+// hold a k-block's A and B each, as the consumers of conv_consume_tiles see it:
+//   consume(acc, q, w, lane)  issue the unit's k-blocks, keeping the last stage
+//   release(lane)             free what consume kept, once its wgmma have retired
+//   skip(q, w)                step over a unit the other pingpong consumer computes
+// (the halo tiles' mainloop, conv_fwd_halo_sm90.cuh, is the other such policy).
+template <class Cfg, bool Gathered>
+struct ring_mainloop {
+  static constexpr bool splits_k = Cfg::split_k_fits;  // its tiles may be split over a cluster
+  unsigned char* ring;       // the ring's first stage (split-K's partial tile reuses it)
+  std::uint32_t a_ring, b_ring;  // this consumer's first A rows, the B slots
+  std::uint64_t *full, *empty;
+  ring_position pos;
+  int held = -1;             // the stage consume() kept
+
+  __device__ ring_mainloop(unsigned char* ring_a, unsigned char* ring_b, std::uint64_t* full_, std::uint64_t* empty_,
+                           int consumer)
+      : ring(ring_a),
+        a_ring(shared_address(ring_a) + (Cfg::pingpong ? 0 : consumer * Cfg::m_blocks * mn_block_bytes)),
+        b_ring(shared_address(ring_b)), full(full_), empty(empty_) {}
+
+  template <class Params>
+  __device__ void consume(float (&acc)[Cfg::m_blocks][Cfg::acc_regs], const Params& q, const tile_work& w, int lane) {
+    const k_block_range ks = q.k_range(w);
+    held = consume_k_blocks<Cfg, Gathered>(acc, a_ring, b_ring, full, empty, pos, ks.first, ks.end, lane, 0);
+  }
+  __device__ void release(int lane) {
+    if (held >= 0 && lane == 0) release_slot<Cfg>(empty, held, 0);
+  }
+  template <class Params>
+  __device__ void skip(const Params& q, const tile_work& w) {
+    const k_block_range ks = q.k_range(w);
+    pos.skip<Cfg::stages>(ks.end - ks.first);
+  }
+  // Where split-K's partial tile goes (split_k.cuh): the ring, all of whose stages are consumed.
+  __device__ unsigned char* split_k_scratch() const { return ring; }
+};
+
 // The consumers' walk over the block's units: intrawave, every consumer on each unit (its
 // m_blocks of the tile's rows); pingpong, consumer c on units c, c + 2, ... of the block's
 // share, each on a whole tile, taking turns at the tensor cores (the GEMM's named barriers,
 // gemm_sm90_kernel.cuh) so that one tile's epilogue runs under the other's main loop. The
-// producer fills one ring in unit order, so a pingpong consumer steps over the other's stages.
-template <gemm_key G, class Cfg, bool Gathered, bool PixelRows, class Params>
-__device__ __forceinline__ void conv_consume_tiles(const Params& p, unsigned char* ring_a, unsigned char* ring_b,
-                                                   std::uint64_t* full, std::uint64_t* empty, float* strips,
-                                                   int consumer, int thread_in_wg) {
+// producer fills the rings in unit order, so a pingpong consumer steps over the other's
+// stages. The Mainloop (ring_mainloop above) issues a unit's wgmma.
+template <gemm_key G, class Cfg, bool PixelRows, class Mainloop, class Params>
+__device__ __forceinline__ void conv_consume_tiles(const Params& p, Mainloop& mainloop, float* strips, int consumer,
+                                                   int thread_in_wg) {
   const int lane = thread_in_wg % 32, warp = thread_in_wg / 32;
-  const std::uint32_t a_ring =
-      shared_address(ring_a) + (Cfg::pingpong ? 0 : consumer * Cfg::m_blocks * mn_block_bytes);
-  const std::uint32_t b_ring = shared_address(ring_b);
   float acc[Cfg::m_blocks][Cfg::acc_regs];
-  ring_position pos;
   const int units = launch_units(p);
-  const auto stages_of = [&](int unit) {
+  const auto skip_unit = [&](int unit) {
     const auto u = locate_unit(p, unit);
-    const k_block_range ks = u.p->k_range(u.w);
-    return ks.end - ks.first;
+    mainloop.skip(*u.p, u.w);
   };
   constexpr int units_per_turn = Cfg::pingpong ? 2 : 1;
   const int first_turn = Cfg::pingpong ? consumer : 0;
   if (Cfg::pingpong && first_turn == 1 && int(blockIdx.x) < units)
-    pos.skip<Cfg::stages>(stages_of(int(blockIdx.x)));  // the other consumer's first unit
+    skip_unit(int(blockIdx.x));  // the other consumer's first unit
   for (int turn = first_turn;; turn += units_per_turn) {
     const int unit = int(blockIdx.x) + turn * int(gridDim.x);
     if (unit >= units) break;
     const auto u = locate_unit(p, unit);  // its convolution's parameters (a phase set's: its phase's)
     const auto& q = *u.p;
     const tile_work w = u.w;
-    const k_block_range ks = q.k_range(w);
-    const auto rows = output_rows_of<PixelRows>(q);
+    const auto rows = output_rows_of<PixelRows>(q, w.tile_m * Cfg::tile_m);
 #pragma unroll
     for (int i = 0; i < Cfg::m_blocks; ++i)
 #pragma unroll
@@ -206,9 +239,7 @@ __device__ __forceinline__ void conv_consume_tiles(const Params& p, unsigned cha
     if constexpr (Cfg::pingpong) {
       if (turn > 0) named_barrier_sync(pingpong_barrier_base + (turn & 1), 256);
     }
-    // The GEMM's mainloop (gemm_sm90_kernel.cuh) over the producer's stages.
-    const int previous_stage =
-        consume_k_blocks<Cfg, Gathered>(acc, a_ring, b_ring, full, empty, pos, ks.first, ks.end, lane, 0);
+    mainloop.consume(acc, q, w, lane);
     const int next_unit = unit + int(gridDim.x);  // the other consumer's next (pingpong)
     if constexpr (Cfg::pingpong) {
       // Main loop issued: the other consumer may issue its next tile's (if it has one).
@@ -217,10 +248,10 @@ __device__ __forceinline__ void conv_consume_tiles(const Params& p, unsigned cha
     wgmma_wait_group<0>();
 #pragma unroll
     for (int i = 0; i < Cfg::m_blocks; ++i) fence_accumulators(acc[i]);
-    if (previous_stage >= 0 && lane == 0) release_slot<Cfg>(empty, previous_stage, 0);
-    if constexpr (Cfg::split_k_fits) {  // never pingpong
+    mainloop.release(lane);
+    if constexpr (Mainloop::splits_k) {  // never pingpong
       if (q.out.sched.splits > 1) {     // a cluster launch: this block's only unit
-        split_k_cluster_reduce<G, Cfg>(acc, q.out, w, ring_a, consumer, thread_in_wg, rows);
+        split_k_cluster_reduce<G, Cfg>(acc, q.out, w, mainloop.split_k_scratch(), consumer, thread_in_wg, rows);
         return;
       }
     }
@@ -230,7 +261,7 @@ __device__ __forceinline__ void conv_consume_tiles(const Params& p, unsigned cha
     const int warp_row0 = w.tile_m * Cfg::tile_m + tile_row0;
     if constexpr (Cfg::staged_epilogue) {
       float* strip = strips + (consumer * 4 + warp) * cshuffle_warp_floats;
-      const d_ring_view no_d{ring_a, ring_b, full, empty, 0, 0};  // the conv epilogue reads no D tensors
+      const d_ring_view no_d{nullptr, nullptr, nullptr, nullptr, 0, 0};  // the conv epilogue reads no D tensors
       epilogue_cshuffle<G, Cfg, false>(acc, q.out, w.batch, warp_row0, w.tile_n * Cfg::tile_n, strip, lane, no_d,
                                        tile_row0, rows);
     } else {
@@ -238,7 +269,7 @@ __device__ __forceinline__ void conv_consume_tiles(const Params& p, unsigned cha
                               rows);
     }
     if constexpr (Cfg::pingpong) {
-      if (next_unit < units) pos.skip<Cfg::stages>(stages_of(next_unit));
+      if (next_unit < units) skip_unit(next_unit);
     }
   }
 }
@@ -274,8 +305,8 @@ __global__ void __launch_bounds__(Cfg::threads, 1)
     Producer::run(p, ring_a, ring_b, full, empty, threadIdx.x);
   } else {
     if constexpr (regs::reallocate) warpgroup_claim_registers<regs::consumer>();
-    conv_consume_tiles<Cfg::key, Cfg, Producer::gathered, PixelRows>(p, ring_a, ring_b, full, empty, strips,
-                                                                     warpgroup - 1, threadIdx.x % 128);
+    ring_mainloop<Cfg, Producer::gathered> mainloop(ring_a, ring_b, full, empty, warpgroup - 1);
+    conv_consume_tiles<Cfg::key, Cfg, PixelRows>(p, mainloop, strips, warpgroup - 1, threadIdx.x % 128);
   }
   __syncthreads();  // no thread leaves while another may still wait on a barrier it feeds
 #endif

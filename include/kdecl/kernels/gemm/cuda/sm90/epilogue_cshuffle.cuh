@@ -94,7 +94,7 @@ __device__ __forceinline__ void epilogue_cshuffle_rows(float (&acc)[Cfg::m_block
         const int r = pass * 4 + lane / 8;
         const int row = row0 + 64 * i + r;
         const idx row_at = offset_of(i, r);
-        if (Cfg::check_m && row >= p.m) continue;
+        if ((Cfg::check_m && row >= p.m) || !row_stored(rows, row)) continue;
         out_t* c_row = c + row_at + col_base;  // this strip's segment
         // A map's rows need not start equally aligned: each finds its own runs.
         int row_head = head;

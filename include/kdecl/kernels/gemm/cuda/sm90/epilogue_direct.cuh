@@ -39,7 +39,7 @@ __device__ __forceinline__ void epilogue_direct(float (&acc)[Cfg::m_blocks][Cfg:
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
       const int row = row0 + 64 * i + 8 * h;
-      if (Cfg::check_m && row >= p.m) continue;
+      if ((Cfg::check_m && row >= p.m) || !row_stored(rows, row)) continue;
       const out_t* c_row = c + row_offset<K>(rows, row);
 #pragma unroll
       for (int j = 0; j < Cfg::tile_n / 8; ++j) {
@@ -55,7 +55,7 @@ __device__ __forceinline__ void epilogue_direct(float (&acc)[Cfg::m_blocks][Cfg:
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
       const int row = row0 + 64 * i + 8 * h;
-      if (Cfg::check_m && row >= p.m) continue;
+      if ((Cfg::check_m && row >= p.m) || !row_stored(rows, row)) continue;
       out_t* c_row = c + row_offset<K>(rows, row);
 #pragma unroll
       for (int j = 0; j < Cfg::tile_n / 8; ++j) {

@@ -3,7 +3,10 @@
 // pixels are not evenly strided (a stride phase of backward-data writes every
 // stride-th pixel of dx) passes its own map, any type with the same call operator
 // (kernels/conv/pixel_rows.hpp: pixel_row_map); the epilogues (epilogue_cshuffle.cuh,
-// epilogue_direct.cuh, split_k.cuh) take either.
+// epilogue_direct.cuh, split_k.cuh) take either. A map may also leave gaps: rows the
+// mainloop computes that are no output (has_gaps, stored(row) false), as the halo
+// tiles' pixels past the output's edge (kernels/conv/halo_tiles.hpp); the epilogues
+// skip them.
 #pragma once
 
 #include <cstdint>
@@ -15,6 +18,7 @@
 namespace kdecl::kernels::cuda::sm90 {
 
 struct linear_rows {
+  static constexpr bool has_gaps = false;
   std::int64_t ld;
   __host__ __device__ constexpr std::int64_t operator()(int row) const { return std::int64_t(row) * ld; }
 };
@@ -27,6 +31,16 @@ __device__ __forceinline__ index_t<K> row_offset(const Rows& rows, int row) {
     return static_cast<index_t<K>>(row) * static_cast<index_t<K>>(rows.ld);
   } else {
     return static_cast<index_t<K>>(rows(row));
+  }
+}
+
+// Whether row `row` (below M) is an output row: always, unless the map has gaps.
+template <class Rows>
+__device__ __forceinline__ bool row_stored(const Rows& rows, int row) {
+  if constexpr (Rows::has_gaps) {
+    return rows.stored(row);
+  } else {
+    return true;
   }
 }
 

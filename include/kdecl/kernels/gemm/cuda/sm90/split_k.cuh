@@ -83,6 +83,7 @@ __device__ void split_k_cluster_reduce(float (&acc)[Cfg::m_blocks][Cfg::acc_regs
       }
     }
     const int row = m0 + r;
+    if (!row_stored(rows, row)) continue;
     const int col = n0 + 4 * cg;
     out_t* c_row = c + row_offset<K>(rows, row);
     element_run<4> run;
