@@ -15,6 +15,10 @@
 //     pp_short   64x256,  5 stages   backward-weight of 64-channel layers (M = 64)
 //   (conv_sm90_tma_pingpong*.cpp)
 //   merged_groups: narrow or pp_narrow with 2 to 16 groups per tile (conv_sm90_tma_merged_groups*.cpp)
+//   halo: a forward shape specialized for unit strides, loading halo tiles (conv_sm90_tma_halo*.cpp),
+//         and two taller ones whose 256 output pixels (8 rows x 32 columns) share each tap's weights:
+//     tall         256x64,  5 stages
+//     tall_square  256x128, 4 stages
 //   any_channels: every operand element by element (any C/G and K/G: stems, odd channel
 //                 counts), narrow forward and backward-data, short backward-weight
 //                 (conv_sm90_tma_any_channels*.cpp)
@@ -61,6 +65,20 @@ constexpr auto pp_short(kdecl::conv_direction dir) {
 // neighbouring groups side by side (block-diagonal weights: kernels/conv/merged_groups.hpp).
 constexpr auto merged_groups(grouped_conv_decl shape, kdecl::dtype t, int m) {
   return shape.ndim(2).layout(kdecl::conv_layout::nhwgc).dtype(t).groups_to_merge(m);
+}
+
+constexpr auto tall(kdecl::conv_direction dir) {
+  return base(dir).tile(256, 64, 64).warps(8, 1, 1).warp_tile(16, 64, 16).stages(5);
+}
+constexpr auto tall_square(kdecl::conv_direction dir) {
+  return base(dir).tile(256, 128, 64).warps(8, 1, 1).warp_tile(16, 128, 16).stages(4);
+}
+
+// The stride1 specialization (halo tiles: kernels/conv/halo_tiles.hpp): a forward tile shape,
+// 2-D or 3-D channels-last.
+constexpr auto halo(grouped_conv_decl shape, kdecl::dtype t, int ndim) {
+  return shape.ndim(ndim).layout(ndim == 2 ? kdecl::conv_layout::nhwgc : kdecl::conv_layout::ndhwgc).dtype(t)
+      .specialization(kdecl::conv_specialization::stride1);
 }
 
 // Vectors of one element: any C/G and K/G (kernels/conv/cuda/channel_padded.cuh).

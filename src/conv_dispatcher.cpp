@@ -58,6 +58,11 @@ std::optional<std::string> specialization_mismatch(const grouped_conv_key& k, co
   if (spec == conv_specialization::none) return std::nullopt;
   bool unit_strides = true;
   for (int s = 0; s < 3; ++s) unit_strides = unit_strides && p.stride_dims[s] == 1;
+  if (spec == conv_specialization::stride1)
+    return unit_strides ? std::nullopt
+                        : std::optional<std::string>(fmt::format("is specialized for unit strides ({}); the problem's "
+                                                                 "stride is {}",
+                                                                 to_string(spec), dims_text(p, p.stride_dims)));
   if (!p.is_pointwise())
     return fmt::format("is specialized for 1x1 filters without padding ({}); the problem's filter is {} with padding "
                        "{}/{}",
@@ -295,9 +300,11 @@ std::vector<std::pair<std::shared_ptr<const conv_instance>, double>> conv_dispat
         out.emplace_back(e.kernel, estimate_microseconds(key, p));
       } else {
         // A profile per kernel where the kernel changes the GEMM it runs: split-K (backward-weight),
-        // merged groups (wider, deeper), the sm_90 backward-data's weight copy. The learned model was
+        // merged groups (wider, deeper), halo tiles (more rows, fewer A bytes from L2), the sm_90
+        // backward-data's weight copy. The learned model was
         // trained on estimate_microseconds(key, p): the ranking must feed it the same estimates.
         const bool own = key.sig.dir == conv_direction::bwd_weight || key.algo.groups_to_merge > 1 ||
+                         key.sig.spec == conv_specialization::stride1 ||
                          (key.sig.dir == conv_direction::bwd_data && key.algo.pipe == pipeline::tma_wgmma);
         // As estimate_microseconds(key, p), from the profile indexed once.
         const double us =

@@ -96,7 +96,8 @@ tile_terms terms_of(const kernel_profile& kp, const problem_profile& pp) {
   t.tiles_per_processor = std::ceil(t.tiles / kp.processors);
   // Memory: every operand once from DRAM, tile re-reads from L2; with few
   // active processors neither bandwidth is reached.
-  const double l2 = t.tiles * (std::min(kp.tile_m, pp.m) * kp.bytes_a + std::min(kp.tile_n, pp.n) * kp.bytes_b) * pp.k;
+  const double l2 =
+      t.tiles * (std::min(kp.tile_m, pp.m) * kp.bytes_a * pp.a_l2_share + std::min(kp.tile_n, pp.n) * kp.bytes_b) * pp.k;
   auto memory_with = [&](double blocks) {
     const double active = std::min(kp.processors, blocks);
     const double bw = kp.bandwidth * std::min(1.0, active / (0.5 * kp.processors));

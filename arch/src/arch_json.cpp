@@ -115,7 +115,9 @@ json pipeline_json(const pipeline_caps& c) {
             {"min_vector_bytes", c.conv.min_vector_bytes},
             {"element_operands", c.conv.element_operands},
             {"merge_directions", enum_set<conv_direction>(c.conv.merge_directions)},
-            {"merge_layouts", enum_set<conv_layout>(c.conv.merge_layouts)}}},
+            {"merge_layouts", enum_set<conv_layout>(c.conv.merge_layouts)},
+            {"stride1_directions", enum_set<conv_direction>(c.conv.stride1_directions)},
+            {"stride1_ndims", c.conv.stride1_ndims}}},
           {"epilogue_any_alignment", c.epilogue_any_alignment},
           {"width_one_is_scalar", c.width_one_is_scalar},
           {"index_bits", ints(c.index_bits)}};

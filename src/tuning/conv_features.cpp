@@ -6,6 +6,7 @@
 
 #include "kdecl/conv/conv_heuristic.hpp"
 #include "kdecl/dispatch/alignment.hpp"
+#include "kdecl/kernels/conv/halo_tiles.hpp"
 
 namespace kdecl::tuning {
 
@@ -27,6 +28,8 @@ const std::array<std::string_view, conv_feature_count>& conv_feature_names() {
         "groups_to_merge",
         "vector_in_bytes", "vector_wei_bytes", "vector_out_bytes",
         "group_tile_fill",                            // (merged groups x) K/G over the N tile (fwd)
+        "halo_tiles",                                 // the stride1 specialization's halo tiles
+        "halo_tile_fill",                             // output pixels over the halo tiles' pixels
         "log2_bytes"};                                // the least traffic, every tensor once
     for (std::size_t i = 0; i < extra.size(); ++i) out[feature_count + i] = extra[i];
     return out;
@@ -91,6 +94,9 @@ conv_feature_row conv_features_of(const grouped_conv_problem& p, const grouped_c
   f[i++] = p.dir == conv_direction::fwd && a.tile.n > 0
                ? float(std::min(1.0, double(a.groups_to_merge * p.k_per_group()) / double(a.tile.n)))
                : 1.0f;
+  const bool halo = key.sig.spec == conv_specialization::stride1 && !kernels::halo_reason(p, a.tile.m);
+  f[i++] = halo ? 1.0f : 0.0f;
+  f[i++] = halo ? float(double(p.n * p.output_pixels()) / double(kernels::halo_tiling_of(p, a.tile.m).rows())) : 1.0f;
   f[i++] = float(std::log2(std::max(1.0, p.bytes())));
   return f;
 }

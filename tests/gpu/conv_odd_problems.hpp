@@ -33,6 +33,9 @@ inline std::vector<grouped_conv_problem> odd_problems(int ndim) {
                   .padding({1, 3, 3}),
               // K/G = 20 and odd C and K: y through a channel-padded copy
               P{}.batch(2).channels(16, 20).input_size({4, 7, 6}).filter_size({3}).padding({1}),
+              // Halo tiles (stride1): two 64-channel chunks x 3 filter depths 2 apart (dilation 2 in D)
+              P{}.batch(1).channels(128, 40).input_size({6, 9, 17}).filter_size({3}).dilation({2, 1, 1})
+                  .padding({2, 1, 1}),
               P{}.batch(1).channels(5, 3).input_size({5, 6, 7}).filter_size({3}).stride({2}).padding({1})};
     default:
       return {
@@ -63,6 +66,15 @@ inline std::vector<grouped_conv_problem> odd_problems(int ndim) {
           P{}.batch(3).channels(128, 128).groups(32).input_size({13, 11}).filter_size({3}).padding({1}),
           P{}.batch(2).channels(96, 160).groups(8).input_size({12, 10}).filter_size({5}).stride({2})
               .padding({2, 1}, {1, 2}),
+          // Halo tiles (stride1, C/G a multiple of 64): output columns past a tile's edge (W = 21) and
+          // a ragged N tile (K = 72) with asymmetric padding; three 64-channel chunks and a 2x3 filter;
+          // G = 2 with a 1x5 filter dilated 2 along W (the widest halo: 9 columns); 224 tiles of
+          // 8 x 16 pixels (several per block of a persistent kernel, each halo stage reused).
+          P{}.batch(3).channels(64, 72).input_size({13, 21}).filter_size({3}).padding({1, 0}, {0, 1}),
+          P{}.batch(1).channels(192, 64).input_size({9, 40}).filter_size({2, 3}).padding({1, 1}, {0, 1}),
+          P{}.batch(2).channels(128, 64).groups(2).input_size({11, 30}).filter_size({1, 5}).dilation({1, 2})
+              .padding({0, 4}),
+          P{}.batch(8).channels(64, 64).input_size({56, 60}).filter_size({3}).padding({1}),
       };
   }
 }

@@ -72,6 +72,20 @@ TEST(ConvDispatcher, SpecializationsTakeOnlyTheirProblems) {
       << sel.explain();
 }
 
+TEST(ConvDispatcher, TheStride1SpecializationTakesUnitStridesOnly) {
+  registry reg;
+  auto k = make_conv_key(conv_direction::fwd, dtype::fp16, 128, 128, 32);
+  k.sig.spec = conv_specialization::stride1;
+  add(reg, k);
+  conv_dispatcher d(sm90(), reg);
+  EXPECT_TRUE(d.select(resnet_3x3()));
+  auto sel = d.select(resnet_3x3().stride({2, 1}));
+  ASSERT_FALSE(sel);
+  EXPECT_NE(sel.explain().find("is specialized for unit strides (stride1); the problem's stride is 2x1"),
+            std::string::npos)
+      << sel.explain();
+}
+
 TEST(ConvDispatcher, GroupsToMergeMustDivideG) {
   registry reg;
   auto k = make_conv_key(conv_direction::fwd, dtype::fp16, 128, 128, 32, arch_id::sm_90, pipeline::cp_async, 1);

@@ -91,6 +91,39 @@ TEST(ConvSm90Rules, RefusalsNameTheValueAndTheRule) {
   EXPECT_FALSE(dsl::validate(fp32, arch_id::sm_90).ok());
 }
 
+// The stride1 specialization (halo tiles, kernels/conv/halo_tiles.hpp): forward, 2-D and 3-D,
+// one group per GEMM; anything else names where it is built.
+TEST(ConvSm90Rules, Stride1IsBuiltForwardIn2DAnd3D) {
+  auto k = wgmma_key();
+  k.sig.spec = conv_specialization::stride1;
+  EXPECT_TRUE(dsl::validate(k, arch_id::sm_90).ok()) << message_of(k);
+  EXPECT_EQ(kernel_name(k),
+            "conv_fwd_2d_bf16_nhwgc_stride1_tma_wgmma_cshuffle_intrawave_128x128x64_8x1x1_16x128x16_s6_v8x8x8_sm_90");
+  EXPECT_EQ(parse_conv_name(kernel_name(k)), k);
+  auto volumetric = k;
+  volumetric.sig.ndim = 3;
+  volumetric.sig.lay = conv_layout::ndhwgc;
+  EXPECT_TRUE(dsl::validate(volumetric, arch_id::sm_90).ok()) << message_of(volumetric);
+  auto bwd_data = k;
+  bwd_data.sig.dir = conv_direction::bwd_data;
+  EXPECT_EQ(dsl::validate(bwd_data, arch_id::sm_90).r, dsl::rule::conv_stride1_not_offered_for_signature);
+  EXPECT_NE(message_of(bwd_data).find("specialization stride1 with conv bwd_data, 2-D, groups_to_merge 1: tma_wgmma on "
+                                      "sm_90 builds it for fwd in 2-D, 3-D, groups_to_merge 1 only"),
+            std::string::npos)
+      << message_of(bwd_data);
+  auto linear = k;
+  linear.sig.ndim = 1;
+  linear.sig.lay = conv_layout::nwgc;
+  EXPECT_EQ(dsl::validate(linear, arch_id::sm_90).r, dsl::rule::conv_stride1_not_offered_for_signature);
+  auto merged = k;
+  merged.algo.groups_to_merge = 2;
+  EXPECT_EQ(dsl::validate(merged, arch_id::sm_90).r, dsl::rule::conv_stride1_not_offered_for_signature);
+  auto on_ampere = k;  // cp_async has no stride1 kernels
+  on_ampere.algo.pipe = pipeline::cp_async;
+  on_ampere.algo.arch = arch_id::sm_80;
+  EXPECT_FALSE(dsl::validate(on_ampere, arch_id::sm_80).ok());
+}
+
 // Every operand may be taken element by element (any C/G and K/G: channel-padded copies,
 // backward-data's flipped weights and pixel-mapped dx); vectors between one element and 16
 // bytes may not.

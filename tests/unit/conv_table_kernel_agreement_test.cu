@@ -75,6 +75,11 @@ inline constexpr auto merged_sm90 = kernel_set(
     wgmma_sweep(bwd_data, bf16).groups_to_merge(8),
     wgmma_sweep(fwd_dir, bf16).ndim(3).layout(ndhwgc).groups_to_merge(4),
     wgmma_sweep(fwd_dir, fp16).ndim(1).layout(nwgc).groups_to_merge(8).vector_sizes(1, 1, 1));
+// The stride1 specialization (halo tiles: forward, 2-D and 3-D, one group per GEMM): every tile,
+// stage count and schedule, whose halo stages must fit beside the key's weight stages.
+inline constexpr auto stride1_sm90 = kernel_set(
+    targets(sm_90), wgmma_sweep(fwd_dir, bf16).ndim(2).layout(nhwgc).specialization(stride1),
+    wgmma_sweep(fwd_dir, fp16).ndim(3).layout(ndhwgc).specialization(stride1));
 inline constexpr auto merged_fixed = kernel_set(
     targets(sm_90), grouped_conv().direction(fwd).dtype(bf16).ndim(2).layout(nhwgc).groups_to_merge(16)
                         .pipeline(tma_wgmma).tile(128, 64, 64).warps(8, 1, 1).warp_tile(16, 64, 16));
@@ -121,6 +126,16 @@ TEST(ConvTableKernelAgreement, EveryTableKeyIsBuilt) {
   EXPECT_TRUE(diag_merged.ok()) << dsl::describe(diag_merged).view();
   EXPECT_GT(merged_keys, 4);
   keys += merged_keys;
+  long stride1_keys = 0;
+  auto diag_stride1 = dsl::for_each_key(sets::stride1_sm90, [&](const grouped_conv_key& k) {
+    ++stride1_keys;
+    EXPECT_EQ(k.sig.spec, conv_specialization::stride1);
+    const char* why = kernel_reason(k);
+    EXPECT_EQ(why, nullptr) << kernel_name(k) << ": " << (why ? why : "");
+  });
+  EXPECT_TRUE(diag_stride1.ok()) << dsl::describe(diag_stride1).view();
+  EXPECT_GT(stride1_keys, 4);
+  keys += stride1_keys;
   std::printf("%ld convolution keys of the NVIDIA tables, every one built by the sm80 or sm90 conv kernels\n", keys);
 }
 

@@ -24,13 +24,16 @@ enum class conv_direction : std::uint8_t { fwd, bwd_data, bwd_weight };
 // layout with K channels. The spatial rank is part of the layout name.
 enum class conv_layout : std::uint8_t { nwgc, nhwgc, ndhwgc, gnwc, gnhwc, gndhwc };
 
-enum class conv_specialization : std::uint8_t { none, filter1x1_pad0, filter1x1_stride1_pad0 };
+// stride1: unit strides in every dimension, any filter, padding and dilation. The sm_90
+// forward kernel of such a key loads each tile's input rows once for all filter taps
+// (kernels/conv/halo_tiles.hpp) instead of once per tap.
+enum class conv_specialization : std::uint8_t { none, filter1x1_pad0, filter1x1_stride1_pad0, stride1 };
 
 namespace names {
 inline constexpr std::array<std::string_view, 3> conv_direction{"fwd", "bwd_data", "bwd_weight"};
 inline constexpr std::array<std::string_view, 6> conv_layout{"nwgc", "nhwgc", "ndhwgc", "gnwc", "gnhwc", "gndhwc"};
-inline constexpr std::array<std::string_view, 3> conv_specialization{"none", "filter1x1_pad0",
-                                                                     "filter1x1_stride1_pad0"};
+inline constexpr std::array<std::string_view, 4> conv_specialization{"none", "filter1x1_pad0",
+                                                                     "filter1x1_stride1_pad0", "stride1"};
 }  // namespace names
 template <> struct enum_table<conv_direction> { static constexpr const auto& names = names::conv_direction; };
 template <> struct enum_table<conv_layout> { static constexpr const auto& names = names::conv_layout; };

@@ -6,7 +6,7 @@
 //   <dtypes>          "fp16" when in = wei = out and acc = default_accumulator(in);
 //                     otherwise "in-wei-out-acc", e.g. "fp16-fp16-fp32-fp32"; either with
 //                     "-<compute>" appended when the multiply is not the input's dtype: "fp32-tf32".
-//   <specialization>  omitted for none; filter1x1_pad0 or filter1x1_stride1_pad0.
+//   <specialization>  omitted for none; filter1x1_pad0, filter1x1_stride1_pad0 or stride1.
 //   <v...>            elements per global access of input, weight and output.
 //   gm                omitted when 1.
 //

@@ -59,6 +59,9 @@ kernel_profile profile_of(const gemm_key& key, const machine_model& model);
 struct problem_profile {
   double m = 1, n = 1, k = 1, batch = 1;
   double dram_bytes = 0;  // every operand (and D tensors) once
+  // A's bytes a tile reads from L2 per byte its mainloop consumes: 1 for a GEMM; less where
+  // one load serves several k-blocks (a convolution's halo tiles, kernels/conv/halo_tiles.hpp).
+  double a_l2_share = 1;
 };
 problem_profile profile_of(const gemm_problem& normalized_problem);
 

@@ -162,6 +162,10 @@ struct conv_offer {
   // neighbouring groups' channels contiguous, kernels/conv/merged_groups.hpp).
   std::uint32_t merge_directions = 0;
   std::uint32_t merge_layouts = 0;
+  // Where the stride1 specialization is built (when `specializations` holds it): directions
+  // (bit set over conv_direction) and spatial ranks (bit d for d dimensions), one group per GEMM.
+  std::uint32_t stride1_directions = 0;
+  std::uint32_t stride1_ndims = 0;
   constexpr bool empty() const { return directions == 0; }
 };
 

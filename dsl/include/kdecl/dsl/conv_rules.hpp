@@ -116,6 +116,12 @@ constexpr diagnostic check_offer(const grouped_conv_key& k, const arch_spec& s, 
     return fail(rule::conv_groups_to_merge_not_offered_for_signature, k, field::op_specific | field::pipe,
                 k.algo.groups_to_merge, static_cast<long>(sig.dir), static_cast<long>(sig.lay),
                 long(o.merge_directions) | long(o.merge_layouts) << 32);  // both sets in one value
+  if (sig.spec == conv_specialization::stride1 &&
+      (!arch::has(o.stride1_directions, sig.dir) || (o.stride1_ndims >> sig.ndim & 1u) == 0 ||
+       k.algo.groups_to_merge != 1))
+    return fail(rule::conv_stride1_not_offered_for_signature, k, field::op_specific | field::pipe,
+                static_cast<long>(sig.dir), sig.ndim, k.algo.groups_to_merge,
+                long(o.stride1_directions) | long(o.stride1_ndims) << 32);  // both sets in one value
   if (k.algo.sched != scheduler::any && !arch::has(o.schedulers, k.algo.sched))
     return fail(rule::conv_scheduler_not_offered_by_pipeline, k, field::sched | field::pipe,
                 static_cast<long>(k.algo.sched), o.schedulers);

@@ -334,6 +334,20 @@ constexpr message describe(const diagnostic& d) {
       enum_set<conv_direction>(m, static_cast<std::uint32_t>(v[3] & 0xffffffffL)) << " in layouts ";
       enum_set<conv_layout>(m, static_cast<std::uint32_t>(v[3] >> 32)) << " only";
       break;
+    case rule::conv_stride1_not_offered_for_signature:
+      m << "specialization stride1 with conv " << name<conv_direction>(v[0]) << ", " << v[1]
+        << "-D, groups_to_merge " << v[2] << ": " << pipe << " on " << arch << " builds it for ";
+      enum_set<conv_direction>(m, static_cast<std::uint32_t>(v[3] & 0xffffffffL)) << " in ";
+      {
+        bool first = true;
+        for (long d = 1; d <= 3; ++d)
+          if ((v[3] >> 32 >> d & 1) != 0) {
+            m << (first ? "" : ", ") << d << "-D";
+            first = false;
+          }
+      }
+      m << ", groups_to_merge 1 only";
+      break;
     case rule::fmha_dtype_not_offered_on_arch:
       m << "fmha " << to_string(d.a) << " -> " << to_string(d.b) << " not offered on " << arch;
       break;

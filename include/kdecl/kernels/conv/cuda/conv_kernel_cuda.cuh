@@ -2,8 +2,8 @@
 // its pipeline and direction: the sm_80 cp_async implicit GEMMs (forward,
 // backward-data by stride phases, backward-weight with split-K), the sm_90
 // tma_wgmma forward implicit GEMM (backward-data as one forward convolution per
-// stride phase) and backward-weight GEMM (each also on channel-padded copies of
-// narrow operands), and the direct_conv forward and depthwise
+// stride phase; the stride1 specialization on halo tiles) and backward-weight GEMM
+// (each also on channel-padded copies of narrow operands), and the direct_conv forward and depthwise
 // backward-data and backward-weight convolutions.
 #pragma once
 
@@ -19,6 +19,7 @@
 #include "kdecl/kernels/conv/cuda/sm80/conv_fwd_sm80.cuh"
 #include "kdecl/kernels/conv/cuda/sm90/conv_bwd_data_sm90.cuh"
 #include "kdecl/kernels/conv/cuda/sm90/conv_bwd_weight_sm90.cuh"
+#include "kdecl/kernels/conv/cuda/sm90/conv_fwd_halo_sm90.cuh"
 #include "kdecl/kernels/conv/cuda/sm90/conv_fwd_sm90.cuh"
 
 namespace kdecl::kernels {
@@ -37,8 +38,13 @@ template <grouped_conv_key K, template <grouped_conv_key> class Gathering>
 using sm90_any_channels =
     std::conditional_t<cuda::sm90::reads_channel_padded_copies(K),
                        cuda::channel_padded<K, Gathering<cuda::sm90::gathering_key(K)>>, Gathering<K>>;
+// The stride1 specialization loads halo tiles (conv_fwd_halo_sm90.cuh), the others im2col tiles.
+// (A class, not an alias: g++ 12 crashes on the alias as a template template argument.)
 template <grouped_conv_key K>
-using sm90_fwd = sm90_any_channels<K, cuda::sm90::conv_fwd>;
+struct sm90_forward : std::conditional_t<K.sig.spec == conv_specialization::stride1, cuda::sm90::conv_fwd_halo<K>,
+                                         cuda::sm90::conv_fwd<K>> {};
+template <grouped_conv_key K>
+using sm90_fwd = sm90_any_channels<K, sm90_forward>;
 template <grouped_conv_key K>
 using sm90_bwd_data = sm90_any_channels<K, cuda::sm90::conv_bwd_data>;
 template <grouped_conv_key K>

@@ -9,6 +9,7 @@
 
 #include "kdecl/conv/grouped_conv_key.hpp"
 #include "kdecl/dsl/conv_rules.hpp"
+#include "kdecl/kernels/conv/halo_tiles.hpp"
 #include "kdecl/kernels/gemm/cuda/sm90/gemm_sm90_config.cuh"
 
 namespace kdecl::kernels::cuda::sm90 {
@@ -24,11 +25,42 @@ constexpr gemm_key conv_fwd_sm90_gemm_key(const grouped_conv_key& k) {
   return g;
 }
 
+// The shared memory of the halo tiles' kernel (the stride1 specialization, conv_fwd_halo_sm90.cuh)
+// on the GEMM key's tiles: `halo_stages` halo boxes; a ring of the weights whose stages hold
+// several taps each where the tile is narrow (a 64- or 128-wide tile's tap is 4 short wgmma per
+// m64 block: three taps per barrier round amortize its wait, fence and release); a full and an
+// empty barrier per stage of either ring; the cshuffle strips; 1 KiB to align the rings. The
+// weight ring has the key's stages, or as many as fit.
+inline constexpr int halo_stages = 2;
+constexpr int halo_taps_per_stage(const gemm_key& g) { return g.algo.tile.n <= 128 ? 3 : 1; }
+constexpr int halo_weight_stage_bytes(const gemm_key& g) {
+  return halo_taps_per_stage(g) * g.algo.tile.n * swizzle_row_bytes;
+}
+constexpr int halo_fixed_smem_bytes(const gemm_key& g) {
+  const int consumer_copies = g.algo.sched == scheduler::pingpong ? 2 : 1;
+  const int strips = g.algo.epi == epilogue::cshuffle ? consumer_copies * g.algo.warps.m * cshuffle_strip_bytes : 0;
+  return 1024 + halo_stages * (kernels::halo_stage_bytes(g.algo.tile.m) + 16) + 16 + strips;
+}
+constexpr int halo_weight_stages(const gemm_key& g) {
+  const int fit = (max_dynamic_smem_bytes - halo_fixed_smem_bytes(g)) / (halo_weight_stage_bytes(g) + 16);
+  return g.algo.stages < fit ? g.algo.stages : fit;
+}
+constexpr int halo_smem_bytes_for(const gemm_key& g) {
+  return halo_fixed_smem_bytes(g) + halo_weight_stages(g) * (halo_weight_stage_bytes(g) + 16);
+}
+
 // nullptr when the kernel builds `k`, else the first rule it breaks.
 constexpr const char* conv_fwd_sm90_unsupported_reason(const grouped_conv_key& k) {
   if (!k.concrete()) return "sm90 conv needs a concrete key";
   if (k.sig.dir != conv_direction::fwd) return "sm90 conv computes the forward direction only";
-  if (k.sig.spec != conv_specialization::none) return "sm90 conv has no filter specializations";
+  if (k.sig.spec != conv_specialization::none && k.sig.spec != conv_specialization::stride1)
+    return "sm90 conv specializes for unit strides (stride1) only";
+  if (k.sig.spec == conv_specialization::stride1) {
+    if (k.sig.ndim < 2) return "sm90 conv builds stride1 (halo tiles) for 2-D and 3-D convolutions only";
+    if (k.algo.groups_to_merge != 1) return "sm90 conv builds stride1 (halo tiles) with one group per GEMM only";
+    if (halo_weight_stages(conv_fwd_sm90_gemm_key(k)) < 2)
+      return "sm90 conv: fewer than two weight stages fit beside the halo tiles' two halo boxes in 227 KiB";
+  }
   // Merged groups (merged_groups.hpp): neighbouring groups' channels must be contiguous.
   if (k.algo.groups_to_merge != 1 && k.sig.lay != conv_layout::nwgc && k.sig.lay != conv_layout::nhwgc &&
       k.sig.lay != conv_layout::ndhwgc)
@@ -107,6 +139,8 @@ constexpr const char* conv_sm90_unsupported_reason(const grouped_conv_key& k) {
   // Backward-data runs the forward kernel (its phases' forward convolutions merge as well).
   if (k.algo.groups_to_merge != 1 && k.sig.dir == conv_direction::bwd_weight)
     return "sm90 conv merges groups forward and backward-data only";
+  if (k.sig.spec == conv_specialization::stride1 && k.sig.dir != conv_direction::fwd)
+    return "sm90 conv builds stride1 (halo tiles) for the forward direction only";
   if (k.sig.dir == conv_direction::bwd_data) return conv_fwd_sm90_unsupported_reason(forward_key_of_bwd_data(gathered));
   if (k.sig.dir == conv_direction::bwd_weight) return conv_bwd_weight_sm90_unsupported_reason(gathered);
   return conv_fwd_sm90_unsupported_reason(gathered);
