@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "kdecl/kernels/conv/bwd_data_as_forward.hpp"
-#include "kdecl/numeric/fill.hpp"
 #include "kdecl/reference/conv_reference.hpp"
+#include "random_conv_tensor.hpp"
 
 namespace kdecl {
 namespace {
@@ -33,13 +33,6 @@ std::vector<P> stride_one_problems() {
   };
 }
 
-std::vector<unsigned char> random_tensor(const P& p, conv_tensor t, std::uint64_t seed) {
-  const auto n = std::size_t(p.span(t));
-  std::vector<unsigned char> bytes(n * dtype_size_bytes(p.dtype_of(t)));
-  numeric::fill_uniform(bytes.data(), p.dtype_of(t), n, seed);
-  return bytes;
-}
-
 TEST(BwdDataAsForward, TheForwardEquivalentComputesTheSameGradient) {
   int seed = 1;
   for (auto problem : stride_one_problems()) {
@@ -55,8 +48,8 @@ TEST(BwdDataAsForward, TheForwardEquivalentComputesTheSameGradient) {
     EXPECT_EQ(f.c, p.k);
     EXPECT_EQ(f.k, p.c);
 
-    auto dy = random_tensor(p, conv_tensor::output, seed++);
-    auto w = random_tensor(p, conv_tensor::weight, seed++);
+    auto dy = testing::random_conv_tensor(p, conv_tensor::output, seed++);
+    auto w = testing::random_conv_tensor(p, conv_tensor::weight, seed++);
     const auto backward = reference::grouped_conv(p, {nullptr, w.data(), dy.data()});
 
     const auto map = kernels::flipped_weights_map_of(p, f);

@@ -14,20 +14,13 @@
 #include <vector>
 
 #include "kdecl/kernels/conv/halo_tiles.hpp"
-#include "kdecl/numeric/fill.hpp"
 #include "kdecl/reference/conv_reference.hpp"
+#include "random_conv_tensor.hpp"
 
 namespace kdecl {
 namespace {
 
 using P = grouped_conv_problem;
-
-std::vector<unsigned char> random_tensor(const P& p, conv_tensor t, std::uint64_t seed) {
-  const auto n = std::size_t(p.span(t));
-  std::vector<unsigned char> bytes(n * dtype_size_bytes(p.dtype_of(t)));
-  numeric::fill_uniform(bytes.data(), p.dtype_of(t), n, seed);
-  return bytes;
-}
 
 // The output of `p` (fp32, normalized, halo_reason empty) as the halo kernel computes it,
 // in the reference's logical order (n, z, y, x, g, k).
@@ -112,8 +105,8 @@ TEST(HaloTiles, TheKernelsAddressingComputesTheConvolution) {
     const P p = P(c.problem).dtype(dtype::fp32).normalized();
     ASSERT_FALSE(p.validate()) << *p.validate();
     ASSERT_FALSE(kernels::halo_reason(p, c.tile_m)) << p.describe() << ": " << *kernels::halo_reason(p, c.tile_m);
-    auto x = random_tensor(p, conv_tensor::input, seed++);
-    auto w = random_tensor(p, conv_tensor::weight, seed++);
+    auto x = testing::random_conv_tensor(p, conv_tensor::input, seed++);
+    auto w = testing::random_conv_tensor(p, conv_tensor::weight, seed++);
     const auto expected = reference::grouped_conv(p, {x.data(), w.data(), nullptr});
     const auto got = halo_convolution(p, c.tile_m, reinterpret_cast<const float*>(x.data()),
                                       reinterpret_cast<const float*>(w.data()));

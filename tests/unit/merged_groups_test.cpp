@@ -12,20 +12,13 @@
 #include <vector>
 
 #include "kdecl/kernels/conv/merged_groups.hpp"
-#include "kdecl/numeric/fill.hpp"
 #include "kdecl/reference/conv_reference.hpp"
+#include "random_conv_tensor.hpp"
 
 namespace kdecl {
 namespace {
 
 using P = grouped_conv_problem;
-
-std::vector<unsigned char> random_tensor(const P& p, conv_tensor t, std::uint64_t seed) {
-  const auto n = std::size_t(p.span(t));
-  std::vector<unsigned char> bytes(n * dtype_size_bytes(p.dtype_of(t)));
-  numeric::fill_uniform(bytes.data(), p.dtype_of(t), n, seed);
-  return bytes;
-}
 
 // The merged view's weights as a packed tensor: row n of merged group b is group
 // b*m + n/(K/G)'s filter of output channel n%(K/G) on its own C/G channels, zeros elsewhere.
@@ -78,8 +71,8 @@ TEST(MergedGroups, TheViewWithBlockDiagonalWeightsComputesTheSameOutput) {
     packed_view = packed_view.normalized();
     ASSERT_FALSE(packed_view.validate()) << *packed_view.validate();
 
-    auto x = random_tensor(p, conv_tensor::input, seed++);
-    auto w = random_tensor(p, conv_tensor::weight, seed++);
+    auto x = testing::random_conv_tensor(p, conv_tensor::input, seed++);
+    auto w = testing::random_conv_tensor(p, conv_tensor::weight, seed++);
     const auto grouped = reference::grouped_conv(p, {x.data(), w.data(), nullptr});
     auto bd = block_diagonal_weights(p, packed_view, m, reinterpret_cast<const float*>(w.data()));
     const auto merged = reference::grouped_conv(packed_view, {x.data(), bd.data(), nullptr});
