@@ -55,8 +55,6 @@ struct conv_fwd_halo_params {
   int row_step, col_step;  // a tap's step in the box along H and W (the dilation)
   int box_cols, box_bytes;
   int pad_d, pad_h, pad_w, dilation_d;
-
-  __device__ k_block_range k_range(const tile_work& w) const { return {w.k_block_begin, w.k_block_end}; }
 };
 
 // Shared memory: the halo ring, the weights' ring (taps_per_stage taps a stage), their
