@@ -15,7 +15,8 @@
 //     pp_short   64x256,  5 stages   backward-weight of 64-channel layers (M = 64)
 //   (conv_sm90_tma_pingpong*.cpp)
 //   merged_groups: narrow or pp_narrow with 2 to 16 groups per tile (conv_sm90_tma_merged_groups*.cpp)
-//   halo: a forward shape specialized for unit strides, loading halo tiles (conv_sm90_tma_halo*.cpp),
+//   halo: a forward or backward-data shape specialized for unit strides, loading halo tiles
+//         (conv_sm90_tma_halo*.cpp),
 //         and two taller ones whose 256 output pixels (8 rows x 32 columns) share each tap's weights:
 //     tall         256x64,  5 stages
 //     tall_square  256x128, 4 stages
@@ -74,7 +75,7 @@ constexpr auto tall_square(kdecl::conv_direction dir) {
   return base(dir).tile(256, 128, 64).warps(8, 1, 1).warp_tile(16, 128, 16).stages(4);
 }
 
-// The stride1 specialization (halo tiles: kernels/conv/halo_tiles.hpp): a forward tile shape,
+// The stride1 specialization (halo tiles: kernels/conv/halo_tiles.hpp): a forward or backward-data tile shape,
 // 2-D or 3-D channels-last.
 constexpr auto halo(grouped_conv_decl shape, kdecl::dtype t, int ndim) {
   return shape.ndim(ndim).layout(ndim == 2 ? kdecl::conv_layout::nhwgc : kdecl::conv_layout::ndhwgc).dtype(t)

@@ -136,13 +136,15 @@ problem_profile conv_problem_profile(const grouped_conv_key& key, const grouped_
     if (key.sig.dir == conv_direction::fwd && key.algo.pipe == pipeline::tma_wgmma && merge * p.c_per_group() % 64 == 0)
       pp.dram_bytes += 2.0 * merge * double(p.elements(conv_tensor::weight)) * std::max(1, bits_of(p.wei_type) / 8);
   }
-  if (key.sig.spec == conv_specialization::stride1 && key.algo.pipe == pipeline::tma_wgmma &&
-      !kernels::halo_reason(p, key.algo.tile.m)) {
-    // Halo tiles (kernels/conv/halo_tiles.hpp): M counts the tiles' pixels, those past the
-    // output's edge included; one box of input rows serves every tap of a filter row and depth.
-    const kernels::halo_tiling t = kernels::halo_tiling_of(p, key.algo.tile.m);
-    pp.m = double(t.rows());
-    pp.a_l2_share = double(t.box_rows) * t.box_cols / (double(t.tile_m) * double(p.filter_dims[1] * p.filter_dims[2]));
+  if (key.sig.spec == conv_specialization::stride1 && key.algo.pipe == pipeline::tma_wgmma) {
+    // Halo tiles (kernels/conv/halo_tiles.hpp) of the forward convolution (a stride-1 backward-data's
+    // forward equivalent): M counts the tiles' pixels, those past the output's edge included; one box
+    // of input rows serves every tap of a filter row and depth.
+    if (const auto f = kernels::halo_problem_of(p); f && !kernels::halo_reason(*f, key.algo.tile.m)) {
+      const kernels::halo_tiling t = kernels::halo_tiling_of(*f, key.algo.tile.m);
+      pp.m = double(t.rows());
+      pp.a_l2_share = double(t.box_rows) * t.box_cols / (double(t.tile_m) * double(f->filter_dims[1] * f->filter_dims[2]));
+    }
   }
   if (key.sig.dir == conv_direction::bwd_weight && key.algo.pipe == pipeline::cp_async && key.algo.arch != arch_id::host) {
     // The cp_async bwd_weight splits its long depth into `s` ranges (conv_bwd_plan.hpp): s times

@@ -94,9 +94,13 @@ conv_feature_row conv_features_of(const grouped_conv_problem& p, const grouped_c
   f[i++] = p.dir == conv_direction::fwd && a.tile.n > 0
                ? float(std::min(1.0, double(a.groups_to_merge * p.k_per_group()) / double(a.tile.n)))
                : 1.0f;
-  const bool halo = key.sig.spec == conv_specialization::stride1 && !kernels::halo_reason(p, a.tile.m);
+  // Halo tiles: of the forward convolution they compute (a stride-1 backward-data's forward equivalent).
+  const auto forward = key.sig.spec == conv_specialization::stride1 ? kernels::halo_problem_of(p) : std::nullopt;
+  const bool halo = forward && !kernels::halo_reason(*forward, a.tile.m);
   f[i++] = halo ? 1.0f : 0.0f;
-  f[i++] = halo ? float(double(p.n * p.output_pixels()) / double(kernels::halo_tiling_of(p, a.tile.m).rows())) : 1.0f;
+  f[i++] = halo ? float(double(forward->n * forward->output_pixels()) /
+                        double(kernels::halo_tiling_of(*forward, a.tile.m).rows()))
+                : 1.0f;
   f[i++] = float(std::log2(std::max(1.0, p.bytes())));
   return f;
 }

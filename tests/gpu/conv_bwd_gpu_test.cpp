@@ -54,6 +54,8 @@ std::vector<grouped_conv_problem> backward_problems(int ndim) {
               P{}.batch(2).channels(64, 40).input_size({5, 8, 9}).filter_size({3}).padding({1, 0, 1}, {1, 1, 0}),
               // K/G = 64, strided: the sm_90 bwd_data's phases on TMA loads of dY
               P{}.batch(1).channels(16, 64).input_size({5, 9, 8}).filter_size({3}).stride({2}).padding({1}),
+              // K/G = 64, stride 1: the stride1 specialization's halo tiles (dilation 2 in depth)
+              P{}.batch(2).channels(24, 64).input_size({6, 9, 17}).filter_size({3}).dilation({2, 1, 1}).padding({2, 1, 1}),
               // a video stem (C = 3): dx stored per element, the input padded (bwd_weight)
               P{}.batch(2).channels(3, 16).input_size({4, 15, 13}).filter_size({3, 7, 7}).stride({1, 2, 2})
                   .padding({1, 3, 3}),
@@ -72,6 +74,8 @@ std::vector<grouped_conv_problem> backward_problems(int ndim) {
           P{}.batch(2).channels(256, 256).groups(32).input_size({14, 14}).filter_size({3}).padding({1}),      // G = 32
           P{}.batch(1).channels(6, 10).input_size({21, 17}).filter_size({3}).padding({1}),                    // C/G = 6, K/G = 10
           P{}.batch(4).channels(32, 64).input_size({40, 40}).filter_size({3}).padding({1}),                   // split-K
+          // Halo tiles (stride1: K/G a multiple of 64): W = 21 and asymmetric padding, C = 40 dx channels
+          P{}.batch(3).channels(40, 128).input_size({13, 21}).filter_size({3}).padding({1, 0}, {0, 1}),
           P{}.batch(3).channels(128, 256).input_size({28, 28}).filter_size({3}).stride({2}).padding({1}),
           P{}.batch(2).channels(64, 96).input_size({13, 11}).filter_size({1}),                  // 1x1 stride 1 (a GEMM)
           P{}.batch(3).channels(64, 32).groups(4).input_size({9, 7}).filter_size({1}),          // 1x1, G = 4

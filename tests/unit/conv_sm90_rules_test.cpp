@@ -91,9 +91,9 @@ TEST(ConvSm90Rules, RefusalsNameTheValueAndTheRule) {
   EXPECT_FALSE(dsl::validate(fp32, arch_id::sm_90).ok());
 }
 
-// The stride1 specialization (halo tiles, kernels/conv/halo_tiles.hpp): forward, 2-D and 3-D,
-// one group per GEMM; anything else names where it is built.
-TEST(ConvSm90Rules, Stride1IsBuiltForwardIn2DAnd3D) {
+// The stride1 specialization (halo tiles, kernels/conv/halo_tiles.hpp): forward and backward-data,
+// 2-D and 3-D, one group per GEMM; anything else names where it is built.
+TEST(ConvSm90Rules, Stride1IsBuiltForwardAndBackwardDataIn2DAnd3D) {
   auto k = wgmma_key();
   k.sig.spec = conv_specialization::stride1;
   EXPECT_TRUE(dsl::validate(k, arch_id::sm_90).ok()) << message_of(k);
@@ -106,11 +106,15 @@ TEST(ConvSm90Rules, Stride1IsBuiltForwardIn2DAnd3D) {
   EXPECT_TRUE(dsl::validate(volumetric, arch_id::sm_90).ok()) << message_of(volumetric);
   auto bwd_data = k;
   bwd_data.sig.dir = conv_direction::bwd_data;
-  EXPECT_EQ(dsl::validate(bwd_data, arch_id::sm_90).r, dsl::rule::conv_stride1_not_offered_for_signature);
-  EXPECT_NE(message_of(bwd_data).find("specialization stride1 with conv bwd_data, 2-D, groups_to_merge 1: tma_wgmma on "
-                                      "sm_90 builds it for fwd in 2-D, 3-D, groups_to_merge 1 only"),
+  EXPECT_TRUE(dsl::validate(bwd_data, arch_id::sm_90).ok()) << message_of(bwd_data);
+  auto bwd_weight = k;
+  bwd_weight.sig.dir = conv_direction::bwd_weight;
+  EXPECT_EQ(dsl::validate(bwd_weight, arch_id::sm_90).r, dsl::rule::conv_stride1_not_offered_for_signature);
+  EXPECT_NE(message_of(bwd_weight).find("specialization stride1 with conv bwd_weight, 2-D, groups_to_merge 1: "
+                                        "tma_wgmma on sm_90 builds it for fwd, bwd_data in 2-D, 3-D, groups_to_merge 1 "
+                                        "only"),
             std::string::npos)
-      << message_of(bwd_data);
+      << message_of(bwd_weight);
   auto linear = k;
   linear.sig.ndim = 1;
   linear.sig.lay = conv_layout::nwgc;

@@ -75,11 +75,12 @@ inline constexpr auto merged_sm90 = kernel_set(
     wgmma_sweep(bwd_data, bf16).groups_to_merge(8),
     wgmma_sweep(fwd_dir, bf16).ndim(3).layout(ndhwgc).groups_to_merge(4),
     wgmma_sweep(fwd_dir, fp16).ndim(1).layout(nwgc).groups_to_merge(8).vector_sizes(1, 1, 1));
-// The stride1 specialization (halo tiles: forward, 2-D and 3-D, one group per GEMM): every tile,
+// The stride1 specialization (halo tiles: forward and backward-data, 2-D and 3-D, one group per GEMM): every tile,
 // stage count and schedule, whose halo stages must fit beside the key's weight stages.
 inline constexpr auto stride1_sm90 = kernel_set(
     targets(sm_90), wgmma_sweep(fwd_dir, bf16).ndim(2).layout(nhwgc).specialization(stride1),
-    wgmma_sweep(fwd_dir, fp16).ndim(3).layout(ndhwgc).specialization(stride1));
+    wgmma_sweep(fwd_dir, fp16).ndim(3).layout(ndhwgc).specialization(stride1),
+    wgmma_sweep(bwd_data, bf16).ndim(2).layout(nhwgc).specialization(stride1));
 inline constexpr auto merged_fixed = kernel_set(
     targets(sm_90), grouped_conv().direction(fwd).dtype(bf16).ndim(2).layout(nhwgc).groups_to_merge(16)
                         .pipeline(tma_wgmma).tile(128, 64, 64).warps(8, 1, 1).warp_tile(16, 64, 16));

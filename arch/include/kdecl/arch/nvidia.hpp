@@ -209,8 +209,9 @@ constexpr pipeline_caps tma_wgmma(int smem_opt_in) {
   // copy and stores dx through a pixel map anyway. Forward and backward-data convolutions in
   // channels-last layouts may merge up to 16 neighbouring groups into one GEMM (block-diagonal
   // weights: kernels/conv/merged_groups.hpp), for few channels per group. The stride1
-  // specialization (2-D and 3-D forward, one group per GEMM) loads each tile's input halo once
-  // for all filter taps (kernels/conv/halo_tiles.hpp, sm90/conv_fwd_halo_sm90.cuh).
+  // specialization (2-D and 3-D forward and backward-data, one group per GEMM) loads each
+  // tile's input halo once for all filter taps (kernels/conv/halo_tiles.hpp,
+  // sm90/conv_fwd_halo_sm90.cuh; backward-data of stride 1 is one forward convolution).
   c.conv = {bits(conv_direction::fwd, conv_direction::bwd_data, conv_direction::bwd_weight),
             bits(conv_layout::nwgc, conv_layout::nhwgc, conv_layout::ndhwgc, conv_layout::gnwc, conv_layout::gnhwc,
                  conv_layout::gndhwc),
@@ -220,7 +221,7 @@ constexpr pipeline_caps tma_wgmma(int smem_opt_in) {
             /*element_operands=*/0b111,
             /*merge_directions=*/bits(conv_direction::fwd, conv_direction::bwd_data),
             /*merge_layouts=*/bits(conv_layout::nwgc, conv_layout::nhwgc, conv_layout::ndhwgc),
-            /*stride1_directions=*/bits(conv_direction::fwd), /*stride1_ndims=*/0b1100u};
+            /*stride1_directions=*/bits(conv_direction::fwd, conv_direction::bwd_data), /*stride1_ndims=*/0b1100u};
   return c;
 }
 

@@ -23,6 +23,7 @@
 #include <string>
 
 #include "kdecl/conv/grouped_conv_problem.hpp"
+#include "kdecl/kernels/conv/bwd_data_as_forward.hpp"
 
 namespace kdecl::kernels {
 
@@ -68,7 +69,15 @@ inline halo_tiling halo_tiling_of(const grouped_conv_problem& p, int tile_m) {
   return t;
 }
 
-// Why halo tiles of tile_m pixels cannot compute `p` (normalized), or nothing. TMA's own
+// The forward convolution halo tiles compute for `p` (normalized): `p` itself forward, the
+// forward equivalent of a stride-1 backward-data (bwd_data_as_forward.hpp); none otherwise.
+inline std::optional<grouped_conv_problem> halo_problem_of(const grouped_conv_problem& p) {
+  if (p.dir == conv_direction::fwd) return p;
+  if (p.dir == conv_direction::bwd_data && !bwd_data_as_forward_reason(p)) return forward_equivalent_of_bwd_data(p);
+  return std::nullopt;
+}
+
+// Why halo tiles of tile_m pixels cannot compute `p` (normalized, forward), or nothing. TMA's own
 // limits (16-byte aligned strides and base) show when the input's map is built.
 inline std::optional<std::string> halo_reason(const grouped_conv_problem& p, int tile_m) {
   if (p.ndim() < 2) return std::string("halo tiles are 2-D or 3-D (a 1-D convolution has no rows to tile)");

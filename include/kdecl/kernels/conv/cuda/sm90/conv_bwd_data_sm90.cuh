@@ -14,7 +14,9 @@
 //      most work first, so that a small layer pays for one launch and the phases' tails
 //      overlap.
 //
-// Stride 1 is one phase. 1x1 layers of stride 1 without padding skip all of it: dx = dy · W is an
+// Stride 1 is one phase. A key of the stride1 specialization runs it on the halo-tile forward
+// kernel (conv_fwd_halo_sm90.cuh) instead: each tile's dY rows are loaded once for all taps.
+// 1x1 layers of stride 1 without padding skip all of it: dx = dy · W is an
 // rrr GEMM per group, which the sm_90 TMA GEMM of the same tiles reads directly (B
 // MN-major), with no weight copy. Patchify layers (stride = filter, no padding: ConvNeXt's
 // stem and downsampling) skip it too: the same rrr GEMM on W as stored writes each dY
@@ -43,6 +45,7 @@
 #include "kdecl/kernels/conv/cuda/zero_pixel_rows.cuh"
 #include "kdecl/kernels/cuda/stream_scratch.cuh"
 #include "kdecl/gemm/gemm_problem.hpp"
+#include "kdecl/kernels/conv/cuda/sm90/conv_fwd_halo_sm90.cuh"
 #include "kdecl/kernels/conv/cuda/sm90/conv_fwd_sm90.cuh"
 #include "kdecl/kernels/gemm/cuda/sm90/gemm_sm90.cuh"
 
@@ -51,7 +54,11 @@ namespace kdecl::kernels::cuda::sm90 {
 template <grouped_conv_key K>
 struct conv_bwd_data {
   static_assert(K.sig.dir == conv_direction::bwd_data, "sm90::conv_bwd_data computes the backward-data direction");
+  // The phases' forward kernel: im2col tiles stored through the phases' pixel maps, several
+  // phases a launch; or, for the stride1 specialization (unit strides: one phase), halo tiles.
+  static constexpr bool halo = K.sig.spec == conv_specialization::stride1;
   using forward = conv_fwd<forward_key_of_bwd_data(K), /*PixelRows=*/true>;
+  using halo_forward = conv_fwd_halo<forward_key_of_bwd_data(K)>;
   using data_t = storage_t<K.sig.wei>;
   // 1x1 layers: the rrr GEMM of the forward key's tiles (A = dy, B = W as stored, C = dx).
   static constexpr gemm_key pointwise_key = [] {
@@ -84,7 +91,9 @@ struct conv_bwd_data {
     if (runs_as_patch_gemm(p, a)) return run_patch_gemm(p, a, st);
     const std::vector<bwd_data_phase_problem> phases = bwd_data_phases(p);
     if (auto why = phases_reason(phases, a)) return status::error(*why);
-    if (auto why = forward::device_reason()) return status::error(*why);
+    if constexpr (!halo) {
+      if (auto why = forward::device_reason()) return status::error(*why);
+    }
 
     // w' in the caller's workspace, or (given less) in stream-ordered memory of its own.
     const stream_scratch scratch(a.workspace, a.workspace_bytes, workspace_bytes(phases) - align, align, st,
@@ -123,23 +132,31 @@ struct conv_bwd_data {
     }
     if (status done = flush_zeros(zeros, a, st); !done.is_ok()) return done;
     if (status done = flush_flips(flips, a, weights, st); !done.is_ok()) return done;
-    // The phases' convolutions in sets of one launch each (conv_phase_set.cuh), the most work
-    // first: the persistent blocks take the longest units before the short ones.
     std::vector<std::size_t> order;
     for (std::size_t i = 0; i < phases.size(); ++i)
       if (!phases[i].zero) order.push_back(i);
-    const auto work = [&](std::size_t i) { return phases[i].rows * phases[i].weights.taps; };
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return work(x) > work(y); });
-    grouped_conv_problem problems[max_phases_per_launch];
-    grouped_conv_args args[max_phases_per_launch];
-    for (std::size_t first = 0; first < order.size(); first += max_phases_per_launch) {
-      const int count = int(std::min<std::size_t>(max_phases_per_launch, order.size() - first));
-      for (int j = 0; j < count; ++j) {
-        const std::size_t i = order[first + std::size_t(j)];
-        problems[j] = phases[i].forward;
-        args[j] = phase_args(phases[i], a, reinterpret_cast<const data_t*>(weights) + offset[i]);
+    if constexpr (halo) {  // unit strides: at most one phase, on halo tiles
+      for (std::size_t i : order) {
+        const auto* w = reinterpret_cast<const data_t*>(weights) + offset[i];
+        if (status done = halo_forward::run(phases[i].forward, phase_args(phases[i], a, w), st); !done.is_ok())
+          return done;
       }
-      if (status done = forward::launch_set(problems, args, count, st); !done.is_ok()) return done;
+    } else {
+      // The phases' convolutions in sets of one launch each (conv_phase_set.cuh), the most work
+      // first: the persistent blocks take the longest units before the short ones.
+      const auto work = [&](std::size_t i) { return phases[i].rows * phases[i].weights.taps; };
+      std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return work(x) > work(y); });
+      grouped_conv_problem problems[max_phases_per_launch];
+      grouped_conv_args args[max_phases_per_launch];
+      for (std::size_t first = 0; first < order.size(); first += max_phases_per_launch) {
+        const int count = int(std::min<std::size_t>(max_phases_per_launch, order.size() - first));
+        for (int j = 0; j < count; ++j) {
+          const std::size_t i = order[first + std::size_t(j)];
+          problems[j] = phases[i].forward;
+          args[j] = phase_args(phases[i], a, reinterpret_cast<const data_t*>(weights) + offset[i]);
+        }
+        if (status done = forward::launch_set(problems, args, count, st); !done.is_ok()) return done;
+      }
     }
     return status::ok();
   }
@@ -171,7 +188,11 @@ struct conv_bwd_data {
       if (ph.rows > std::numeric_limits<int>::max())
         return std::string("sm90 conv bwd_data: N x pixels must be < 2^31");
       if (ph.zero) continue;
-      if (auto why = forward::why_not(ph.forward, phase_args(ph, a, stand_in()))) return why;
+      if constexpr (halo) {
+        if (auto why = halo_forward::why_not(ph.forward, phase_args(ph, a, stand_in()))) return why;
+      } else {
+        if (auto why = forward::why_not(ph.forward, phase_args(ph, a, stand_in()))) return why;
+      }
     }
     return std::nullopt;
   }

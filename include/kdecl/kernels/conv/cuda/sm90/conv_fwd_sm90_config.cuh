@@ -139,8 +139,8 @@ constexpr const char* conv_sm90_unsupported_reason(const grouped_conv_key& k) {
   // Backward-data runs the forward kernel (its phases' forward convolutions merge as well).
   if (k.algo.groups_to_merge != 1 && k.sig.dir == conv_direction::bwd_weight)
     return "sm90 conv merges groups forward and backward-data only";
-  if (k.sig.spec == conv_specialization::stride1 && k.sig.dir != conv_direction::fwd)
-    return "sm90 conv builds stride1 (halo tiles) for the forward direction only";
+  if (k.sig.spec == conv_specialization::stride1 && k.sig.dir == conv_direction::bwd_weight)
+    return "sm90 conv builds stride1 (halo tiles) forward and backward-data only";
   if (k.sig.dir == conv_direction::bwd_data) return conv_fwd_sm90_unsupported_reason(forward_key_of_bwd_data(gathered));
   if (k.sig.dir == conv_direction::bwd_weight) return conv_bwd_weight_sm90_unsupported_reason(gathered);
   return conv_fwd_sm90_unsupported_reason(gathered);
