@@ -72,35 +72,33 @@ class im2col_transposed_loader {
   __device__ void load(std::uint32_t stage, int kt) const {
     if constexpr (fixed_column) {
       load_fixed_column(stage, kt);
-      return;
-    }
+    } else {  // a branch, not an early return: nvcc would call the loop below unreachable
 #pragma unroll
-    for (int it = 0; it < iters; ++it) {
-      const int v = tid_ + it * Threads;
-      if (vecs % Threads != 0 && v >= vecs) break;
-      const int r = v / vecs_per_row, c = v % vecs_per_row * vec_elems;
-      column col;
-      if constexpr (fixed_column) col = column_;
-      else col = column_of(c);
-      const int p = kt * TileK + r;
-      const T* src = in_;
-      int bytes = 0;
-      if (col.valid && p < geo_.m) {
-        const im2col_row row = im2col_row_of(geo_, p);
-        std::int64_t at = row.base + col.channel;
-        bool inside = true;
+      for (int it = 0; it < iters; ++it) {
+        const int v = tid_ + it * Threads;
+        if (vecs % Threads != 0 && v >= vecs) break;
+        const int r = v / vecs_per_row, c = v % vecs_per_row * vec_elems;
+        const column col = column_of(c);
+        const int p = kt * TileK + r;
+        const T* src = in_;
+        int bytes = 0;
+        if (col.valid && p < geo_.m) {
+          const im2col_row row = im2col_row_of(geo_, p);
+          std::int64_t at = row.base + col.channel;
+          bool inside = true;
 #pragma unroll
-        for (int d = 0; d < 3; ++d) {
-          const int i = row.start[d] + col.reach[d];
-          inside = inside && i >= 0 && i < geo_.in[d];
-          at += std::int64_t(i) * geo_.in_s[d];
+          for (int d = 0; d < 3; ++d) {
+            const int i = row.start[d] + col.reach[d];
+            inside = inside && i >= 0 && i < geo_.in[d];
+            at += std::int64_t(i) * geo_.in_s[d];
+          }
+          if (inside) {
+            src = in_ + at;
+            bytes = Vec;
+          }
         }
-        if (inside) {
-          src = in_ + at;
-          bytes = Vec;
-        }
+        cp_async<Vec>(stage + layout::offset(r, c * int(sizeof(T))), src, bytes);
       }
-      cp_async<Vec>(stage + layout::offset(r, c * int(sizeof(T))), src, bytes);
     }
   }
 
