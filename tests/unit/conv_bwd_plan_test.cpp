@@ -149,5 +149,48 @@ TEST(BwdWeightSplits, Sm90SplitsDeepLayersOfFewTiles) {
   EXPECT_EQ(bwd_weight_sm90_split(weight_problem(32, 64, 64, 56), 128, 256, 64, 132, none, true).cluster, 1);
 }
 
+// The plan's choices on layers whose every split was timed (H200, 2026-11-28,
+// docs/perf/h200-2026-11-28-conv-bwd-weight-split/): the fastest measured, or within 5% of it.
+TEST(BwdWeightSplits, Sm90PlanKeepsTheMeasuredChoices) {
+  using kernels::cuda::sm90::bwd_weight_split;
+  using kernels::cuda::sm90::bwd_weight_sm90_split;
+  const auto layer = [](std::int64_t n, std::int64_t c, std::int64_t k, conv_dims in, std::int64_t pad) {
+    return grouped_conv_problem{}.direction(conv_direction::bwd_weight).batch(n).channels(c, k).input_size(in)
+        .filter_size({3}).padding({pad}).dtype(dtype::bf16).normalized();
+  };
+  const auto plan = [](const grouped_conv_problem& p, int tile_n) {
+    return bwd_weight_sm90_split(p, 128, tile_n, 64, 132, nullptr, true);
+  };
+  // 432 tiles of a short depth: 146 us unsplit, 164 on clusters of 3, 210 to 313 on more.
+  EXPECT_EQ(plan(layer(32, 512, 512, {2, 7, 7}, 1), 128), (bwd_weight_split{1, 1}));
+  // 72 tiles of 4,096 pixels: clusters of 3 (56 us) against 62 unsplit and 80 on clusters of 7.
+  EXPECT_EQ(plan(layer(1, 512, 512, {66, 66}, 0), 256), (bwd_weight_split{3, 1}));
+  // 54 deep tiles: clusters of 2 (142 us; 275 unsplit, 202 on clusters of 6).
+  EXPECT_EQ(plan(layer(32, 128, 256, {8, 28, 28}, 1).stride({2}).normalized(), 128), (bwd_weight_split{2, 1}));
+  // ResNet-50 layer4 at batch 32: 72 tiles, 25 k-blocks: unsplit (30 us; 35 to 64 split).
+  EXPECT_EQ(plan(layer(32, 512, 512, {7, 7}, 1), 256), (bwd_weight_split{1, 1}));
+  // A small layer (5 tiles, 49 k-blocks): clusters, not ranges (the partials' second launch cost
+  // 16.9 us against 13.6 on clusters).
+  const auto small = plan(layer(1, 64, 64, {56, 56}, 1), 128);
+  EXPECT_GT(small.cluster, 1);
+  EXPECT_EQ(small.ranges, 1);
+}
+
+// KDECL_CONV_BWD_WEIGHT_SPLIT's text: "CLUSTER,RANGES", taken only where the kernel can run it.
+TEST(BwdWeightSplits, Sm90OverrideIsParsedAndChecked) {
+  using kernels::cuda::sm90::bwd_weight_split;
+  using kernels::cuda::sm90::bwd_weight_split_override;
+  const auto p = weight_problem(32, 64, 64, 56);  // 1,568 k tiles of 64
+  EXPECT_EQ(bwd_weight_split_override("3,2", p, 64, true), (bwd_weight_split{3, 2}));
+  EXPECT_EQ(bwd_weight_split_override("1,1", p, 64, false), (bwd_weight_split{1, 1}));
+  for (const char* bad : {"", "3", "3,", ",2", "3;2", "3,2,1", "0,1", "9,1", "1,0", "-1,1", "2,1x", "1,2000"})
+    EXPECT_FALSE(bwd_weight_split_override(bad, p, 64, true)) << bad;
+  EXPECT_FALSE(bwd_weight_split_override(nullptr, p, 64, true));
+  EXPECT_FALSE(bwd_weight_split_override("2,1", p, 64, false)) << "no cluster where the kernel cannot reduce in one";
+  const auto shallow = weight_problem(1, 64, 64, 7);  // 49 pixels: one k tile
+  EXPECT_FALSE(bwd_weight_split_override("2,1", shallow, 64, true)) << "an empty range";
+  EXPECT_EQ(bwd_weight_split_override("1,1", shallow, 64, true), (bwd_weight_split{1, 1}));
+}
+
 }  // namespace
 }  // namespace kdecl

@@ -32,6 +32,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
 #include <optional>
 #include <string>
@@ -242,8 +243,12 @@ struct conv_bwd_weight {
   static_assert(cfg::smem_bytes == partial_cfg::smem_bytes && cfg::threads == partial_cfg::threads,
                 "both kernels share one launch shape (and cluster capacity)");
 
-  // The split the kernel runs `p` with on the current device (from its SM count and cluster capacity).
+  // The split the kernel runs `p` with on the current device (from its SM count and cluster capacity),
+  // or the one KDECL_CONV_BWD_WEIGHT_SPLIT=CLUSTER,RANGES names where the kernel can run it.
   static bwd_weight_split split_of(const grouped_conv_problem& p) {
+    if (auto forced = bwd_weight_split_override(std::getenv("KDECL_CONV_BWD_WEIGHT_SPLIT"), p, cfg::tile_k,
+                                                cfg::split_k_fits && partial_cfg::split_k_fits))
+      return *forced;
     const device_info dev = current_device_info();
     const int sms = dev.ordinal >= 0 && dev.sm_count > 0 ? dev.sm_count : 132;
     const int* capacity = nullptr;
