@@ -36,7 +36,8 @@ bwd_weight_split bwd_weight_sm90_split(const grouped_conv_problem& p, int tile_m
   // the cluster barriers, the reduction through distributed shared memory).
   const double sm_flops = std::int64_t(tile_m) * tile_n > 128 * 128 ? 4.5e12 : 3.0e12;
   constexpr double bandwidth = 2.5e12;  // bytes/s of the partials' writes and reads
-  constexpr double launch_us = 7.0;     // the reduction kernel's launch and tail (small layers: 13.6 us on 6 clusters, 16.9 on 6 ranges)
+  // The partials' reduction kernel: its launch and tail (a small layer: 13.6 us on 6 clusters, 16.9 on 6 ranges).
+  constexpr double launch_us = 7.0;
   constexpr double unit_us = 3.0;
   constexpr double cluster_unit_us = 5.0, cluster_block_us = 0.8;
   constexpr int min_k_tiles = 8;
