@@ -8,10 +8,12 @@
 // one depth range (direct) and several (fp32 partials and the reduction), and with
 // C/G = 64 (the sm_90 kernel's TMA producer; other C/G take its gather); stems and odd C/G
 // (C/G = 1, 3, 13: the sm_90 kernels reading the input element by element), odd K/G
-// (5, 7, 20: dY, W and dW through channel-padded copies), patchify layers with groups. Label `gpu`.
+// (5, 7, 20: dY, W and dW through channel-padded copies), patchify layers with groups; the sm_90
+// backward-weight under forced depth splits (clusters, ranges, both). Label `gpu`.
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <vector>
 
 #include "kdecl/conv/conv_dispatcher.hpp"
@@ -146,6 +148,50 @@ void check_every_kernel(conv_direction dir) {
 
 TEST(ConvBwdGpu, EveryBwdDataKernelMatchesTheHostReference) { check_every_kernel(conv_direction::bwd_data); }
 TEST(ConvBwdGpu, EveryBwdWeightKernelMatchesTheHostReference) { check_every_kernel(conv_direction::bwd_weight); }
+
+// The sm_90 backward-weight under every kind of depth split, forced through
+// KDECL_CONV_BWD_WEIGHT_SPLIT=CLUSTER,RANGES: clusters alone (the reduction through
+// distributed shared memory), ranges alone (fp32 partials and the second kernel), and both;
+// the TMA producer (C/G = 64) and the gather (C/G = 24). A split the kernel cannot run on a
+// problem (a cluster where it has none, an empty range) leaves the planned one.
+TEST(ConvBwdGpu, Sm90BwdWeightMatchesTheReferenceUnderEverySplit) {
+  auto dev = cuda_device();
+  if (!dev) GTEST_SKIP() << "no CUDA device";
+  if (dev->arch != arch_id::sm_90) GTEST_SKIP() << "the sm_90 kernels only";
+  conv_dispatcher dispatcher(*dev);
+  struct unset_split {
+    ~unset_split() { unsetenv("KDECL_CONV_BWD_WEIGHT_SPLIT"); }
+  } restore;
+  const grouped_conv_problem problems[] = {
+      // 2 x 40 x 40 output pixels: 50 k-blocks of 64, enough for 4 x 11 parts.
+      grouped_conv_problem{}.batch(2).channels(64, 72).input_size({40, 40}).filter_size({3}).padding({1}),
+      grouped_conv_problem{}.batch(3).channels(24, 40).input_size({37, 41}).filter_size({3}).padding({1, 0}),
+  };
+  int checked = 0;
+  for (const auto& k : backward_kernels_for(arch_id::sm_90, conv_direction::bwd_weight)) {
+    if (k->key().algo.pipe != pipeline::tma_wgmma) continue;
+    int seed = 0;
+    for (auto p : problems) {
+      const auto& sig = k->key().sig;
+      if (sig.ndim != 2) continue;
+      p.direction(sig.dir).dtypes(sig.in, sig.wei, sig.out).compute(sig.compute).layout(sig.lay);
+      if (conv_rejection(*k, p.normalized(), nullptr)) continue;
+      for (const char* split : {"2,1", "4,1", "8,1", "1,3", "2,3", "4,11"}) {
+        setenv("KDECL_CONV_BWD_WEIGHT_SPLIT", split, 1);
+        try {
+          auto r = run_and_check(dispatcher, p, k->name(), 900 + seed++);
+          EXPECT_TRUE(r.passed) << k->name() << " split " << split << " on " << p.describe() << ": error " << r.error
+                                << " > " << r.tolerance;
+          ++checked;
+        } catch (const std::exception& e) {
+          ADD_FAILURE() << k->name() << " split " << split << " on " << p.describe() << ": " << e.what();
+        }
+      }
+    }
+  }
+  std::printf("sm_90 backward-weight under forced splits: %d runs checked\n", checked);
+  EXPECT_GT(checked, 0);
+}
 
 // The dispatcher's own choice on real layers: a GPU kernel, correct.
 TEST(ConvBwdGpu, DispatcherRunsResNetLayersBackward) {
