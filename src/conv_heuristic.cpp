@@ -7,7 +7,7 @@
 #include "kdecl/arch/arch.hpp"
 #include "kdecl/dsl/conv_rules.hpp"
 #include "kdecl/kernels/conv/bwd_data_as_forward.hpp"
-#include "kdecl/kernels/conv/halo_tiles.hpp"
+#include "kdecl/kernels/conv/halo_plan.hpp"
 #include "kdecl/kernels/conv/cuda/sm80/conv_bwd_plan.hpp"
 
 namespace kdecl {
@@ -140,10 +140,10 @@ problem_profile conv_problem_profile(const grouped_conv_key& key, const grouped_
     // Halo tiles (kernels/conv/halo_tiles.hpp) of the forward convolution (a stride-1 backward-data's
     // forward equivalent): M counts the tiles' pixels, those past the output's edge included; one box
     // of input rows serves every tap of a filter row and depth.
-    if (const auto f = kernels::halo_problem_of(p); f && !kernels::halo_reason(*f, key.algo.tile.m)) {
-      const kernels::halo_tiling t = kernels::halo_tiling_of(*f, key.algo.tile.m);
+    if (const auto h = kernels::halo_plan_of(p, key.algo.tile.m)) {
+      const kernels::halo_tiling& t = h->tiling;
       pp.m = double(t.rows());
-      pp.a_l2_share = double(t.box_rows) * t.box_cols / (double(t.tile_m) * double(f->filter_dims[1] * f->filter_dims[2]));
+      pp.a_l2_share = double(t.box_rows) * t.box_cols / (double(t.tile_m) * double(h->taps_per_plane));
     }
   }
   if (key.sig.dir == conv_direction::bwd_weight && key.algo.pipe == pipeline::cp_async && key.algo.arch != arch_id::host) {

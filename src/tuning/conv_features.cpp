@@ -6,7 +6,7 @@
 
 #include "kdecl/conv/conv_heuristic.hpp"
 #include "kdecl/dispatch/alignment.hpp"
-#include "kdecl/kernels/conv/halo_tiles.hpp"
+#include "kdecl/kernels/conv/halo_plan.hpp"
 
 namespace kdecl::tuning {
 
@@ -95,12 +95,10 @@ conv_feature_row conv_features_of(const grouped_conv_problem& p, const grouped_c
                ? float(std::min(1.0, double(a.groups_to_merge * p.k_per_group()) / double(a.tile.n)))
                : 1.0f;
   // Halo tiles: of the forward convolution they compute (a stride-1 backward-data's forward equivalent).
-  const auto forward = key.sig.spec == conv_specialization::stride1 ? kernels::halo_problem_of(p) : std::nullopt;
-  const bool halo = forward && !kernels::halo_reason(*forward, a.tile.m);
+  const auto halo =
+      key.sig.spec == conv_specialization::stride1 ? kernels::halo_plan_of(p, a.tile.m) : std::nullopt;
   f[i++] = halo ? 1.0f : 0.0f;
-  f[i++] = halo ? float(double(forward->n * forward->output_pixels()) /
-                        double(kernels::halo_tiling_of(*forward, a.tile.m).rows()))
-                : 1.0f;
+  f[i++] = halo ? float(double(halo->output_pixels) / double(halo->tiling.rows())) : 1.0f;
   f[i++] = float(std::log2(std::max(1.0, p.bytes())));
   return f;
 }
