@@ -206,6 +206,9 @@ TEST(ConvBwdGpu, DispatcherRunsResNetLayersBackward) {
           grouped_conv_problem{}.batch(4).channels(128, 128).input_size({57, 57}).filter_size({3}).stride({2})
               .padding({1}),
           grouped_conv_problem{}.batch(2).channels(64, 64).input_size({8, 28, 28}).filter_size({3}).padding({1}),
+          // ResNet-50 layer1 at batch 8: backward-weight on the 64x256 tile split into ranges (a
+          // persistent launch that once failed: dynamic_smem.cuh).
+          grouped_conv_problem{}.batch(8).channels(64, 64).input_size({56, 56}).filter_size({3}).padding({1}),
       };
       for (auto p : layers) {
         p.direction(dir).dtype(d);

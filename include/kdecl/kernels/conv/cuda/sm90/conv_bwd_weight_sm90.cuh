@@ -50,6 +50,7 @@
 #include "kdecl/kernels/conv/cuda/split_partials_reduce.cuh"
 #include "kdecl/kernels/conv/pixel_rows.hpp"
 #include "kdecl/kernels/cuda/device_info.cuh"
+#include "kdecl/kernels/cuda/dynamic_smem.cuh"
 #include "kdecl/kernels/cuda/stream_scratch.cuh"
 #include "kdecl/kernels/cuda/sm90/cluster_launch.cuh"
 #include "kdecl/kernels/cuda/sm90/tensor_map.cuh"
@@ -368,16 +369,12 @@ struct conv_bwd_weight {
     return encode_input_im2col(kp.out.map_b, p, a.in);
   }
 
-  // Raises the kernels' dynamic shared-memory limit, once per process.
+  // Raises the kernels' dynamic shared-memory limit (once per kernel and device: dynamic_smem.cuh).
   static cudaError_t prepare_kernels() {
-    static const cudaError_t attr = [] {
-      cudaError_t err = cudaSuccess;
-      for (auto kernel : {direct_kernel, partial_kernel, direct_tma_kernel, partial_tma_kernel})
-        if (err == cudaSuccess)
-          err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, cfg::smem_bytes);
-      return err;
-    }();
-    return attr;
+    cudaError_t err = cudaSuccess;
+    for (auto kernel : {direct_kernel, partial_kernel, direct_tma_kernel, partial_tma_kernel})
+      if (err == cudaSuccess) err = allow_dynamic_smem(kernel, cfg::smem_bytes);
+    return err;
   }
 
   // Blocks of each cluster size that fit at once on the device, asked once per device.
@@ -432,7 +429,11 @@ struct conv_bwd_weight {
     if (const cudaError_t err = launch_in_clusters(kernel, unsigned(grid), cfg::threads, cfg::smem_bytes, stream,
                                                    unsigned(split.cluster), kp);
         err != cudaSuccess)
-      return status::error(std::string("sm90 conv bwd_weight launch: ") + cudaGetErrorString(err));
+      return status::error(std::string("sm90 conv bwd_weight launch of ") + std::to_string(grid) + " blocks (" +
+                           std::to_string(s.units()) + " units, clusters of " + std::to_string(split.cluster) +
+                           ", " + std::to_string(split.ranges) + " ranges, " + std::to_string(cfg::smem_bytes) +
+                           " bytes of shared memory" +
+                           (kernel == direct_tma_kernel || kernel == partial_tma_kernel ? ", TMA" : "") + "): " + cudaGetErrorString(err));
     return status::ok();
   }
 };

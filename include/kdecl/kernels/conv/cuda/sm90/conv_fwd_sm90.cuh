@@ -51,6 +51,7 @@
 #include "kdecl/kernels/conv/cuda/sm90/conv_phase_set.cuh"
 #include "kdecl/kernels/conv/cuda/sm90/conv_sm90_kernel.cuh"
 #include "kdecl/kernels/conv/cuda/sm90/input_im2col_map.cuh"
+#include "kdecl/kernels/cuda/dynamic_smem.cuh"
 #include "kdecl/kernels/cuda/sm90/tensor_map.cuh"
 #include "kdecl/kernels/cuda/sm90/tma_load.cuh"
 #include "kdecl/kernels/cuda/sm90/tma_load_im2col.cuh"
@@ -477,9 +478,7 @@ struct conv_fwd {
 
   // Raises the phase-set kernels' dynamic shared-memory limit, once per process.
   static cudaError_t prepare_set_kernels() {
-    static const cudaError_t attr = allow_shared_memory(reinterpret_cast<const void*>(set_kernel),
-                                                        reinterpret_cast<const void*>(set_tma_kernel));
-    return attr;
+    return allow_shared_memory(reinterpret_cast<const void*>(set_kernel), reinterpret_cast<const void*>(set_tma_kernel));
   }
   static const cluster_capacity& set_cluster_capacity_of(const device_info& dev) {
     static cluster_capacity_table table;
@@ -499,16 +498,13 @@ struct conv_fwd {
 
   // The dynamic shared memory the config needs, allowed to a gathering kernel and its TMA twin.
   static cudaError_t allow_shared_memory(const void* gathering, const void* tma) {
-    const cudaError_t err = cudaFuncSetAttribute(gathering, cudaFuncAttributeMaxDynamicSharedMemorySize, cfg::smem_bytes);
-    return err != cudaSuccess ? err
-                              : cudaFuncSetAttribute(tma, cudaFuncAttributeMaxDynamicSharedMemorySize, cfg::smem_bytes);
+    const cudaError_t err = allow_dynamic_smem(gathering, cfg::smem_bytes);
+    return err != cudaSuccess ? err : allow_dynamic_smem(tma, cfg::smem_bytes);
   }
 
-  // Raises both kernels' dynamic shared-memory limit, once per process.
+  // Raises both kernels' dynamic shared-memory limit (once per kernel and device: dynamic_smem.cuh).
   static cudaError_t prepare_kernel() {
-    static const cudaError_t attr =
-        allow_shared_memory(reinterpret_cast<const void*>(kernel), reinterpret_cast<const void*>(tma_kernel));
-    return attr;
+    return allow_shared_memory(reinterpret_cast<const void*>(kernel), reinterpret_cast<const void*>(tma_kernel));
   }
 
   // Blocks of each cluster size that fit at once on the device, asked once per device.

@@ -20,6 +20,7 @@
 #include "kdecl/core/status.hpp"
 #include "kdecl/gemm/gemm_key.hpp"
 #include "kdecl/gemm/gemm_problem.hpp"
+#include "kdecl/kernels/cuda/dynamic_smem.cuh"
 #include "kdecl/kernels/gemm/cuda/sm90/cluster_capacity.cuh"
 #include "kdecl/kernels/gemm/cuda/sm90/d_tiles.cuh"
 #include "kdecl/kernels/cuda/device_info.cuh"
@@ -150,11 +151,9 @@ struct gemm {
   }
 
  private:
-  // Raises the kernel's dynamic shared-memory limit, once per process.
+  // Raises the kernel's dynamic shared-memory limit (once per kernel and device: dynamic_smem.cuh).
   static cudaError_t prepare_kernel() {
-    static const cudaError_t attr = cudaFuncSetAttribute(
-        gemm_sm90_kernel<sm90_config<K>>, cudaFuncAttributeMaxDynamicSharedMemorySize, sm90_config<K>::smem_bytes);
-    return attr;
+    return allow_dynamic_smem(gemm_sm90_kernel<sm90_config<K>>, sm90_config<K>::smem_bytes);
   }
 
   // Blocks of each cluster size that fit at once on the device, asked once per device.
