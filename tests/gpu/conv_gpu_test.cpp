@@ -86,6 +86,47 @@ TEST(ConvGpuInstances, DispatcherRunsResNetAndResNeXtLayers) {
   }
 }
 
+// The halo tiles' weights kept resident (one group, K/G within the tile's N, every weight stage
+// in the ring: the producer loads them once per block) and streamed through the ring as for any
+// other layer (KDECL_CONV_HALO_RESIDENT_WEIGHTS=0), on each sm_90 stride1 forward kernel: the
+// same layers both ways, each against the host reference, 2-D and 3-D, a layer of many tiles
+// per block (the resident weights reused), C/G = 64 and 128.
+TEST(ConvGpuInstances, HaloTilesMatchWithWeightsResidentAndStreamed) {
+  auto dev = cuda_device();
+  if (!dev) GTEST_SKIP() << "no CUDA device";
+  if (dev->arch != arch_id::sm_90) GTEST_SKIP() << "the sm_90 kernels only";
+  conv_dispatcher dispatcher(*dev);
+  struct restore_default {
+    ~restore_default() { unsetenv("KDECL_CONV_HALO_RESIDENT_WEIGHTS"); }
+  } restore;
+  const grouped_conv_problem problems[] = {
+      grouped_conv_problem{}.batch(3).channels(64, 40).input_size({37, 53}).filter_size({3}).padding({1, 0}),
+      grouped_conv_problem{}.batch(4).channels(64, 64).input_size({61, 67}).filter_size({3}).padding({1}),
+      grouped_conv_problem{}.batch(1).channels(128, 56).input_size({45, 29}).filter_size({3}).padding({1}),
+      grouped_conv_problem{}.batch(1).channels(64, 48).input_size({5, 19, 23}).filter_size({3}).padding({1}),
+  };
+  int checked = 0;
+  for (const auto& k : conv_kernels_for(arch_id::sm_90)) {
+    const auto& sig = k->key().sig;
+    if (sig.dir != conv_direction::fwd || sig.spec != conv_specialization::stride1) continue;
+    int seed = 0;
+    for (auto p : problems) {
+      if (p.ndim() != sig.ndim) continue;
+      p.direction(sig.dir).dtypes(sig.in, sig.wei, sig.out).compute(sig.compute).layout(sig.lay);
+      if (conv_rejection(*k, p.normalized(), nullptr)) continue;
+      for (const char* resident : {"1", "0"}) {
+        setenv("KDECL_CONV_HALO_RESIDENT_WEIGHTS", resident, 1);
+        auto r = run_and_check(dispatcher, p, k->name(), 500 + seed++);
+        EXPECT_TRUE(r.passed) << k->name() << " resident=" << resident << " on " << p.describe() << ": error "
+                              << r.error << " > " << r.tolerance;
+        ++checked;
+      }
+    }
+  }
+  std::printf("halo tiles with weights resident and streamed: %d runs checked\n", checked);
+  EXPECT_GT(checked, 0);
+}
+
 // Depthwise layers, which the implicit GEMM refuses (K/G is not a multiple of its
 // vectors), go to the direct convolution (conv_direct_gpu_test.cpp checks its results);
 // stems with 3 channels to a GPU kernel, direct or the implicit GEMM on channel-padded copies.

@@ -21,9 +21,17 @@
 // (filter depth z, 64 channels cc) = (chunk / (C/G / 64), chunk % (C/G / 64)); a tap's weights
 // are the B box at K = ((z Y X + tap) C/G + 64 cc). No split of K: a tile's k-blocks
 // are one unit (halo_walk).
+//
+// Resident weights: where every unit has the same weights (one group, one column tile: K/G at
+// most the tile's N) and all their stages fit in the weight ring (64 channels and a 3x3 filter
+// take 3 stages of a 128x64 tile's 6), the producer loads them for the block's first unit only
+// and the consumers never free them: a unit then streams its halo boxes alone. A 128x64 tile
+// otherwise reloads 72 KB of weights per 30 KB of halo, and those 64-channel layers run at the
+// L2's rate, not the tensor cores'.
 #pragma once
 
 #include <cstdint>
+#include <cstdlib>
 #include <optional>
 #include <string>
 
@@ -37,6 +45,7 @@
 #include "kdecl/kernels/conv/cuda/sm90/halo_input_map.cuh"
 #include "kdecl/kernels/conv/halo_tiles.hpp"
 #include "kdecl/kernels/cuda/device_info.cuh"
+#include "kdecl/kernels/cuda/dynamic_smem.cuh"
 #include "kdecl/kernels/cuda/sm90/cluster_launch.cuh"
 #include "kdecl/kernels/cuda/sm90/tensor_map.cuh"
 #include "kdecl/kernels/cuda/sm90/tma_load.cuh"
@@ -55,6 +64,7 @@ struct conv_fwd_halo_params {
   int row_step, col_step;  // a tap's step in the box along H and W (the dilation)
   int box_cols, box_bytes;
   int pad_d, pad_h, pad_w, dilation_d;
+  int resident_weights;  // 1: every unit's weights are the same and stay in the ring (see above)
 };
 
 // Shared memory: the halo ring, the weights' ring (taps_per_stage taps a stage), their
@@ -105,6 +115,7 @@ __device__ __forceinline__ void halo_produce(const conv_fwd_halo_params& p, unsi
   ring_position pos, a_pos;
   const int units = p.out.sched.units();
   for (int unit = blockIdx.x; unit < units; unit += gridDim.x) {
+    const bool load_weights = p.resident_weights == 0 || unit == int(blockIdx.x);
     const tile_work w = p.out.sched.at(unit);
     const halo_rows::pixel first = p.rows.at(w.tile_m * Cfg::tile_m);  // the tile's first output pixel
     const int g = w.batch, n0 = w.tile_n * Cfg::tile_n;
@@ -120,7 +131,7 @@ __device__ __forceinline__ void halo_produce(const conv_fwd_halo_params& p, unsi
       a_pos.advance<layout::a_stages>();
       // Its taps' weights, per_stage a stage (zero-filled past N).
       const int per_stage = halo_walk::taps_per_stage<T>(p);
-      for (int tap0 = 0; tap0 < p.taps; tap0 += per_stage) {
+      for (int tap0 = 0; load_weights && tap0 < p.taps; tap0 += per_stage) {
         const int taps = per_stage;
         mbarrier_wait(&empty[pos.stage], pos.phase ^ 1);
         mbarrier_arrive_expect_tx(&full[pos.stage], std::uint32_t(taps * Cfg::b_stage_bytes));
@@ -162,6 +173,7 @@ struct halo_mainloop {
   __device__ void consume(float (&acc)[Cfg::m_blocks][Cfg::acc_regs], const conv_fwd_halo_params& q,
                           const tile_work& w, int lane) {
     const halo_walk walk = halo_walk::of<T>(q, w);
+    if (q.resident_weights) pos = ring_position{};  // every unit reads the stages the first one filled
     for (int chunk = 0; chunk < walk.chunks; ++chunk) {
       mbarrier_wait(&a_full[a_pos.stage], a_pos.phase);
       // Whole groups of T taps, or one tap a stage where T does not divide the taps: every
@@ -215,12 +227,14 @@ struct halo_mainloop {
       // The previous group's wgmma have retired: its weights' stage, and at a chunk's first
       // group the previous chunk's halo, may be refilled.
       wgmma_wait_group<1>();
-      if (lane == 0 && held_b >= 0) mbarrier_arrive(&empty[held_b]);
+      if (!q.resident_weights) {  // resident weights are never freed
+        if (lane == 0 && held_b >= 0) mbarrier_arrive(&empty[held_b]);
+        held_b = pos.stage;
+      }
       if (tap0 == 0) {
         if (lane == 0 && held_a >= 0) mbarrier_arrive(&a_empty[held_a]);
         held_a = a_pos.stage;
       }
-      held_b = pos.stage;
       pos.advance<layout::b_stages>();
     }
   }
@@ -233,7 +247,7 @@ struct halo_mainloop {
   }
   __device__ void skip(const conv_fwd_halo_params& q, const tile_work& w) {
     const halo_walk walk = halo_walk::of<T>(q, w);
-    pos.skip<layout::b_stages>(walk.chunks * walk.groups);
+    if (!q.resident_weights) pos.skip<layout::b_stages>(walk.chunks * walk.groups);
     a_pos.skip<layout::a_stages>(walk.chunks);
   }
 };
@@ -308,8 +322,7 @@ struct conv_fwd_halo {
     if (auto why = device_shortfall("sm90 conv", {9, 0, /*exact=*/true, layout::bytes})) return status::error(*why);
     const auto e = p.implicit_gemm();
     if (e.m == 0 || e.n == 0) return status::ok();
-    static const cudaError_t attr =
-        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, layout::bytes);
+    const cudaError_t attr = allow_dynamic_smem(kernel, layout::bytes);
     if (attr != cudaSuccess) return status::error(std::string("cudaFuncSetAttribute: ") + cudaGetErrorString(attr));
     const halo_tiling t = halo_tiling_of(p, cfg::tile_m);
     gemm_problem gp;
@@ -330,6 +343,18 @@ struct conv_fwd_halo {
 
  private:
   static constexpr auto kernel = conv_fwd_halo_kernel<cfg>;
+
+  // Whether the units' weights can stay in the ring (the file comment): one group, one column
+  // tile, and every weight stage of a unit in the ring at once. KDECL_CONV_HALO_RESIDENT_WEIGHTS=0
+  // turns it off (an A/B switch for benchmarks, read per call).
+  static bool weights_resident(const grouped_conv_problem& p, const launch_plan& shape) {
+    if (const char* off = std::getenv("KDECL_CONV_HALO_RESIDENT_WEIGHTS"); off != nullptr && off[0] == '0') return false;
+    if (shape.sched.batch != 1 || shape.sched.tiles_n != 1) return false;
+    const std::int64_t taps = p.filter_dims[1] * p.filter_dims[2];
+    const std::int64_t per_stage = taps % layout::taps_per_stage == 0 ? layout::taps_per_stage : 1;
+    const std::int64_t chunks = p.filter_dims[0] * (p.c_per_group() / halo_chunk_channels);
+    return chunks * (taps / per_stage) <= layout::b_stages;
+  }
 
   // The launch's parameters and TMA maps; why they could not be made, or nothing.
   static std::optional<std::string> fill_params(conv_fwd_halo_params& kp, const grouped_conv_problem& p,
@@ -366,6 +391,7 @@ struct conv_fwd_halo {
     kp.pad_h = int(p.pad_left_dims[1]);
     kp.pad_w = int(p.pad_left_dims[2]);
     kp.dilation_d = int(p.dilation_dims[0]);
+    kp.resident_weights = weights_resident(p, shape) ? 1 : 0;
     if (auto why = encode_halo_input_map(kp.out.map_a, p, a.in, t)) return why;
     operand_view wei{a.wei, K.sig.wei, e.k, e.n, p.g, p.wei_strides.n, p.wei_strides.g, cfg::tile_k, cfg::tile_n};
     return encode_tensor_map(kp.out.map_b, wei);
