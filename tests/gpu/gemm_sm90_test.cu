@@ -16,6 +16,7 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
+#include "kdecl/kernels/cuda/sm90/transposed_fragment_store.cuh"
 #include "kdecl/kernels/gemm/cuda/sm90/gemm_sm90.cuh"
 
 namespace {
@@ -580,6 +581,68 @@ TEST(GemmSm90Multicast, PlansPairsOfBlocks) {
   EXPECT_EQ(plan.grid % 2, 0);
   EXPECT_EQ(plan.sched.units(), 4 * 4);  // 8 tile rows in 4 pairs x 4 tile columns
   EXPECT_LE(plan.grid, 2 * plan.sched.units());
+}
+
+// ---------------------------------------------------------------- transposed fragment store
+
+// A warpgroup's m64 x N accumulator fragment (the wgmma layout, filled with v(row, column))
+// stored transposed (transposed_fragment_store.cuh), then copied out: out[c * 64 + r] must be
+// v(r, c). Values are small integers, exact in fp16 and bf16.
+__host__ __device__ inline float fragment_value(int row, int column) { return float(row + 64 * (column % 4)); }
+
+template <class T, int N>
+__global__ void store_fragment_transposed_kernel(T* out) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+  __trap();  // stmatrix is sm_90's; the test skips older GPUs
+#else
+  constexpr int ld = 72;
+  __shared__ alignas(128) T tile[N * ld];
+  const int t = threadIdx.x, warp = t / 32, lane = t % 32;
+  float acc[N / 2];
+#pragma unroll
+  for (int j = 0; j < N / 8; ++j)
+#pragma unroll
+    for (int h = 0; h < 2; ++h)
+#pragma unroll
+      for (int e = 0; e < 2; ++e)
+        acc[4 * j + 2 * h + e] = fragment_value(16 * warp + lane / 4 + 8 * h, 8 * j + 2 * (lane % 4) + e);
+  sm90::store_fragment_transposed<T, N>(acc, tile, ld, t);
+  __syncthreads();
+  for (int i = t; i < N * 64; i += blockDim.x) out[i] = tile[(i / 64) * ld + i % 64];
+#endif
+}
+
+template <class T, int N>
+void check_transposed_store() {
+  T* out = nullptr;
+  ASSERT_EQ(cudaMalloc(&out, sizeof(T) * N * 64), cudaSuccess);
+  ASSERT_EQ(cudaMemset(out, 0xFF, sizeof(T) * N * 64), cudaSuccess);  // NaN everywhere first
+  store_fragment_transposed_kernel<T, N><<<1, 128>>>(out);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  std::vector<T> host(std::size_t(N) * 64);
+  ASSERT_EQ(cudaMemcpy(host.data(), out, sizeof(T) * host.size(), cudaMemcpyDeviceToHost), cudaSuccess);
+  cudaFree(out);
+  int wrong = 0;
+  for (int c = 0; c < N; ++c)
+    for (int r = 0; r < 64; ++r) {
+      const float got = float(host[std::size_t(c) * 64 + r]);
+      if (!(got == fragment_value(r, c)) && ++wrong <= 5)
+        ADD_FAILURE() << "N = " << N << ": out[" << c << "][" << r << "] = " << got << ", expected "
+                      << fragment_value(r, c);
+    }
+  EXPECT_EQ(wrong, 0);
+}
+
+TEST(Sm90TransposedFragmentStore, EveryElementLandsTransposed) {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) GTEST_SKIP() << "no CUDA device";
+  cudaDeviceProp prop{};
+  cudaGetDeviceProperties(&prop, 0);
+  if (prop.major < 9) GTEST_SKIP() << "stmatrix needs sm_90";
+  check_transposed_store<__half, 16>();
+  check_transposed_store<__half, 64>();
+  check_transposed_store<__nv_bfloat16, 128>();
+  check_transposed_store<__nv_bfloat16, 256>();
 }
 
 }  // namespace
