@@ -99,9 +99,7 @@ json bench_one(const conv_dispatcher& disp, const grouped_conv_problem& p, const
       [&](conv_operands& ops, json& r) -> vendor_call {
 #if KDECL_WITH_CUDNN
         if (auto why = cudnn_conv::unsupported(p)) throw std::runtime_error(*why);
-        std::vector<grouped_conv_args> rotation;  // cuDNN's choices timed as the bench times them
-        for (std::size_t i = 0; i < ops.sets.size(); ++i) rotation.push_back(ops.args(i));
-        auto dnn = std::make_shared<cudnn_conv>(bd.dev, p, rotation);
+        auto dnn = std::make_shared<cudnn_conv>(bd.dev, p, ops.args(0));
         r["cudnn_version"] = cudnn_conv::version();
         const auto result = p.result();
         const auto& c = dnn->choice();

@@ -71,11 +71,9 @@ constexpr std::array<const char*, 7> bwd_filter_names{"ALGO_0", "ALGO_1", "FFT",
                                                       "FFT_TILING", "WINOGRAD"};
 
 // The median of 7 timed launches after 2 untimed ones (bench_timing.hpp: CUDA events, default
-// stream), the operand sets rotated as the bench rotates them: how the legacy algorithm and the
-// graph plan are compared before the bench times the faster.
-double median_ms_of(const std::vector<grouped_conv_args>& rotation,
-                    const std::function<void(const grouped_conv_args&)>& launch) {
-  return median_ms(/*cuda=*/true, [&](int call) { launch(rotation[std::size_t(call) % rotation.size()]); }, 2, 7);
+// stream): how the legacy algorithm and the graph plan are compared before the bench times the faster.
+double median_ms_of(const std::function<void()>& launch) {
+  return median_ms(/*cuda=*/true, [&](int) { launch(); }, 2, 7);
 }
 
 template <std::size_t N>
@@ -134,11 +132,9 @@ std::optional<std::string> cudnn_conv::unsupported(const grouped_conv_problem& p
   return std::nullopt;
 }
 
-cudnn_conv::cudnn_conv(const device& dev, const grouped_conv_problem& p, const std::vector<grouped_conv_args>& rotation)
+cudnn_conv::cudnn_conv(const device& dev, const grouped_conv_problem& p, const grouped_conv_args& args)
     : impl_(std::make_unique<impl>()) {
   if (auto why = unsupported(p)) throw std::runtime_error("cuDNN cannot express the problem: " + *why);
-  if (rotation.empty()) throw std::runtime_error("cuDNN: no operand set to time on");
-  const grouped_conv_args& args = rotation.front();  // the algorithm search's buffers
   auto& m = *impl_;
   m.p = p;
   m.handle = cudnn_handle();
@@ -242,18 +238,18 @@ cudnn_conv::cudnn_conv(const device& dev, const grouped_conv_problem& p, const s
     }
   }
   m.choice.legacy_algorithm = m.algorithm;
-  m.choice.legacy_ms = median_ms_of(rotation, [&](const grouped_conv_args& a) { m.run_legacy(a); });
+  m.choice.legacy_ms = median_ms_of([&] { m.run_legacy(args); });
 
 #if KDECL_WITH_CUDNN_FRONTEND
-  // The graph API's engines, each timed on the rotation; the faster of the two is what gets timed.
+  // The graph API's engines, autotuned on the same buffers; the faster of the two is what gets timed.
   if (auto why = cudnn_conv_graph::unsupported(p)) {
     m.choice.graph_error = *why;
   } else {
     try {
-      auto graph = std::make_unique<cudnn_conv_graph>(dev, p, rotation);
+      auto graph = std::make_unique<cudnn_conv_graph>(dev, p, args);
       m.choice.graph_plan = graph->plan();
       m.choice.graph_plans = graph->plans_timed();
-      m.choice.graph_ms = median_ms_of(rotation, [&](const grouped_conv_args& a) { graph->run(a); });
+      m.choice.graph_ms = median_ms_of([&] { graph->run(args); });
       if (m.choice.graph_ms < m.choice.legacy_ms) {
         m.graph = std::move(graph);
         m.choice.graph_chosen = true;

@@ -54,11 +54,10 @@ class cudnn_conv {
   // padding, a G-major layout, strides cuDNN's descriptors cannot hold.
   static std::optional<std::string> unsupported(const grouped_conv_problem& normalized);
 
-  // Finds cuDNN's fastest algorithm (on the first operand set) and graph plan, times both on the
-  // operand sets `rotation` one after another (as the bench times the faster: past L2; they may
-  // write the direction's result), and allocates the faster one's workspace on `dev`. Throws
-  // std::runtime_error with cuDNN's message when cuDNN refuses the problem or fails.
-  cudnn_conv(const device& dev, const grouped_conv_problem& normalized, const std::vector<grouped_conv_args>& rotation);
+  // Finds cuDNN's fastest algorithm and graph plan on these buffers (they may write the
+  // direction's result), times both, and allocates the faster one's workspace on `dev`. Throws std::runtime_error with
+  // cuDNN's message when cuDNN refuses the problem or fails.
+  cudnn_conv(const device& dev, const grouped_conv_problem& normalized, const grouped_conv_args& args);
   ~cudnn_conv();
   cudnn_conv(const cudnn_conv&) = delete;
   cudnn_conv& operator=(const cudnn_conv&) = delete;

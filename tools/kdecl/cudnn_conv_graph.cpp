@@ -82,8 +82,7 @@ std::optional<std::string> cudnn_conv_graph::unsupported(const grouped_conv_prob
   return std::nullopt;
 }
 
-cudnn_conv_graph::cudnn_conv_graph(const device& dev, const grouped_conv_problem& p,
-                                   const std::vector<grouped_conv_args>& rotation)
+cudnn_conv_graph::cudnn_conv_graph(const device& dev, const grouped_conv_problem& p, const grouped_conv_args& args)
     : impl_(std::make_unique<impl>()) {
   if (auto why = unsupported(p)) throw std::runtime_error(*why);
   auto& m = *impl_;
@@ -119,22 +118,18 @@ cudnn_conv_graph::cudnn_conv_graph(const device& dev, const grouped_conv_problem
   result->set_output(true).set_dim(result_shape->dims).set_stride(result_shape->strides);
   m.plans = cudnn_graph::build_plans(g, m.handle, fe::BuildPlanPolicy_t::ALL, "graph convolution");
 
-  // Every plan timed as kdecl's kernels are (the median of 7 launches after 2, the operand sets
-  // rotated past L2), the fastest kept. cuDNN's own autotune keeps each plan's fastest of a few
-  // single launches on one set of buffers, and its pick moved from call to call (45 of 62
-  // backward-weight layers on an H200, times up to 1.7x apart); timed on one warm set, the pick
-  // was slower than autotune's under the bench's rotation on small layers (2026-11-28).
-  if (rotation.empty()) throw std::runtime_error("graph convolution: no operand set to time the plans on");
-  std::vector<decltype(variant_pack(rotation.front()))> packs;
-  for (const auto& args : rotation) packs.push_back(variant_pack(args));
+  // Every plan timed as kdecl's kernels are (the median of 7 launches after 2), the fastest kept.
+  // cuDNN's own autotune keeps each plan's fastest of a few single launches, and its pick moved
+  // from call to call (45 of 62 backward-weight layers on an H200, times up to 1.7x apart).
+  auto pack = variant_pack(args);
   double best_ms = std::numeric_limits<double>::infinity();
   for (std::int64_t i = 0; i < m.plans; ++i) {
     std::int64_t bytes = 0;
     if (g.get_workspace_size_plan_at_index(i, bytes).is_bad()) continue;
     buffer ws(dev, std::size_t(std::max<std::int64_t>(bytes, 1)));
     bool ran = true;
-    const double ms = median_ms(/*cuda=*/true, [&](int call) {
-      ran = ran && g.execute_plan_at_index(m.handle, packs[std::size_t(call) % packs.size()], ws.data(), i).is_good();
+    const double ms = median_ms(/*cuda=*/true, [&](int) {
+      ran = ran && g.execute_plan_at_index(m.handle, pack, ws.data(), i).is_good();
     }, 2, 7);
     if (ran && ms < best_ms) {
       best_ms = ms;

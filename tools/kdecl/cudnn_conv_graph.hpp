@@ -17,7 +17,6 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <vector>
 
 #include "kdecl/conv/grouped_conv_problem.hpp"
 #include "kdecl/runtime/device.hpp"
@@ -30,12 +29,10 @@ class cudnn_conv_graph {
   // path's own rules (cudnn_conv::unsupported) apply first.
   static std::optional<std::string> unsupported(const grouped_conv_problem& normalized);
 
-  // Builds the graph and every plan of heuristics A and FALLBACK, and times each on the operand
-  // sets `rotation` (one after another, as the bench times the chosen one: past L2), keeping the
-  // fastest (the direction's result is written). Throws std::runtime_error with cuDNN's message
-  // when no plan supports the problem.
-  cudnn_conv_graph(const device& dev, const grouped_conv_problem& normalized,
-                   const std::vector<grouped_conv_args>& rotation);
+  // Builds the graph, every plan of heuristics A and FALLBACK, and autotunes them on these
+  // buffers (the direction's result is written). Throws std::runtime_error with cuDNN's
+  // message when no plan supports the problem.
+  cudnn_conv_graph(const device& dev, const grouped_conv_problem& normalized, const grouped_conv_args& args);
   ~cudnn_conv_graph();
   cudnn_conv_graph(const cudnn_conv_graph&) = delete;
   cudnn_conv_graph& operator=(const cudnn_conv_graph&) = delete;
