@@ -1,7 +1,6 @@
 #include "cudnn_conv_graph.hpp"
 
 #include <algorithm>
-#include <limits>
 #include <stdexcept>
 #include <unordered_map>
 #include <vector>
@@ -9,7 +8,6 @@
 #include <cudnn_frontend.h>
 #include <fmt/format.h>
 
-#include "bench_timing.hpp"
 #include "cudnn_conv.hpp"
 #include "cudnn_frontend_plans.hpp"
 #include "cudnn_handle.hpp"
@@ -72,7 +70,6 @@ struct cudnn_conv_graph::impl {
   std::shared_ptr<fe::graph::Graph> graph;
   std::string plan;
   int plans = 0;
-  std::int64_t index = 0;  // the plan run() executes
   buffer workspace;
 };
 
@@ -118,30 +115,11 @@ cudnn_conv_graph::cudnn_conv_graph(const device& dev, const grouped_conv_problem
   result->set_output(true).set_dim(result_shape->dims).set_stride(result_shape->strides);
   m.plans = cudnn_graph::build_plans(g, m.handle, fe::BuildPlanPolicy_t::ALL, "graph convolution");
 
-  // Every plan timed as kdecl's kernels are (the median of 7 launches after 2), the fastest kept.
-  // cuDNN's own autotune keeps each plan's fastest of a few single launches, and its pick moved
-  // from call to call (45 of 62 backward-weight layers on an H200, times up to 1.7x apart).
   auto pack = variant_pack(args);
-  double best_ms = std::numeric_limits<double>::infinity();
-  for (std::int64_t i = 0; i < m.plans; ++i) {
-    std::int64_t bytes = 0;
-    if (g.get_workspace_size_plan_at_index(i, bytes).is_bad()) continue;
-    buffer ws(dev, std::size_t(std::max<std::int64_t>(bytes, 1)));
-    bool ran = true;
-    const double ms = median_ms(/*cuda=*/true, [&](int) {
-      ran = ran && g.execute_plan_at_index(m.handle, pack, ws.data(), i).is_good();
-    }, 2, 7);
-    if (ran && ms < best_ms) {
-      best_ms = ms;
-      m.index = i;
-    }
-  }
-  if (!(best_ms < std::numeric_limits<double>::infinity()))
-    throw std::runtime_error("graph convolution: none of the " + std::to_string(m.plans) + " plans ran");
-  std::int64_t bytes = 0;
-  fe_check(g.get_workspace_size_plan_at_index(m.index, bytes), "workspace size");
-  m.workspace = buffer(dev, std::size_t(std::max<std::int64_t>(bytes, 1)));
-  if (g.get_plan_name_at_index(m.index, m.plan).is_bad()) m.plan = "(unnamed)";
+  buffer tune_ws(dev, std::size_t(std::max<std::int64_t>(g.get_autotune_workspace_size(), 1)));
+  fe_check(g.autotune(m.handle, pack, tune_ws.data()), "autotune");
+  m.workspace = cudnn_graph::workspace_of(g, dev, "graph convolution");
+  m.plan = cudnn_graph::plan_name(g);
 }
 
 cudnn_conv_graph::~cudnn_conv_graph() = default;
@@ -149,7 +127,7 @@ cudnn_conv_graph::~cudnn_conv_graph() = default;
 void cudnn_conv_graph::run(const grouped_conv_args& a) {
   auto& m = *impl_;
   auto pack = variant_pack(a);
-  fe_check(m.graph->execute_plan_at_index(m.handle, pack, m.workspace.data(), m.index), "execute");
+  fe_check(m.graph->execute(m.handle, pack, m.workspace.data()), "execute");
 }
 
 const std::string& cudnn_conv_graph::plan() const { return impl_->plan; }
