@@ -476,7 +476,7 @@ struct conv_fwd {
     return merge == 1 && !input_im2col_reason(p) && !encode_tma_maps(kp, p, a);
   }
 
-  // Raises the phase-set kernels' dynamic shared-memory limit, once per process.
+  // Raises the phase-set kernels' dynamic shared-memory limit (once per kernel and device: dynamic_smem.cuh).
   static cudaError_t prepare_set_kernels() {
     return allow_shared_memory(reinterpret_cast<const void*>(set_kernel), reinterpret_cast<const void*>(set_tma_kernel));
   }
