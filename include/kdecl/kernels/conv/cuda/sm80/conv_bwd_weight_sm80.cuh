@@ -84,16 +84,8 @@ class im2col_transposed_loader {
         int bytes = 0;
         if (col.valid && p < geo_.m) {
           const im2col_row row = im2col_row_of(geo_, p);
-          std::int64_t at = row.base + col.channel;
-          bool inside = true;
-#pragma unroll
-          for (int d = 0; d < 3; ++d) {
-            const int i = row.start[d] + col.reach[d];
-            inside = inside && i >= 0 && i < geo_.in[d];
-            at += std::int64_t(i) * geo_.in_s[d];
-          }
-          if (inside) {
-            src = in_ + at;
+          if (const T* at = source_of(row.base + col.channel, row.start, col)) {
+            src = at;
             bytes = Vec;
           }
         }
@@ -137,17 +129,10 @@ class im2col_transposed_loader {
       const T* src = in_;
       int bytes = 0;
       if (column_.valid && p < geo_.m) {
-        const int o[3] = {o0, o1, o2};
-        std::int64_t at = std::int64_t(n) * geo_.in_n + column_.channel;
-        bool inside = true;
-#pragma unroll
-        for (int d = 0; d < 3; ++d) {
-          const int i = o[d] * geo_.stride[d] - geo_.pad[d] + column_.reach[d];
-          inside = inside && i >= 0 && i < geo_.in[d];
-          at += std::int64_t(i) * geo_.in_s[d];
-        }
-        if (inside) {
-          src = in_ + at;
+        const int start[3] = {o0 * geo_.stride[0] - geo_.pad[0], o1 * geo_.stride[1] - geo_.pad[1],
+                              o2 * geo_.stride[2] - geo_.pad[2]};
+        if (const T* at = source_of(std::int64_t(n) * geo_.in_n + column_.channel, start, column_)) {
+          src = at;
           bytes = Vec;
         }
       }
@@ -160,6 +145,18 @@ class im2col_transposed_loader {
     int channel;
     int reach[3];  // the column's tap times the dilation
   };
+  // The vector of column `col` for a row whose input pixel (before the tap's reach) starts at
+  // `start` and whose offset up to there is `at`; nullptr where the tap reads padding.
+  __device__ const T* source_of(std::int64_t at, const int (&start)[3], const column& col) const {
+    bool inside = true;
+#pragma unroll
+    for (int d = 0; d < 3; ++d) {
+      const int i = start[d] + col.reach[d];
+      inside = inside && i >= 0 && i < geo_.in[d];
+      at += std::int64_t(i) * geo_.in_s[d];
+    }
+    return inside ? in_ + at : nullptr;
+  }
   __device__ column column_of(int c) const {
     column col{};
     const int j = n0_ + c;
