@@ -94,8 +94,12 @@ struct halo_walk {
   // Taps a weight stage holds: T where T divides the taps (every stage's wgmma group the same
   // length), else one.
   template <int T>
+  __host__ __device__ static int taps_per_stage(int taps) {
+    return taps % T == 0 ? T : 1;
+  }
+  template <int T>
   __device__ static int taps_per_stage(const conv_fwd_halo_params& p) {
-    return p.taps % T == 0 ? T : 1;
+    return taps_per_stage<T>(p.taps);
   }
   template <int T>
   __device__ static halo_walk of(const conv_fwd_halo_params& p, const tile_work& w) {
@@ -350,10 +354,9 @@ struct conv_fwd_halo {
   static bool weights_resident(const grouped_conv_problem& p, const launch_plan& shape) {
     if (const char* off = std::getenv("KDECL_CONV_HALO_RESIDENT_WEIGHTS"); off != nullptr && off[0] == '0') return false;
     if (shape.sched.batch != 1 || shape.sched.tiles_n != 1) return false;
-    const std::int64_t taps = p.filter_dims[1] * p.filter_dims[2];
-    const std::int64_t per_stage = taps % layout::taps_per_stage == 0 ? layout::taps_per_stage : 1;
+    const int taps = int(p.filter_dims[1] * p.filter_dims[2]);
     const std::int64_t chunks = p.filter_dims[0] * (p.c_per_group() / halo_chunk_channels);
-    return chunks * (taps / per_stage) <= layout::b_stages;
+    return chunks * (taps / halo_walk::taps_per_stage<layout::taps_per_stage>(taps)) <= layout::b_stages;
   }
 
   // The launch's parameters and TMA maps; why they could not be made, or nothing.
