@@ -58,7 +58,7 @@ std::optional<std::string> specialization_mismatch(const grouped_conv_key& k, co
   if (spec == conv_specialization::none) return std::nullopt;
   bool unit_strides = true;
   for (int s = 0; s < 3; ++s) unit_strides = unit_strides && p.stride_dims[s] == 1;
-  if (spec == conv_specialization::stride1)
+  if (spec == conv_specialization::stride1 || spec == conv_specialization::stride1_rows)
     return unit_strides ? std::nullopt
                         : std::optional<std::string>(fmt::format("is specialized for unit strides ({}); the problem's "
                                                                  "stride is {}",
@@ -305,6 +305,7 @@ std::vector<std::pair<std::shared_ptr<const conv_instance>, double>> conv_dispat
         // trained on estimate_microseconds(key, p): the ranking must feed it the same estimates.
         const bool own = key.sig.dir == conv_direction::bwd_weight || key.algo.groups_to_merge > 1 ||
                          key.sig.spec == conv_specialization::stride1 ||
+                         key.sig.spec == conv_specialization::stride1_rows ||
                          (key.sig.dir == conv_direction::bwd_data && key.algo.pipe == pipeline::tma_wgmma);
         // As estimate_microseconds(key, p), from the profile indexed once.
         const double us =

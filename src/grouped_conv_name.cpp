@@ -71,7 +71,7 @@ grouped_conv_key parse_conv_name(std::string_view name) {
   if (spatial_rank(s.lay) != s.ndim) r.bad(to_string(s.lay), fmt::format("is not a {}-D layout", s.ndim));
   s.spec = conv_specialization::none;
   for (auto spec : {conv_specialization::filter1x1_stride1_pad0, conv_specialization::filter1x1_pad0,
-                    conv_specialization::stride1})
+                    conv_specialization::stride1_rows, conv_specialization::stride1})
     if (r.next_starts_with(std::string(to_string(spec)) + "_")) s.spec = r.take_enum<conv_specialization>("specialization");
 
   a.pipe = r.take_enum<pipeline>("pipeline");

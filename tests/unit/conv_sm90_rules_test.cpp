@@ -128,6 +128,65 @@ TEST(ConvSm90Rules, Stride1IsBuiltForwardAndBackwardDataIn2DAnd3D) {
   EXPECT_FALSE(dsl::validate(on_ampere, arch_id::sm_80).ok());
 }
 
+// The stride1_rows specialization: 2-D forward and backward-data, one group per GEMM (the tables);
+// tiles of 64, 128 or 192 pixels x 64 x 64, pingpong, the direct epilogue (the kernel's rules).
+TEST(ConvSm90Rules, Stride1RowsIsBuiltForwardAndBackwardDataIn2D) {
+  auto k = wgmma_key();
+  k.sig.spec = conv_specialization::stride1_rows;
+  k.algo.tile = {192, 64, 64};
+  k.algo.warps = {4, 1, 1};
+  k.algo.warp_tile = {16, 64, 16};
+  k.algo.sched = scheduler::pingpong;
+  k.algo.epi = epilogue::direct;
+  EXPECT_TRUE(dsl::validate(k, arch_id::sm_90).ok()) << message_of(k);
+  EXPECT_EQ(kernel_name(k),
+            "conv_fwd_2d_bf16_nhwgc_stride1_rows_tma_wgmma_direct_pingpong_192x64x64_4x1x1_16x64x16_s6_v8x8x8_sm_90");
+  EXPECT_EQ(parse_conv_name(kernel_name(k)), k);
+  auto bwd_data = k;
+  bwd_data.sig.dir = conv_direction::bwd_data;
+  EXPECT_TRUE(dsl::validate(bwd_data, arch_id::sm_90).ok()) << message_of(bwd_data);
+  auto bwd_weight = k;
+  bwd_weight.sig.dir = conv_direction::bwd_weight;
+  EXPECT_EQ(dsl::validate(bwd_weight, arch_id::sm_90).r, dsl::rule::conv_stride1_rows_not_offered_for_signature);
+  EXPECT_NE(message_of(bwd_weight).find("specialization stride1_rows with conv bwd_weight, 2-D, groups_to_merge 1: "
+                                        "tma_wgmma on sm_90 builds it for fwd, bwd_data in 2-D, groups_to_merge 1 only"),
+            std::string::npos)
+      << message_of(bwd_weight);
+  auto volumetric = k;
+  volumetric.sig.ndim = 3;
+  volumetric.sig.lay = conv_layout::ndhwgc;
+  EXPECT_EQ(dsl::validate(volumetric, arch_id::sm_90).r, dsl::rule::conv_stride1_rows_not_offered_for_signature);
+  // The kernel's shapes (the tables' stride1_rows fields), one message naming them and the key's.
+  auto expect_shape_refused = [&](const grouped_conv_key& bad) {
+    EXPECT_EQ(dsl::validate(bad, arch_id::sm_90).r, dsl::rule::conv_stride1_rows_shape_not_built) << kernel_name(bad);
+    EXPECT_NE(message_of(bad).find("stride1_rows on sm_90 (tma_wgmma): tile 64|128|192 x 64 x 64, pingpong 4x1x1, "
+                                   "epilogue direct, stages >= 5"),
+              std::string::npos)
+        << message_of(bad);
+  };
+  auto wide = k;
+  wide.algo.tile = {128, 128, 64};
+  wide.algo.warp_tile = {16, 128, 16};
+  expect_shape_refused(wide);
+  auto long_row = k;
+  long_row.algo.tile = {256, 64, 64};
+  long_row.algo.stages = 5;
+  expect_shape_refused(long_row);
+  auto cooperative = k;
+  cooperative.algo.tile = {128, 64, 64};
+  cooperative.algo.sched = scheduler::intrawave;
+  cooperative.algo.warps = {8, 1, 1};
+  expect_shape_refused(cooperative);
+  auto shuffled = k;
+  shuffled.algo.epi = epilogue::cshuffle;
+  expect_shape_refused(shuffled);
+  auto deep_ring = k;
+  deep_ring.algo.stages = 7;  // 7 rows of 200 pixels beside 72 KiB of weights: over 227 KiB
+  expect_shape_refused(deep_ring);
+  EXPECT_NE(message_of(deep_ring).find("key: tile m 192, 7 stages, 254080 B"), std::string::npos)
+      << message_of(deep_ring);
+}
+
 // Every operand may be taken element by element (any C/G and K/G: channel-padded copies,
 // backward-data's flipped weights and pixel-mapped dx); vectors between one element and 16
 // bytes may not.

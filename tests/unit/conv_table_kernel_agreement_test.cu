@@ -81,6 +81,11 @@ inline constexpr auto stride1_sm90 = kernel_set(
     targets(sm_90), wgmma_sweep(fwd_dir, bf16).ndim(2).layout(nhwgc).specialization(stride1),
     wgmma_sweep(fwd_dir, fp16).ndim(3).layout(ndhwgc).specialization(stride1),
     wgmma_sweep(bwd_data, bf16).ndim(2).layout(nhwgc).specialization(stride1));
+// The stride1_rows specialization (forward and backward-data, 2-D, one group per GEMM): of every tile,
+// stage count, epilogue and schedule the tables sweep, the shapes its kernel builds remain.
+inline constexpr auto stride1_rows_sm90 = kernel_set(
+    targets(sm_90), wgmma_sweep(fwd_dir, bf16).ndim(2).layout(nhwgc).specialization(stride1_rows),
+    wgmma_sweep(bwd_data, fp16).ndim(2).layout(nhwgc).specialization(stride1_rows));
 inline constexpr auto merged_fixed = kernel_set(
     targets(sm_90), grouped_conv().direction(fwd).dtype(bf16).ndim(2).layout(nhwgc).groups_to_merge(16)
                         .pipeline(tma_wgmma).tile(128, 64, 64).warps(8, 1, 1).warp_tile(16, 64, 16));
@@ -137,6 +142,18 @@ TEST(ConvTableKernelAgreement, EveryTableKeyIsBuilt) {
   EXPECT_TRUE(diag_stride1.ok()) << dsl::describe(diag_stride1).view();
   EXPECT_GT(stride1_keys, 4);
   keys += stride1_keys;
+  long rows_keys = 0;
+  auto diag_rows = dsl::for_each_key(sets::stride1_rows_sm90, [&](const grouped_conv_key& k) {
+    ++rows_keys;
+    EXPECT_EQ(k.sig.spec, conv_specialization::stride1_rows);
+    EXPECT_EQ(k.algo.tile.n, 64);
+    EXPECT_EQ(k.algo.sched, scheduler::pingpong);
+    const char* why = kernel_reason(k);
+    EXPECT_EQ(why, nullptr) << kernel_name(k) << ": " << (why ? why : "");
+  });
+  EXPECT_TRUE(diag_rows.ok()) << dsl::describe(diag_rows).view();
+  EXPECT_GE(rows_keys, 2);
+  keys += rows_keys;
   std::printf("%ld convolution keys of the NVIDIA tables, every one built by the sm80 or sm90 conv kernels\n", keys);
 }
 

@@ -27,13 +27,17 @@ enum class conv_layout : std::uint8_t { nwgc, nhwgc, ndhwgc, gnwc, gnhwc, gndhwc
 // stride1: unit strides in every dimension, any filter, padding and dilation. The sm_90
 // forward kernel of such a key loads each tile's input rows once for all filter taps
 // (kernels/conv/halo_tiles.hpp) instead of once per tap.
-enum class conv_specialization : std::uint8_t { none, filter1x1_pad0, filter1x1_stride1_pad0, stride1 };
+// stride1_rows: unit strides, 64 input channels per group, a filter reaching at most 3 input
+// rows: the sm_90 kernel streams input rows through shared memory and computes whole output
+// rows, output channels x pixels, with the weights resident (sm90/conv_fwd_rows_sm90.cuh).
+enum class conv_specialization : std::uint8_t { none, filter1x1_pad0, filter1x1_stride1_pad0, stride1, stride1_rows };
 
 namespace names {
 inline constexpr std::array<std::string_view, 3> conv_direction{"fwd", "bwd_data", "bwd_weight"};
 inline constexpr std::array<std::string_view, 6> conv_layout{"nwgc", "nhwgc", "ndhwgc", "gnwc", "gnhwc", "gndhwc"};
-inline constexpr std::array<std::string_view, 4> conv_specialization{"none", "filter1x1_pad0",
-                                                                     "filter1x1_stride1_pad0", "stride1"};
+inline constexpr std::array<std::string_view, 5> conv_specialization{"none", "filter1x1_pad0",
+                                                                     "filter1x1_stride1_pad0", "stride1",
+                                                                     "stride1_rows"};
 }  // namespace names
 template <> struct enum_table<conv_direction> { static constexpr const auto& names = names::conv_direction; };
 template <> struct enum_table<conv_layout> { static constexpr const auto& names = names::conv_layout; };

@@ -166,6 +166,15 @@ struct conv_offer {
   // (bit set over conv_direction) and spatial ranks (bit d for d dimensions), one group per GEMM.
   std::uint32_t stride1_directions = 0;
   std::uint32_t stride1_ndims = 0;
+  // The same for the stride1_rows specialization, and its kernel's shapes: tiles of `pixels` x 64
+  // x 64 (bit i of stride1_rows_pixel_tiles: pixels = 64 i), the pingpong schedule with one
+  // warpgroup's warps (4, 1, 1), the direct epilogue, at least stride1_rows_min_stages input rows
+  // in its ring and the ring beside 9 taps of weights within the pipeline's smem_capacity
+  // (dsl::conv_rules::stride1_rows_smem_bytes).
+  std::uint32_t stride1_rows_directions = 0;
+  std::uint32_t stride1_rows_ndims = 0;
+  std::uint32_t stride1_rows_pixel_tiles = 0;
+  int stride1_rows_min_stages = 0;
   constexpr bool empty() const { return directions == 0; }
 };
 

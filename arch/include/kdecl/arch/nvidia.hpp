@@ -211,17 +211,22 @@ constexpr pipeline_caps tma_wgmma(int smem_opt_in) {
   // weights: kernels/conv/merged_groups.hpp), for few channels per group. The stride1
   // specialization (2-D and 3-D forward and backward-data, one group per GEMM) loads each
   // tile's input halo once for all filter taps (kernels/conv/halo_tiles.hpp,
-  // sm90/conv_fwd_halo_sm90.cuh; backward-data of stride 1 is one forward convolution).
+  // sm90/conv_fwd_halo_sm90.cuh; backward-data of stride 1 is one forward convolution). The
+  // stride1_rows specialization (2-D forward and backward-data, one group per GEMM, 64 channels
+  // per group) streams input rows and computes whole output rows with resident weights
+  // (sm90/conv_fwd_rows_sm90.cuh).
   c.conv = {bits(conv_direction::fwd, conv_direction::bwd_data, conv_direction::bwd_weight),
             bits(conv_layout::nwgc, conv_layout::nhwgc, conv_layout::ndhwgc, conv_layout::gnwc, conv_layout::gnhwc,
                  conv_layout::gndhwc),
-            bits(dtype::fp16, dtype::bf16), bits(conv_specialization::none, conv_specialization::stride1),
+            bits(dtype::fp16, dtype::bf16), bits(conv_specialization::none, conv_specialization::stride1, conv_specialization::stride1_rows),
             /*max_groups_to_merge=*/16,
             /*schedulers=*/bits(scheduler::intrawave, scheduler::pingpong), /*min_vector_bytes=*/16,
             /*element_operands=*/0b111,
             /*merge_directions=*/bits(conv_direction::fwd, conv_direction::bwd_data),
             /*merge_layouts=*/bits(conv_layout::nwgc, conv_layout::nhwgc, conv_layout::ndhwgc),
-            /*stride1_directions=*/bits(conv_direction::fwd, conv_direction::bwd_data), /*stride1_ndims=*/0b1100u};
+            /*stride1_directions=*/bits(conv_direction::fwd, conv_direction::bwd_data), /*stride1_ndims=*/0b1100u,
+            /*stride1_rows_directions=*/bits(conv_direction::fwd, conv_direction::bwd_data),
+            /*stride1_rows_ndims=*/0b0100u, /*stride1_rows_pixel_tiles=*/0b1110u, /*stride1_rows_min_stages=*/5};
   return c;
 }
 

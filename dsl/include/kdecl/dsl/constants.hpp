@@ -61,7 +61,8 @@ inline constexpr conv_layout nwgc = conv_layout::nwgc, nhwgc = conv_layout::nhwg
 inline constexpr conv_specialization no_specialization = conv_specialization::none,
                                      filter1x1_pad0 = conv_specialization::filter1x1_pad0,
                                      filter1x1_stride1_pad0 = conv_specialization::filter1x1_stride1_pad0,
-                                     stride1 = conv_specialization::stride1;
+                                     stride1 = conv_specialization::stride1,
+                                     stride1_rows = conv_specialization::stride1_rows;
 
 // ---- fmha
 inline constexpr fmha_family fwd_pagedkv = fmha_family::fwd_pagedkv, fwd_splitkv = fmha_family::fwd_splitkv,

@@ -90,6 +90,35 @@ constexpr diagnostic check_signature(const grouped_conv_key& k) {
   return {};
 }
 
+// The stride1_rows kernel's shared memory (kernels/conv/cuda/sm90/conv_fwd_rows_sm90.cuh): a ring
+// of `stages` input rows of (pixels + 8) 128-byte pixels, 9 taps of resident weights (64 x 64,
+// 8 KiB each), a full and an empty barrier per stage and a pair for the weights, 1 KiB to align.
+inline constexpr int stride1_rows_reach_columns = 8;
+inline constexpr int stride1_rows_taps = 9;
+constexpr long stride1_rows_smem_bytes(const grouped_conv_key& k) {
+  return 1024 + long(k.algo.stages) * (k.algo.tile.m + stride1_rows_reach_columns) * 128 +
+         long(stride1_rows_taps) * 64 * 128 + 8 * (2 * long(k.algo.stages) + 2);
+}
+
+// The stride1_rows kernel's shapes (arch::conv_offer): checked on the fields a key has chosen.
+constexpr diagnostic check_stride1_rows_shape(const grouped_conv_key& k, const pipeline_caps& c) {
+  const arch::conv_offer& o = c.conv;
+  const auto& a = k.algo;
+  bool built = true;
+  if (a.tile.m > 0) built = built && a.tile.m % 64 == 0 && (o.stride1_rows_pixel_tiles >> (a.tile.m / 64) & 1u) != 0;
+  if (a.tile.n > 0) built = built && a.tile.n == 64;
+  if (a.tile.k > 0) built = built && a.tile.k == 64;
+  if (a.sched != scheduler::any) built = built && a.sched == scheduler::pingpong;
+  if (a.warps.m > 0) built = built && a.warps.m * a.warps.n * a.warps.k == 4;
+  if (a.epi != epilogue::any) built = built && a.epi == epilogue::direct;
+  if (a.stages > 0) built = built && a.stages >= o.stride1_rows_min_stages;
+  if (a.stages > 0 && a.tile.m > 0) built = built && stride1_rows_smem_bytes(k) <= c.smem_capacity;
+  if (built) return {};
+  return fail(rule::conv_stride1_rows_shape_not_built, k, field::tile | field::warps | field::sched | field::epi |
+                                                               field::stages | field::pipe,
+              a.tile.m, a.stages, a.stages > 0 && a.tile.m > 0 ? stride1_rows_smem_bytes(k) : 0, c.smem_capacity);
+}
+
 // On a target that builds convolutions, the pipeline's conv offer lists exactly
 // what its kernels compute; elsewhere the tables only validate (no offer).
 constexpr diagnostic check_offer(const grouped_conv_key& k, const arch_spec& s, const pipeline_caps& c) {
@@ -122,6 +151,14 @@ constexpr diagnostic check_offer(const grouped_conv_key& k, const arch_spec& s, 
     return fail(rule::conv_stride1_not_offered_for_signature, k, field::op_specific | field::pipe,
                 static_cast<long>(sig.dir), sig.ndim, k.algo.groups_to_merge,
                 long(o.stride1_directions) | long(o.stride1_ndims) << 32);  // both sets in one value
+  if (sig.spec == conv_specialization::stride1_rows &&
+      (!arch::has(o.stride1_rows_directions, sig.dir) || (o.stride1_rows_ndims >> sig.ndim & 1u) == 0 ||
+       k.algo.groups_to_merge != 1))
+    return fail(rule::conv_stride1_rows_not_offered_for_signature, k, field::op_specific | field::pipe,
+                static_cast<long>(sig.dir), sig.ndim, k.algo.groups_to_merge,
+                long(o.stride1_rows_directions) | long(o.stride1_rows_ndims) << 32);
+  if (sig.spec == conv_specialization::stride1_rows)
+    if (auto d = check_stride1_rows_shape(k, c); !d.ok()) return d;
   if (k.algo.sched != scheduler::any && !arch::has(o.schedulers, k.algo.sched))
     return fail(rule::conv_scheduler_not_offered_by_pipeline, k, field::sched | field::pipe,
                 static_cast<long>(k.algo.sched), o.schedulers);

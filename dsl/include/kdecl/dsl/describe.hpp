@@ -335,7 +335,9 @@ constexpr message describe(const diagnostic& d) {
       enum_set<conv_layout>(m, static_cast<std::uint32_t>(v[3] >> 32)) << " only";
       break;
     case rule::conv_stride1_not_offered_for_signature:
-      m << "specialization stride1 with conv " << name<conv_direction>(v[0]) << ", " << v[1]
+    case rule::conv_stride1_rows_not_offered_for_signature:
+      m << "specialization " << (d.r == rule::conv_stride1_rows_not_offered_for_signature ? "stride1_rows" : "stride1")
+        << " with conv " << name<conv_direction>(v[0]) << ", " << v[1]
         << "-D, groups_to_merge " << v[2] << ": " << pipe << " on " << arch << " builds it for ";
       enum_set<conv_direction>(m, static_cast<std::uint32_t>(v[3] & 0xffffffffL)) << " in ";
       {
@@ -347,6 +349,11 @@ constexpr message describe(const diagnostic& d) {
           }
       }
       m << ", groups_to_merge 1 only";
+      break;
+    case rule::conv_stride1_rows_shape_not_built:  // within message::capacity
+      m << "stride1_rows on " << arch << " (" << pipe << "): tile 64|128|192 x 64 x 64, pingpong 4x1x1, epilogue "
+        << "direct, stages >= 5, smem <= " << v[3] << "; key: tile m " << v[0] << ", " << v[1] << " stages, "
+        << v[2] << " B";
       break;
     case rule::fmha_dtype_not_offered_on_arch:
       m << "fmha " << to_string(d.a) << " -> " << to_string(d.b) << " not offered on " << arch;

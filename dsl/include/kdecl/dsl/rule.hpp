@@ -83,6 +83,8 @@ enum class rule : std::uint8_t {
   conv_groups_to_merge_above_pipeline_maximum,
   conv_groups_to_merge_not_offered_for_signature,  // merging groups: some directions and layouts only
   conv_stride1_not_offered_for_signature,  // the stride1 specialization: some directions and ranks, one group per GEMM
+  conv_stride1_rows_not_offered_for_signature,  // the same for stride1_rows
+  conv_stride1_rows_shape_not_built,  // stride1_rows: its kernel's tiles, schedule, epilogue and ring
   conv_scheduler_not_offered_by_pipeline,
   conv_computes_in_its_input_dtype,       // direct_conv multiplies in its input dtype (no tf32)
   conv_vector_bytes_not_offered_by_pipeline,

@@ -49,17 +49,50 @@ constexpr int halo_smem_bytes_for(const gemm_key& g) {
   return halo_fixed_smem_bytes(g) + halo_weight_stages(g) * (halo_weight_stage_bytes(g) + 16);
 }
 
+// The stride1_rows kernel (conv_fwd_rows_sm90.cuh) on a key's tile (output pixels of one row,
+// 64 output channels, 64 input channels): its ring of input rows (the key's stages), each row
+// the tile's pixels plus 8 columns of filter reach, beside the resident weights of up to
+// rows_max_taps taps (64 x 64 each), their barriers and 1 KiB to align the ring: the arch
+// tables' formula (dsl::conv_rules::stride1_rows_smem_bytes).
+inline constexpr int rows_max_taps = dsl::conv_rules::stride1_rows_taps;
+inline constexpr int rows_max_reach_cols = dsl::conv_rules::stride1_rows_reach_columns;
+constexpr int rows_box_cols(int pixels) { return pixels + rows_max_reach_cols; }
+constexpr int rows_slot_bytes(int pixels) { return rows_box_cols(pixels) * swizzle_row_bytes; }
+constexpr int rows_tap_bytes = 64 * swizzle_row_bytes;
+constexpr int rows_smem_bytes(const grouped_conv_key& k) { return int(dsl::conv_rules::stride1_rows_smem_bytes(k)); }
+constexpr const char* conv_rows_unsupported_reason(const grouped_conv_key& k) {
+  if (k.sig.ndim != 2) return "sm90 conv builds stride1_rows for 2-D convolutions only";
+  if (k.algo.groups_to_merge != 1) return "sm90 conv builds stride1_rows with one group per GEMM only";
+  if (k.algo.tile.n != 64 || k.algo.tile.k != 64)
+    return "sm90 conv stride1_rows: the tile is (pixels, 64, 64): 64 output channels of 64 input channels a block";
+  if (k.algo.tile.m != 64 && k.algo.tile.m != 128 && k.algo.tile.m != 192)
+    return "sm90 conv stride1_rows: a tile's pixels (tile m) are 64, 128 or 192 (one wgmma's N; the TMA box of "
+           "an input row holds at most 256 columns)";
+  if (k.algo.sched != scheduler::pingpong || k.algo.warps.m * k.algo.warps.n * k.algo.warps.k != 4)
+    return "sm90 conv stride1_rows: two consumer warpgroups take alternate output rows: scheduler pingpong, "
+           "warps (4, 1, 1)";
+  if (k.algo.epi != epilogue::direct) return "sm90 conv stride1_rows stores from registers: epilogue direct";
+  if (k.algo.stages < 5) return "sm90 conv stride1_rows needs at least 5 stages (input rows) in its ring";
+  if (rows_smem_bytes(k) > max_dynamic_smem_bytes)
+    return "sm90 conv stride1_rows: the ring's stages and 9 taps of resident weights exceed 227 KiB";
+  return nullptr;
+}
+
 // nullptr when the kernel builds `k`, else the first rule it breaks.
 constexpr const char* conv_fwd_sm90_unsupported_reason(const grouped_conv_key& k) {
   if (!k.concrete()) return "sm90 conv needs a concrete key";
   if (k.sig.dir != conv_direction::fwd) return "sm90 conv computes the forward direction only";
-  if (k.sig.spec != conv_specialization::none && k.sig.spec != conv_specialization::stride1)
-    return "sm90 conv specializes for unit strides (stride1) only";
+  if (k.sig.spec != conv_specialization::none && k.sig.spec != conv_specialization::stride1 &&
+      k.sig.spec != conv_specialization::stride1_rows)
+    return "sm90 conv specializes for unit strides (stride1, stride1_rows) only";
   if (k.sig.spec == conv_specialization::stride1) {
     if (k.sig.ndim < 2) return "sm90 conv builds stride1 (halo tiles) for 2-D and 3-D convolutions only";
     if (k.algo.groups_to_merge != 1) return "sm90 conv builds stride1 (halo tiles) with one group per GEMM only";
     if (halo_weight_stages(conv_fwd_sm90_gemm_key(k)) < 2)
       return "sm90 conv: fewer than two weight stages fit beside the halo tiles' two halo boxes in 227 KiB";
+  }
+  if (k.sig.spec == conv_specialization::stride1_rows) {
+    if (const char* why = conv_rows_unsupported_reason(k)) return why;
   }
   // Merged groups (merged_groups.hpp): neighbouring groups' channels must be contiguous.
   if (k.algo.groups_to_merge != 1 && k.sig.lay != conv_layout::nwgc && k.sig.lay != conv_layout::nhwgc &&
@@ -72,7 +105,9 @@ constexpr const char* conv_fwd_sm90_unsupported_reason(const grouped_conv_key& k
   const int bytes = bits_of(k.sig.in) / 8;
   if (k.algo.vector_in * bytes != 16 || k.algo.vector_wei * bytes != 16)
     return "sm90 conv gathers the input and the weights in 16-byte vectors";
-  // intrawave (the consumers share a tile) or pingpong (two consumers, a tile each): the GEMM's rules.
+  // stride1_rows runs its own consumers (the rules above); the others the GEMM's: intrawave (the
+  // consumers share a tile) or pingpong (two consumers, a tile each).
+  if (k.sig.spec == conv_specialization::stride1_rows) return nullptr;
   return key_unsupported_reason(conv_fwd_sm90_gemm_key(k));
 }
 
@@ -139,8 +174,9 @@ constexpr const char* conv_sm90_unsupported_reason(const grouped_conv_key& k) {
   // Backward-data runs the forward kernel (its phases' forward convolutions merge as well).
   if (k.algo.groups_to_merge != 1 && k.sig.dir == conv_direction::bwd_weight)
     return "sm90 conv merges groups forward and backward-data only";
-  if (k.sig.spec == conv_specialization::stride1 && k.sig.dir == conv_direction::bwd_weight)
-    return "sm90 conv builds stride1 (halo tiles) forward and backward-data only";
+  if ((k.sig.spec == conv_specialization::stride1 || k.sig.spec == conv_specialization::stride1_rows) &&
+      k.sig.dir == conv_direction::bwd_weight)
+    return "sm90 conv builds stride1 (halo tiles) and stride1_rows forward and backward-data only";
   if (k.sig.dir == conv_direction::bwd_data) return conv_fwd_sm90_unsupported_reason(forward_key_of_bwd_data(gathered));
   if (k.sig.dir == conv_direction::bwd_weight) return conv_bwd_weight_sm90_unsupported_reason(gathered);
   return conv_fwd_sm90_unsupported_reason(gathered);
