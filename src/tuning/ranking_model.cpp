@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <mutex>
 #include <stdexcept>
 
@@ -38,6 +39,10 @@ nlohmann::json to_json(const model_info& i) {
           {"devices", i.devices}, {"rows", i.rows}, {"groups", i.groups}, {"rounds", i.rounds},
           {"created", i.created}, {"kdecl_commit", i.kdecl_commit}, {"format", "kdecl ranking model 1"}};
   if (!i.kernel_set_scope.empty()) j["kernel_set_scope"] = i.kernel_set_scope;
+  if (!i.feature_min.empty()) {
+    j["feature_min"] = i.feature_min;
+    j["feature_max"] = i.feature_max;
+  }
   return j;
 }
 
@@ -73,6 +78,21 @@ std::string sidecar_path(const std::string& model_path) {
   if (model_path.size() > suffix.size() && model_path.ends_with(suffix))
     return model_path.substr(0, model_path.size() - suffix.size()) + ".meta.json";
   return model_path + ".meta.json";
+}
+
+std::string outside_trained_range(const model_info& info, std::span<const float> row,
+                                  std::span<const std::string_view> checked, float margin) {
+  if (info.feature_min.size() != info.features.size() || info.feature_max.size() != info.features.size()) return {};
+  for (const auto name : checked) {
+    const auto it = std::find(info.features.begin(), info.features.end(), name);
+    if (it == info.features.end()) continue;
+    const auto f = std::size_t(it - info.features.begin());
+    if (f >= row.size()) continue;
+    if (row[f] < info.feature_min[f] - margin || row[f] > info.feature_max[f] + margin)
+      return fmt::format("{} = {:.2f} is outside the trained range [{:.2f}, {:.2f}] by more than {}", name, row[f],
+                         info.feature_min[f], info.feature_max[f], margin);
+  }
+  return {};
 }
 
 float relevance_of(double efficiency) {
@@ -116,6 +136,13 @@ ranking_model ranking_model::train(const std::vector<ranking_group>& groups, con
   for (int it = 0; it < o.rounds; ++it) xgb_check(XGBoosterUpdateOneIter(model.booster_->h, it, train.h), "training");
   info.objective = o.objective;
   info.features = names;
+  info.feature_min.assign(names.size(), std::numeric_limits<float>::infinity());
+  info.feature_max.assign(names.size(), -std::numeric_limits<float>::infinity());
+  for (std::size_t v = 0; v < data.size(); ++v) {
+    const std::size_t f = v % names.size();
+    info.feature_min[f] = std::min(info.feature_min[f], data[v]);
+    info.feature_max[f] = std::max(info.feature_max[f], data[v]);
+  }
   info.rows = labels.size();
   info.groups = sizes.size();
   info.rounds = std::size_t(o.rounds);
@@ -151,6 +178,8 @@ ranking_model ranking_model::load(const std::string& path) {
     info.rounds = meta.value("rounds", std::size_t{0});
     info.created = meta.value("created", "");
     info.kdecl_commit = meta.value("kdecl_commit", "");
+    info.feature_min = meta.value("feature_min", std::vector<float>{});
+    info.feature_max = meta.value("feature_max", std::vector<float>{});
   } catch (const nlohmann::json::exception& e) {
     throw std::invalid_argument(fmt::format("ranking model '{}': sidecar '{}' is not valid: {}", path, meta_path, e.what()));
   }

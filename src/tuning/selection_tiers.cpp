@@ -140,10 +140,17 @@ class model_selection final : public gemm_selection_tier {
       rows.reserve(ranked.size(), feature_count);
       const double best_us = ranked.front().second;
       for (const auto& [k, us] : ranked) rows.push_back(features_of(p, k->key(), us, best_us, alignment));
-      const auto scores = model_->score(rows);
-      // Highest score; ties keep the analytical order.
-      best = ranked[std::size_t(std::max_element(scores.begin(), scores.end()) - scores.begin())].first;
-      note = fmt::format("ranked first of {} eligible kernels", ranked.size());
+      // Trees answer a problem far outside the trained sizes with whatever their edge leaves say
+      // (a 23-deep K once chose the pipeline by C's alignment): such problems go to the next tier.
+      static constexpr std::array<std::string_view, 3> sizes{"log2_m", "log2_n", "log2_k"};
+      if (auto outside = outside_trained_range(model_->info(), rows.row(0), sizes, 1.0f); !outside.empty()) {
+        note = fmt::format("{} (one octave): no opinion", outside);
+      } else {
+        const auto scores = model_->score(rows);
+        // Highest score; ties keep the analytical order.
+        best = ranked[std::size_t(std::max_element(scores.begin(), scores.end()) - scores.begin())].first;
+        note = fmt::format("ranked first of {} eligible kernels", ranked.size());
+      }
     } else {
       note = "no eligible kernel";
     }

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <set>
 
 #include <unistd.h>
@@ -232,6 +233,10 @@ TEST(RankingModel, TrainsOnRecordedDataSavesAndLoads) {
   ASSERT_TRUE(fs::exists(s / "gemm_sm_90.meta.json"));
   auto loaded = ranking_model::load(s / "gemm_sm_90.model.json");
   EXPECT_EQ(loaded.info().kernel_set, data.set.fingerprint);
+  ASSERT_EQ(loaded.info().feature_min.size(), feature_count);
+  EXPECT_EQ(loaded.info().feature_min, model.info().feature_min);
+  EXPECT_EQ(loaded.info().feature_max, model.info().feature_max);
+  for (std::size_t f = 0; f < feature_count; ++f) EXPECT_LE(loaded.info().feature_min[f], loaded.info().feature_max[f]);
   auto g = ranking_group_of(data.problems[0]);
   EXPECT_EQ(loaded.score(g.rows), model.score(g.rows));
 
@@ -292,6 +297,25 @@ TEST(SelectionTiers, ModelIsUsedAndReportedAndRefusedWhenMismatched) {
     EXPECT_EQ(s2.tier, "analytical model");
     EXPECT_NE(s2.explain().find("not trained on bf16-bf16-bf16-fp32-bf16/rcr/standard"), std::string::npos)
         << s2.explain();
+  }
+
+  // A problem far smaller than any the model was trained on: no opinion (trees do not
+  // extrapolate), the analytical model decides, and the reason names the feature.
+  {
+    std::int64_t smallest_k = std::numeric_limits<std::int64_t>::max();
+    for (const auto& mp : data.problems) smallest_k = std::min(smallest_k, parse_problem_key(mp.key).k);
+    ASSERT_GE(smallest_k, 8) << "the recorded sample should not hold tiny K";
+    gemm_problem tiny = p;
+    tiny.k = smallest_k / 4;  // two octaves below
+    auto s3 = d.select(tiny);
+    ASSERT_TRUE(s3) << s3.explain();
+    EXPECT_EQ(s3.tier, "analytical model") << s3.explain();
+    EXPECT_NE(s3.explain().find("log2_k"), std::string::npos) << s3.explain();
+    EXPECT_NE(s3.explain().find("outside the trained range"), std::string::npos) << s3.explain();
+    // Within one octave of the trained range the model still ranks.
+    gemm_problem near = p;
+    near.k = smallest_k * 3 / 4;
+    EXPECT_EQ(d.select(near).tier, "learned model") << d.select(near).explain();
   }
 
   // Another arch: refused, with the reason.

@@ -9,6 +9,8 @@
 #pragma once
 
 #include <memory>
+#include <span>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -27,6 +29,9 @@ struct model_info {
   std::string kernel_set_scope;
   std::string objective = "rank:ndcg";
   std::vector<std::string> features;  // feature_names_of(op) at training time
+  // Each feature's smallest and largest value over the training rows (empty in models from
+  // before these fields): trees do not extrapolate, so a tier may decline problems outside them.
+  std::vector<float> feature_min, feature_max;
   // Problem signatures (problem_signature()) the model was trained on; it ranks only these.
   std::vector<std::string> signatures;
   std::vector<std::string> trained_on;  // databases
@@ -86,6 +91,12 @@ class ranking_model {
   std::unique_ptr<booster> booster_;
   model_info info_;
 };
+
+// Where `row` (the model's features) lies more than `margin` outside the trained range of one of
+// `checked` (feature names), a sentence naming the feature, its value and the range; else empty.
+// Nothing is outside for a model without recorded ranges.
+std::string outside_trained_range(const model_info& info, std::span<const float> row,
+                                  std::span<const std::string_view> checked, float margin);
 
 // The feature names of an op's model ("gemm", "conv", "fmha"), in row order.
 // Throws std::invalid_argument naming an op without a feature set.
