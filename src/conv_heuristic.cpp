@@ -8,6 +8,7 @@
 #include "kdecl/dsl/conv_rules.hpp"
 #include "kdecl/kernels/conv/bwd_data_as_forward.hpp"
 #include "kdecl/kernels/conv/halo_plan.hpp"
+#include "kdecl/kernels/conv/rows_plan.hpp"
 #include "kdecl/kernels/conv/cuda/sm80/conv_bwd_plan.hpp"
 
 namespace kdecl {
@@ -144,6 +145,15 @@ problem_profile conv_problem_profile(const grouped_conv_key& key, const grouped_
       const kernels::halo_tiling& t = h->tiling;
       pp.m = double(t.rows());
       pp.a_l2_share = double(t.box_rows) * t.box_cols / (double(t.tile_m) * double(h->taps_per_plane));
+    }
+  }
+  if (key.sig.spec == conv_specialization::stride1_rows && key.algo.pipe == pipeline::tma_wgmma) {
+    // Streamed rows (kernels/conv/cuda/sm90/conv_fwd_rows_sm90.cuh) of the forward convolution:
+    // M counts the strips' pixels (a row's last strip padded); each input row (the strip and 8
+    // columns of reach) is read once for all nine taps.
+    if (const auto r = kernels::rows_plan_of(p, key.algo.tile.m)) {
+      pp.m = r->computed_pixels();
+      pp.a_l2_share = double(r->pixels + 8) / (double(r->pixels) * double(p.filter_taps()));
     }
   }
   if (key.sig.dir == conv_direction::bwd_weight && key.algo.pipe == pipeline::cp_async && key.algo.arch != arch_id::host) {

@@ -7,6 +7,7 @@
 #include "kdecl/conv/conv_heuristic.hpp"
 #include "kdecl/dispatch/alignment.hpp"
 #include "kdecl/kernels/conv/halo_plan.hpp"
+#include "kdecl/kernels/conv/rows_plan.hpp"
 
 namespace kdecl::tuning {
 
@@ -30,6 +31,8 @@ const std::array<std::string_view, conv_feature_count>& conv_feature_names() {
         "group_tile_fill",                            // (merged groups x) K/G over the N tile (fwd)
         "halo_tiles",                                 // the stride1 specialization's halo tiles
         "halo_tile_fill",                             // output pixels over the halo tiles' pixels
+        "rows",                                       // the stride1_rows specialization's streamed rows
+        "rows_fill",                                  // a row's output pixels over its strips' pixels
         "log2_bytes"};                                // the least traffic, every tensor once
     for (std::size_t i = 0; i < extra.size(); ++i) out[feature_count + i] = extra[i];
     return out;
@@ -99,6 +102,10 @@ conv_feature_row conv_features_of(const grouped_conv_problem& p, const grouped_c
       key.sig.spec == conv_specialization::stride1 ? kernels::halo_plan_of(p, a.tile.m) : std::nullopt;
   f[i++] = halo ? 1.0f : 0.0f;
   f[i++] = halo ? float(double(halo->output_pixels) / double(halo->tiling.rows())) : 1.0f;
+  const auto rows =
+      key.sig.spec == conv_specialization::stride1_rows ? kernels::rows_plan_of(p, a.tile.m) : std::nullopt;
+  f[i++] = rows ? 1.0f : 0.0f;
+  f[i++] = rows ? float(rows->fill()) : 1.0f;
   f[i++] = float(std::log2(std::max(1.0, p.bytes())));
   return f;
 }

@@ -22,7 +22,9 @@ const std::array<std::string_view, feature_count>& feature_names() {
       "split_k", "persistent", "blocks_per_processor",
       "log2_estimate_us", "estimate_ratio",     // the analytical model: its estimate, and relative to the best candidate's
       "layout", "element_bytes", "epilogue",
-      "pingpong"};                              // two consumers on alternate tiles (epilogue under main loop)
+      "pingpong",                               // two consumers on alternate tiles (epilogue under main loop)
+      "cluster_n",                              // the cluster's extent along N (1x2 and 2x1 share "cluster")
+      "log2_tiles_m", "log2_tiles_n"};          // output tiles along M and along N (one batch)
   return names;
 }
 
@@ -112,6 +114,9 @@ feature_row features_of(const gemm_problem& p, const gemm_key& key, double estim
   f[i++] = float(elem);
   f[i++] = float(int(a.epi));
   f[i++] = a.sched == scheduler::pingpong ? 1.0f : 0.0f;
+  f[i++] = float(a.cluster_n);
+  f[i++] = float(std::log2(ceil_div(double(p.m), a.tile.m)));
+  f[i++] = float(std::log2(ceil_div(double(p.n), a.tile.n)));
   return f;
 }
 

@@ -78,6 +78,10 @@ std::vector<grouped_conv_problem> backward_problems(int ndim) {
           P{}.batch(4).channels(32, 64).input_size({40, 40}).filter_size({3}).padding({1}),                   // split-K
           // Halo tiles (stride1: K/G a multiple of 64): W = 21 and asymmetric padding, C = 40 dx channels
           P{}.batch(3).channels(40, 128).input_size({13, 21}).filter_size({3}).padding({1, 0}, {0, 1}),
+          // Streamed rows (stride1_rows: K/G = 64, dY's channels; 3x3): 72 dx channels (two blocks of
+          // 64), three strips of 192 pixels; G = 2 with C/G = 40
+          P{}.batch(1).channels(72, 64).input_size({9, 401}).filter_size({3}).padding({1}),
+          P{}.batch(2).channels(80, 128).groups(2).input_size({11, 23}).filter_size({3}).padding({1, 0}, {0, 1}),
           P{}.batch(3).channels(128, 256).input_size({28, 28}).filter_size({3}).stride({2}).padding({1}),
           P{}.batch(2).channels(64, 96).input_size({13, 11}).filter_size({1}),                  // 1x1 stride 1 (a GEMM)
           P{}.batch(3).channels(64, 32).groups(4).input_size({9, 7}).filter_size({1}),          // 1x1, G = 4

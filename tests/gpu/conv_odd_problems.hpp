@@ -75,6 +75,12 @@ inline std::vector<grouped_conv_problem> odd_problems(int ndim) {
           P{}.batch(2).channels(128, 64).groups(2).input_size({11, 30}).filter_size({1, 5}).dilation({1, 2})
               .padding({0, 4}),
           P{}.batch(8).channels(64, 64).input_size({56, 60}).filter_size({3}).padding({1}),
+          // Streamed rows (stride1_rows, C/G = 64, 3x3): three strips of 192 pixels, the last of 15,
+          // and seven output rows in bands of two (the last band one row); G = 2 with K/G = 40 and
+          // a filter dilated 2 along W, asymmetric padding.
+          P{}.batch(1).channels(64, 40).input_size({9, 401}).filter_size({3}),
+          P{}.batch(2).channels(128, 80).groups(2).input_size({19, 23}).filter_size({3}).dilation({1, 2})
+              .padding({1, 2}, {0, 1}),
       };
   }
 }

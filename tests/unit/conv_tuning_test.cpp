@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <random>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "conv_test_keys.hpp"
@@ -115,6 +116,23 @@ TEST(ConvFeatures, NamesWidthsAndWhatTheGemmViewLacks) {
                        .dtype(dtype::bf16).normalized();
   EXPECT_EQ(conv_alignment(rgb), 2);
   EXPECT_EQ(conv_alignment(grouped), 16);
+  // Streamed rows (stride1_rows): a row of 568 output pixels in three strips of 192; the cost
+  // model's M counts the strips' pixels. Other keys: no rows, full rows.
+  EXPECT_FLOAT_EQ(f[at("rows")], 0.0f);
+  EXPECT_FLOAT_EQ(f[at("rows_fill")], 1.0f);
+  const auto unet = grouped_conv_problem{}.batch(2).channels(64, 64).input_size({570, 570}).filter_size({3})
+                        .dtype(dtype::bf16).normalized();
+  auto rows = make_conv_key(conv_direction::fwd, dtype::bf16, 192, 64, 64, arch_id::sm_90, pipeline::tma_wgmma);
+  rows.sig.spec = conv_specialization::stride1_rows;
+  rows.algo.warp_tile = {16, 64, 16};
+  rows.algo.stages = 6;
+  rows.algo.sched = scheduler::pingpong;
+  rows.algo.warps = {4, 1, 1};
+  rows.algo.epi = epilogue::direct;
+  const auto fr = conv_features_of(unet, rows, estimate_microseconds(rows, unet), 1.0, conv_alignment(unet));
+  EXPECT_FLOAT_EQ(fr[at("rows")], 1.0f);
+  EXPECT_FLOAT_EQ(fr[at("rows_fill")], 568.0f / 576.0f);
+  EXPECT_FLOAT_EQ(fr[at("gemm_log2_m")], std::log2(2.0f * 568 * 576));
 }
 
 // A registry of recording sm_90 forward kernels with four tile shapes.
@@ -299,7 +317,7 @@ TEST(ConvTuning, ModelFilesAreCheckedForTheirOpAndDefaultsSayWhy) {
   EXPECT_NE(error_of([&] {
               std::vector<ranking_group> groups{ranking_group_of(data.measured()[0])};
               ranking_model::train(groups, {}, gemm_info);
-            }).find("a gemm model has 35"),
+            }).find(fmt::format("a gemm model has {}", feature_count)),
             std::string::npos);
 
   // Defaults: KDECL_TUNING_CONV_MODEL names the model; KDECL_TUNING_MODEL=off turns it off.

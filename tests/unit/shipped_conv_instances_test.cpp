@@ -123,14 +123,27 @@ TEST(ShippedConvInstances, BackwardGpuKernelsArePlannedOffline) {
       EXPECT_TRUE(sm90 || sel.kernel->name().find("_cp_async_") != std::string::npos) << sel.kernel->name();
     }
   // The sm_90 backward-data kernels take strided layers too, one forward convolution per stride phase.
-  int sm90_bwd_data = 0, halo_bwd_data = 0;
+  int sm90_bwd_data = 0, halo_bwd_data = 0, rows_bwd_data = 0;
   for (const auto& k : conv_kernels()) {
     if (k->arch() != arch_id::sm_90 || k->key().sig.dir != conv_direction::bwd_data ||
         k->key().algo.pipe != pipeline::tma_wgmma || k->key().sig.ndim != 2 || k->key().sig.in != dtype::bf16 ||
         k->key().sig.lay != conv_layout::nhwgc || k->key().algo.groups_to_merge != 1)  // merged: grouped layers
       continue;
-    EXPECT_FALSE(conv_rejection(*k, layer(conv_direction::bwd_data, 32, 28, 1).normalized(), nullptr)) << k->name();
     const auto strided = layer(conv_direction::bwd_data, 32, 28, 2).normalized();
+    if (k->key().sig.spec == conv_specialization::stride1_rows) {  // streamed rows: K/G = 64 and unit strides
+      ++rows_bwd_data;
+      const auto narrow = grouped_conv_problem{}.direction(conv_direction::bwd_data).batch(32).channels(128, 64)
+                              .input_size({28, 28}).filter_size({3}).padding({1}).dtype(dtype::bf16).normalized();
+      EXPECT_FALSE(conv_rejection(*k, narrow, nullptr)) << k->name();
+      const auto wide = conv_rejection(*k, layer(conv_direction::bwd_data, 32, 28, 1).normalized(), nullptr);
+      ASSERT_TRUE(wide) << k->name();
+      EXPECT_NE(wide->find("needs 64 input channels per group, the problem has 128"), std::string::npos) << *wide;
+      const auto why = conv_rejection(*k, strided, nullptr);
+      ASSERT_TRUE(why) << k->name();
+      EXPECT_NE(why->find("stride1_rows"), std::string::npos) << *why;
+      continue;
+    }
+    EXPECT_FALSE(conv_rejection(*k, layer(conv_direction::bwd_data, 32, 28, 1).normalized(), nullptr)) << k->name();
     if (k->key().sig.spec == conv_specialization::stride1) {  // halo tiles: unit strides only, said so
       ++halo_bwd_data;
       const auto why = conv_rejection(*k, strided, nullptr);
@@ -154,6 +167,7 @@ TEST(ShippedConvInstances, BackwardGpuKernelsArePlannedOffline) {
   }
   EXPECT_EQ(sm90_bwd_data, 6);  // three cooperative tiles, two pingpong ones, the 128x64 tile of any channel count
   EXPECT_EQ(halo_bwd_data, 5);  // conv_sm90_tma_halo_bwd_data.cpp: square, narrow, tall, pp_square, pp_narrow
+  EXPECT_EQ(rows_bwd_data, 3);  // conv_sm90_tma_rows.cpp: 64, 128 and 192 pixels
   // bwd_weight: a deep reduction (32 x 56 x 56) is split over a lent fp32 workspace; a shallow one is not.
   auto deep = dispatcher.select(layer(conv_direction::bwd_weight, 32, 56, 1));
   auto shallow = dispatcher.select(layer(conv_direction::bwd_weight, 1, 7, 1));

@@ -20,6 +20,7 @@
 #include "kdecl/kernels/conv/cuda/sm90/conv_bwd_data_sm90.cuh"
 #include "kdecl/kernels/conv/cuda/sm90/conv_bwd_weight_sm90.cuh"
 #include "kdecl/kernels/conv/cuda/sm90/conv_fwd_halo_sm90.cuh"
+#include "kdecl/kernels/conv/cuda/sm90/conv_fwd_rows_sm90_decl.cuh"
 #include "kdecl/kernels/conv/cuda/sm90/conv_fwd_sm90.cuh"
 
 namespace kdecl::kernels {
@@ -38,11 +39,14 @@ template <grouped_conv_key K, template <grouped_conv_key> class Gathering>
 using sm90_any_channels =
     std::conditional_t<cuda::sm90::reads_channel_padded_copies(K),
                        cuda::channel_padded<K, Gathering<cuda::sm90::gathering_key(K)>>, Gathering<K>>;
-// The stride1 specialization loads halo tiles (conv_fwd_halo_sm90.cuh), the others im2col tiles.
-// (A class, not an alias: g++ 12 crashes on the alias as a template template argument.)
+// The stride1 specialization loads halo tiles (conv_fwd_halo_sm90.cuh), stride1_rows streams
+// input rows (conv_fwd_rows_sm90.cuh, complete only where its sets include it), the others load
+// im2col tiles. (A class, not an alias: g++ 12 crashes on the alias as a template template argument.)
 template <grouped_conv_key K>
-struct sm90_forward : std::conditional_t<K.sig.spec == conv_specialization::stride1, cuda::sm90::conv_fwd_halo<K>,
-                                         cuda::sm90::conv_fwd<K>> {};
+struct sm90_forward
+    : std::conditional_t<K.sig.spec == conv_specialization::stride1, cuda::sm90::conv_fwd_halo<K>,
+                         std::conditional_t<K.sig.spec == conv_specialization::stride1_rows,
+                                            cuda::sm90::conv_fwd_rows<K>, cuda::sm90::conv_fwd<K>>> {};
 template <grouped_conv_key K>
 using sm90_fwd = sm90_any_channels<K, sm90_forward>;
 template <grouped_conv_key K>

@@ -15,7 +15,9 @@
 //      overlap.
 //
 // Stride 1 is one phase. A key of the stride1 specialization runs it on the halo-tile forward
-// kernel (conv_fwd_halo_sm90.cuh) instead: each tile's dY rows are loaded once for all taps.
+// kernel (conv_fwd_halo_sm90.cuh) instead: each tile's dY rows are loaded once for all taps; one
+// of stride1_rows on the row-streaming kernel (conv_fwd_rows_sm90.cuh, whose definition the
+// translation units of such keys include).
 // 1x1 layers of stride 1 without padding skip all of it: dx = dy · W is an
 // rrr GEMM per group, which the sm_90 TMA GEMM of the same tiles reads directly (B
 // MN-major), with no weight copy. Patchify layers (stride = filter, no padding: ConvNeXt's
@@ -31,6 +33,7 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <cuda_runtime.h>
@@ -46,6 +49,7 @@
 #include "kdecl/kernels/cuda/stream_scratch.cuh"
 #include "kdecl/gemm/gemm_problem.hpp"
 #include "kdecl/kernels/conv/cuda/sm90/conv_fwd_halo_sm90.cuh"
+#include "kdecl/kernels/conv/cuda/sm90/conv_fwd_rows_sm90_decl.cuh"
 #include "kdecl/kernels/conv/cuda/sm90/conv_fwd_sm90.cuh"
 #include "kdecl/kernels/gemm/cuda/sm90/gemm_sm90.cuh"
 
@@ -55,10 +59,14 @@ template <grouped_conv_key K>
 struct conv_bwd_data {
   static_assert(K.sig.dir == conv_direction::bwd_data, "sm90::conv_bwd_data computes the backward-data direction");
   // The phases' forward kernel: im2col tiles stored through the phases' pixel maps, several
-  // phases a launch; or, for the stride1 specialization (unit strides: one phase), halo tiles.
-  static constexpr bool halo = K.sig.spec == conv_specialization::stride1;
+  // phases a launch; or, for the stride1 and stride1_rows specializations (unit strides: one
+  // phase), halo tiles or streamed rows.
+  static constexpr bool unit_stride = K.sig.spec == conv_specialization::stride1 ||
+                               K.sig.spec == conv_specialization::stride1_rows;
   using forward = conv_fwd<forward_key_of_bwd_data(K), /*PixelRows=*/true>;
-  using halo_forward = conv_fwd_halo<forward_key_of_bwd_data(K)>;
+  using unit_stride_forward =
+      std::conditional_t<K.sig.spec == conv_specialization::stride1_rows, conv_fwd_rows<forward_key_of_bwd_data(K)>,
+                         conv_fwd_halo<forward_key_of_bwd_data(K)>>;
   using data_t = storage_t<K.sig.wei>;
   // 1x1 layers: the rrr GEMM of the forward key's tiles (A = dy, B = W as stored, C = dx).
   static constexpr gemm_key pointwise_key = [] {
@@ -91,7 +99,7 @@ struct conv_bwd_data {
     if (runs_as_patch_gemm(p, a)) return run_patch_gemm(p, a, st);
     const std::vector<bwd_data_phase_problem> phases = bwd_data_phases(p);
     if (auto why = phases_reason(phases, a)) return status::error(*why);
-    if constexpr (!halo) {
+    if constexpr (!unit_stride) {
       if (auto why = forward::device_reason()) return status::error(*why);
     }
 
@@ -135,10 +143,10 @@ struct conv_bwd_data {
     std::vector<std::size_t> order;
     for (std::size_t i = 0; i < phases.size(); ++i)
       if (!phases[i].zero) order.push_back(i);
-    if constexpr (halo) {  // unit strides: at most one phase, on halo tiles
+    if constexpr (unit_stride) {  // unit strides: at most one phase, on halo tiles or streamed rows
       for (std::size_t i : order) {
         const auto* w = reinterpret_cast<const data_t*>(weights) + offset[i];
-        if (status done = halo_forward::run(phases[i].forward, phase_args(phases[i], a, w), st); !done.is_ok())
+        if (status done = unit_stride_forward::run(phases[i].forward, phase_args(phases[i], a, w), st); !done.is_ok())
           return done;
       }
     } else {
@@ -188,8 +196,8 @@ struct conv_bwd_data {
       if (ph.rows > std::numeric_limits<int>::max())
         return std::string("sm90 conv bwd_data: N x pixels must be < 2^31");
       if (ph.zero) continue;
-      if constexpr (halo) {
-        if (auto why = halo_forward::why_not(ph.forward, phase_args(ph, a, stand_in()))) return why;
+      if constexpr (unit_stride) {
+        if (auto why = unit_stride_forward::why_not(ph.forward, phase_args(ph, a, stand_in()))) return why;
       } else {
         if (auto why = forward::why_not(ph.forward, phase_args(ph, a, stand_in()))) return why;
       }
