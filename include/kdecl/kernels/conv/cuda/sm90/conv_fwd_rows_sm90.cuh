@@ -329,7 +329,7 @@ struct conv_fwd_rows {
     return status::ok();
   }
 
-  // The band height and item count run() would use on `sms` processors (the cost model's view).
+  // The band height and item count run() would use on `sms` processors (for probes and tests).
   static conv_fwd_rows_params plan(const grouped_conv_problem& p, int sms) {
     conv_fwd_rows_params kp{};
     fill_sizes(kp, p, sms);
