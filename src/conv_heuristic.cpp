@@ -153,7 +153,8 @@ problem_profile conv_problem_profile(const grouped_conv_key& key, const grouped_
     // columns of reach) is read once for all nine taps.
     if (const auto r = kernels::rows_plan_of(p, key.algo.tile.m)) {
       pp.m = r->computed_pixels();
-      pp.a_l2_share = double(r->pixels + 8) / (double(r->pixels) * double(p.filter_taps()));
+      pp.a_l2_share = double(r->pixels + dsl::conv_rules::stride1_rows_reach_columns) /
+                      (double(r->pixels) * double(p.filter_taps()));
     }
   }
   if (key.sig.dir == conv_direction::bwd_weight && key.algo.pipe == pipeline::cp_async && key.algo.arch != arch_id::host) {
