@@ -43,6 +43,7 @@
 #include "kdecl/kernels/conv/cuda/sm90/conv_fwd_rows_sm90_decl.cuh"
 #include "kdecl/kernels/conv/cuda/sm90/conv_fwd_sm90_config.cuh"
 #include "kdecl/kernels/conv/cuda/sm90/halo_input_map.cuh"
+#include "kdecl/kernels/conv/rows_plan.hpp"
 #include "kdecl/kernels/cuda/device_info.cuh"
 #include "kdecl/kernels/cuda/device_types.cuh"
 #include "kdecl/kernels/cuda/dynamic_smem.cuh"
@@ -329,13 +330,6 @@ struct conv_fwd_rows {
     return status::ok();
   }
 
-  // The band height and item count run() would use on `sms` processors (for probes and tests).
-  static conv_fwd_rows_params plan(const grouped_conv_problem& p, int sms) {
-    conv_fwd_rows_params kp{};
-    fill_sizes(kp, p, sms);
-    return kp;
-  }
-
  private:
   static constexpr auto kernel = conv_fwd_rows_kernel<cfg>;
 
@@ -357,7 +351,7 @@ struct conv_fwd_rows {
     kp.pad_h = int(p.pad_left_dims[1]);
     kp.pad_w = int(p.pad_left_dims[2]);
     kp.col_step = int(p.dilation_dims[2]);
-    kp.strips = int((sizes.w + cfg::pixels - 1) / cfg::pixels);
+    kp.strips = int(rows_plan_of(p, cfg::pixels)->strips);  // the cost model's strips, from one place
     const std::int64_t columns = p.g * kp.k_blocks;
     kp.band = rows_band_height(columns * p.n * kp.strips, kp.h_out, sms);
     kp.bands = (kp.h_out + kp.band - 1) / kp.band;
