@@ -87,3 +87,64 @@ inline std::optional<std::string> encode_tensor_map(CUtensorMap& map, const oper
 }
 
 }  // namespace kdecl::kernels::cuda::sm90
+
+namespace kdecl::kernels::cuda::sm90 {
+
+// A tensor of rank `Rank` as TMA sees it, innermost (contiguous) dimension first: sizes,
+// element strides of dimensions 1..Rank-1, the box copied per load and its shared-memory
+// swizzle. Dimensions of extent 1 never step; they get a legal packed stride.
+template <int Rank>
+struct tiled_view {
+  const void* base;
+  dtype type;
+  std::int64_t dims[Rank];
+  std::int64_t strides[Rank - 1];
+  std::uint32_t box[Rank];
+  CUtensorMapSwizzle swizzle = CU_TENSOR_MAP_SWIZZLE_NONE;
+};
+
+// Empty on success, else why TMA cannot address the view or the map could not be built:
+// every rule of cuTensorMapEncodeTiled that a caller's sizes can break is checked here
+// first, so the message names the value and the rule.
+template <int Rank>
+std::optional<std::string> encode_tiled(CUtensorMap& map, const tiled_view<Rank>& v) {
+  static_assert(Rank >= 1 && Rank <= 5, "TMA tiled maps have rank 1 to 5");
+  const std::optional<CUtensorMapDataType> type = tma_16bit_type(v.type);
+  if (!type) return std::string("TMA tiled map: 16-bit data only (fp16, bf16)");
+  const std::int64_t elem = bits_of(v.type) / 8;
+  if (reinterpret_cast<std::uintptr_t>(v.base) % 16 != 0) return std::string("TMA needs a 16-byte aligned base address");
+  if (v.box[0] * elem % 16 != 0)
+    return "TMA box rows must be multiples of 16 bytes (" + std::to_string(v.box[0] * elem) + ")";
+  cuuint64_t dims[Rank];
+  cuuint32_t box[Rank], element_strides[Rank];
+  for (int i = 0; i < Rank; ++i) {
+    if (v.dims[i] <= 0 || v.dims[i] > (std::int64_t{1} << 32))
+      return "TMA needs every dimension in [1, 2^32] (dimension " + std::to_string(i) + " is " +
+             std::to_string(v.dims[i]) + ")";
+    if (v.box[i] < 1 || v.box[i] > 256)
+      return "TMA boxes span 1 to 256 elements per dimension (dimension " + std::to_string(i) + ": " +
+             std::to_string(v.box[i]) + ")";
+    dims[i] = static_cast<cuuint64_t>(v.dims[i]);
+    box[i] = v.box[i];
+    element_strides[i] = 1;
+  }
+  cuuint64_t strides[Rank > 1 ? Rank - 1 : 1];
+  std::uint64_t packed = static_cast<std::uint64_t>((v.dims[0] * elem + 15) / 16 * 16);
+  for (int i = 0; i + 1 < Rank; ++i) {
+    const std::int64_t bytes = v.strides[i] * elem;
+    if (v.dims[i + 1] > 1 && (bytes % 16 != 0 || bytes <= 0 || bytes >= (std::int64_t{1} << 40)))
+      return "TMA needs strides that are positive multiples of 16 bytes below 2^40 (stride of dimension " +
+             std::to_string(i + 1) + " is " + std::to_string(bytes) + " bytes)";
+    strides[i] = v.dims[i + 1] > 1 ? static_cast<cuuint64_t>(bytes) : packed;
+    packed = strides[i] * static_cast<std::uint64_t>(v.dims[i + 1]);
+  }
+  auto encode = tensor_map_encoder();
+  if (encode == nullptr) return std::string("cuTensorMapEncodeTiled is not available from the driver");
+  const CUresult r = encode(&map, *type, Rank, const_cast<void*>(v.base), dims, strides, box, element_strides,
+                            CU_TENSOR_MAP_INTERLEAVE_NONE, v.swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                            CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS) return "cuTensorMapEncodeTiled failed with CUresult " + std::to_string(static_cast<int>(r));
+  return std::nullopt;
+}
+
+}  // namespace kdecl::kernels::cuda::sm90
