@@ -247,7 +247,8 @@ nlohmann::json arch_to_json(arch_id a) {
             {"max_tile_channels", s.direct_conv.max_tile_channels},
             {"max_pixels_per_thread", s.direct_conv.max_pixels_per_thread},
             {"vector_bytes", ints(s.direct_conv.vector_bytes)},
-            {"smem_capacity", s.direct_conv.smem_capacity}}},
+            {"smem_capacity", s.direct_conv.smem_capacity},
+            {"staged_max_rows_per_thread", s.direct_conv.staged_max_rows_per_thread}}},
           {"fmha", fmha_json(a)}};
 }
 
@@ -304,7 +305,7 @@ std::string arch_to_markdown() {
     if (!t["fmha"]["pipelines"].empty()) md << "- fmha: `" << t["fmha"].dump() << "`\n";
     if (!t["direct_conv"]["directions"].empty())
       md << "- direct_conv (direct convolution; tile = pixels rows x columns x channels, warp tile = pixels x "
-            "channels per thread): `"
+            "channels x rows per thread, rows > 1 with stages 2: the TMA-staged depthwise kernel): `"
          << t["direct_conv"].dump() << "`\n";
     md << "\n| pipeline | dtypes (a b acc compute -> C; layouts) | warps | stages (default) | epilogues | "
           "schedulers | vector bytes (default) | smem formula <= capacity | clusters | tile min / align / max | "

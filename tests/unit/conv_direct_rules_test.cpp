@@ -104,6 +104,61 @@ TEST(ConvDirectRules, EachRuleRejectsWithItsDiagnostic) {
   EXPECT_NE(dsl::describe(dsl::validate(direct_key(), arch_id::host)).view().find("direct_conv"), std::string::npos);
 }
 
+// The TMA-staged depthwise kernel (stages 2): an sm_90 table entry, its own shape rules, and
+// shared memory for two boxes of input + halo instead of one tile and the taps.
+grouped_conv_key staged_key(arch_id arch = arch_id::sm_90) {
+  auto k = direct_key(dtype::bf16, 2, arch);
+  k.algo.stages = 2;
+  k.algo.tile = {8, 16, 32};   // 16 lanes of 2 channels, 8 workers of 4 x 4 outputs
+  k.algo.warps = {4, 1, 1};
+  k.algo.warp_tile = {4, 2, 4};
+  return k;
+}
+
+TEST(ConvDirectRules, StagedDepthwiseIsAnSm90KernelWithItsOwnShapeRules) {
+  auto rule_of = [](const grouped_conv_key& k, arch_id a = arch_id::sm_90) { return dsl::validate(k, a).r; };
+  EXPECT_TRUE(dsl::validate(staged_key(), arch_id::sm_90).ok()) << dsl::describe(dsl::validate(staged_key(), arch_id::sm_90)).view();
+  EXPECT_EQ(rule_of(staged_key(arch_id::sm_80), arch_id::sm_80), dsl::rule::conv_direct_staged_not_offered);
+  EXPECT_NE(dsl::describe(dsl::validate(staged_key(arch_id::sm_80), arch_id::sm_80)).view().find("sm_80"),
+            std::string::npos);
+  auto k = staged_key();
+  k.sig.dir = conv_direction::bwd_data;
+  EXPECT_EQ(rule_of(k), dsl::rule::conv_direct_staged_shape_not_built);
+  k = staged_key();
+  k.sig.ndim = 1;
+  k.sig.lay = conv_layout::nwgc;
+  EXPECT_EQ(rule_of(k), dsl::rule::conv_direct_staged_shape_not_built);
+  k = staged_key();
+  k.algo.warp_tile.k = 16;  // more rows per thread than the table's 8
+  k.algo.tile.m = 32;
+  EXPECT_EQ(rule_of(k), dsl::rule::conv_direct_staged_shape_not_built);
+  k = staged_key();
+  k.algo.tile = {8, 64, 4};  // 8 bytes of channels: not whole 16-byte lines
+  EXPECT_EQ(rule_of(k), dsl::rule::conv_direct_staged_shape_not_built);
+  k = staged_key();
+  k.algo.tile = {4, 32, 32};  // one row of 8 workers of 4 x 4 outputs: a valid shape too
+  EXPECT_TRUE(dsl::validate(k, arch_id::sm_90).ok());
+  k = staged_key();
+  k.algo.tile = {6, 16, 32};  // 6 rows: not a multiple of 4 rows per thread
+  EXPECT_EQ(rule_of(k), dsl::rule::conv_direct_staged_shape_not_built);
+  k = staged_key();
+  k.algo.tile = {8, 32, 32};  // 8 workers x 4 x 4 = 128 outputs, not 256
+  EXPECT_EQ(rule_of(k), dsl::rule::conv_direct_tile_not_threads_x_pixels);
+  k = staged_key();
+  k.algo.stages = 3;
+  EXPECT_EQ(rule_of(k), dsl::rule::conv_direct_shape_not_one_dimensional);
+  k = direct_key();
+  k.algo.warp_tile.k = 2;  // rows per thread need the staged kernel
+  EXPECT_EQ(rule_of(k), dsl::rule::conv_direct_shape_not_one_dimensional);
+  // Two 128-byte aligned boxes of (8-1+3) x (16-1+3) pixels x 32 bf16 channels and two mbarriers.
+  EXPECT_EQ(dsl::conv_rules::direct_smem_bytes(staged_key(), 3, 3, 1, 1, 1, 1, 32, 1), 2 * 11520 + 16);
+  EXPECT_EQ(dsl::conv_rules::direct_smem_bytes(staged_key(), 7, 7, 2, 2, 1, 1, 32, 1),
+            2 * ((21 * 37 * 64 + 127) / 128 * 128) + 16);
+  const std::string name = kernel_name(staged_key());
+  EXPECT_NE(name.find("_8x16x32_4x1x1_4x2x4_s2_v2x1x2_sm_90"), std::string::npos) << name;
+  EXPECT_EQ(parse_conv_name(name), staged_key());
+}
+
 TEST(ConvDirectRules, ExpansionResolvesDefaultsAndWalksDtypes) {
   grouped_conv_key decl = direct_key();
   decl.sig.in = decl.sig.wei = decl.sig.out = decl.sig.acc = decl.sig.compute = dtype::any;

@@ -191,6 +191,12 @@ struct conv_offer {
 //   tile.n a multiple of the pixels per thread; every vector a width in `vector_bytes`;
 //   the input tile + halo of a 3x3 stride-1 filter plus the fp32 taps fit `smem_capacity`
 //   (a larger filter or stride is checked per problem at run time: why_not).
+// Where `staged_max_rows_per_thread` > 0 the target also builds the TMA-staged depthwise
+// forward kernel (stages 2, kernels/conv/cuda/direct/dw_staged_sm90.cuh): 2-D channels-last
+// forward only; warp_tile = (output columns per thread, channels per thread, output rows per
+// thread), tile.m x tile.n = (threads / lanes) x columns x rows with tile.m a multiple of the
+// rows and tile.n of the columns, tile.k whole 16-byte lines, and two input tiles + halo of a 3x3
+// stride-1 filter in `smem_capacity`.
 struct direct_conv_caps {
   std::uint32_t directions = 0;       // bit set over conv_direction
   std::uint32_t layouts = 0;          // bit set over conv_layout
@@ -201,6 +207,7 @@ struct direct_conv_caps {
   int max_pixels_per_thread = 0;      // warp_tile.m at most
   std::span<const int> vector_bytes;  // legal access widths along channels
   int smem_capacity = 0;              // bytes
+  int staged_max_rows_per_thread = 0;  // 0: no staged depthwise kernel (stages 2) on this target
   constexpr bool empty() const { return directions == 0; }
 };
 

@@ -232,13 +232,14 @@ constexpr pipeline_caps tma_wgmma(int smem_opt_in) {
 
 // direct_conv: the direct convolution (kernels/conv/cuda/direct/, direct_unsupported_reason):
 // 1-D and 2-D channels-last forward and (depthwise only, checked per problem) backward data
-// and backward weight, 16-bit data; 16-, 8-, 4- and 2-byte channel vectors.
+// and backward weight, 16-bit data; 16-, 8-, 4- and 2-byte channel vectors. Targets with TMA
+// (sm_90) also stage depthwise forward tiles through it (stages 2), up to 8 output rows per thread.
 inline constexpr int direct_conv_threads[] = {64, 128, 256, 512};
 inline constexpr int direct_conv_vectors[] = {16, 8, 4, 2};
-constexpr direct_conv_caps direct_conv(int smem_opt_in) {
+constexpr direct_conv_caps direct_conv(int smem_opt_in, bool tma) {
   return {bits(conv_direction::fwd, conv_direction::bwd_data, conv_direction::bwd_weight), bits(conv_layout::nwgc, conv_layout::nhwgc), bits(dtype::fp16, dtype::bf16),
           direct_conv_threads, /*max_tile_pixels=*/1024, /*max_tile_channels=*/256, /*max_pixels_per_thread=*/8,
-          direct_conv_vectors, smem_opt_in};
+          direct_conv_vectors, smem_opt_in, /*staged_max_rows_per_thread=*/tma ? 8 : 0};
 }
 
 // ---- targets ------------------------------------------------------------------
@@ -255,7 +256,8 @@ constexpr arch_spec nv_spec(arch_id id, std::string_view family, std::string_vie
                             int sms, double gbs, std::span<const peak_rate> peaks,
                             std::span<const mma_instruction> mma, std::span<const pipeline_caps> pipes) {
   return {id, backend::cuda, family, target_family, description, 32, 1024, smem, 65536, fp8,
-          part, sms, gbs, peaks, {}, {}, {}, mma, {}, pipes, /*kernels_available=*/true, direct_conv(smem)};
+          part, sms, gbs, peaks, {}, {}, {}, mma, {}, pipes, /*kernels_available=*/true,
+          direct_conv(smem, /*tma=*/id == arch_id::sm_90)};
 }
 
 inline constexpr arch_spec sm_80 = nv_spec(arch_id::sm_80, "ampere", "sm_8x", "A100 class (GA100)", smem_sm80,

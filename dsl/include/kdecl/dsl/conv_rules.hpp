@@ -224,6 +224,9 @@ constexpr long direct_smem_bytes(const grouped_conv_key& k, long fy, long fx, lo
                                  long channels_in, long channels_per_group_in) {
   const long rows = (k.algo.tile.m - 1) * sy + (fy - 1) * dy + 1;
   const long cols = (k.algo.tile.n - 1) * sx + (fx - 1) * dx + 1;
+  // Stages 2 (dw_staged_sm90.cuh): two TMA boxes of tile.k channels, each 128-byte aligned, and
+  // their two mbarriers; the taps live in registers.
+  if (k.algo.stages == 2) return 2 * ((rows * cols * long(k.algo.tile.k) * bits_of(k.sig.in) / 8 + 127) / 128 * 128) + 16;
   const long pitch = (channels_in + k.algo.vector_in - 1) / k.algo.vector_in * k.algo.vector_in;
   const long in_bytes = (rows * cols * pitch * bits_of(k.sig.in) / 8 + 15) / 16 * 16;
   return in_bytes + fy * fx * channels_per_group_in * long(k.algo.tile.k) * 4;
@@ -253,7 +256,9 @@ constexpr diagnostic check_direct(const grouped_conv_key& k) {
   if (!a.tile.concrete()) return fail(rule::conv_direct_needs_explicit_shape, k, field::tile, 0);
   if (!a.warps.concrete()) return fail(rule::conv_direct_needs_explicit_shape, k, field::warps, 1);
   if (!a.warp_tile.concrete()) return fail(rule::conv_direct_needs_explicit_shape, k, field::warp_tile, 2);
-  if (a.warps.n != 1 || a.warps.k != 1 || a.warp_tile.k != 1 || a.stages != 1 || a.groups_to_merge != 1 ||
+  const bool staged = a.stages == 2;
+  if (a.warps.n != 1 || a.warps.k != 1 || (a.warp_tile.k != 1 && !staged) || (a.stages != 1 && !staged) ||
+      a.warp_tile.k < 1 || a.groups_to_merge != 1 ||
       a.epi != epilogue::direct || a.sched != scheduler::intrawave || a.tile.m < 1 || a.tile.n < 1 ||
       a.warp_tile.m < 1)
     return fail(rule::conv_direct_shape_not_one_dimensional, k,
@@ -262,6 +267,17 @@ constexpr diagnostic check_direct(const grouped_conv_key& k) {
   bool offered = false;
   for (int t : c.threads) offered = offered || t == threads;
   if (!offered) return fail(rule::conv_direct_threads_not_offered, k, field::warps, threads);
+  if (staged) {  // the TMA-staged depthwise forward kernel (kernels/conv/cuda/direct/dw_staged_sm90.cuh)
+    if (c.staged_max_rows_per_thread == 0) return fail(rule::conv_direct_staged_not_offered, k, field::stages, a.stages);
+    if (sig.dir != conv_direction::fwd || sig.ndim != 2 || sig.lay != conv_layout::nhwgc)
+      return fail(rule::conv_direct_staged_shape_not_built, k, field::op_specific, 0, static_cast<long>(sig.dir));
+    if (a.warp_tile.k > c.staged_max_rows_per_thread)
+      return fail(rule::conv_direct_staged_shape_not_built, k, field::warp_tile, 1, a.warp_tile.k);
+    if (long(a.tile.k) * bits_of(sig.in) / 8 % 16 != 0)
+      return fail(rule::conv_direct_staged_shape_not_built, k, field::tile, 2, a.tile.k);
+    if (a.tile.m % a.warp_tile.k != 0 || a.tile.n % a.warp_tile.m != 0)
+      return fail(rule::conv_direct_staged_shape_not_built, k, field::tile | field::warp_tile, 3, a.tile.m);
+  }
   const int vecs[3] = {a.vector_in, a.vector_wei, a.vector_out};
   const dtype types[3] = {sig.in, sig.wei, sig.out};
   if (a.vector_wei != 1) return fail(rule::conv_direct_weight_vector_not_one, k, field::op_specific, a.vector_wei);
@@ -278,9 +294,9 @@ constexpr diagnostic check_direct(const grouped_conv_key& k) {
                 a.warp_tile.n, a.vector_in, a.vector_out);
   const int lanes = a.tile.k / a.warp_tile.n;
   if (a.tile.k % a.warp_tile.n != 0 || lanes < 1 || threads % lanes != 0 || a.tile.n % a.warp_tile.m != 0 ||
-      long(a.tile.m) * a.tile.n != long(threads / lanes) * a.warp_tile.m)
+      long(a.tile.m) * a.tile.n != long(threads / lanes) * a.warp_tile.m * a.warp_tile.k)
     return fail(rule::conv_direct_tile_not_threads_x_pixels, k, field::tile | field::warp_tile | field::warps,
-                a.tile.m, a.tile.n, a.tile.k, lanes > 0 ? long(threads / lanes) * a.warp_tile.m : 0);
+                a.tile.m, a.tile.n, a.tile.k, lanes > 0 ? long(threads / lanes) * a.warp_tile.m * a.warp_tile.k : 0);
   if (a.tile.m * a.tile.n > c.max_tile_pixels || a.tile.k > c.max_tile_channels ||
       a.warp_tile.m > c.max_pixels_per_thread)
     return fail(rule::conv_direct_tile_above_maximum, k, field::tile | field::warp_tile, long(a.tile.m) * a.tile.n,

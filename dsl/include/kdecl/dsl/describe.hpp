@@ -298,8 +298,8 @@ constexpr message describe(const diagnostic& d) {
       m << "direct_conv block of " << v[0] << " threads is not offered on " << arch << " (64, 128, 256 or 512)";
       break;
     case rule::conv_direct_shape_not_one_dimensional:
-      m << "direct_conv takes warps (w, 1, 1), warp_tile (pixels, channels, 1), stages 1, groups_to_merge 1 "
-           "and the direct epilogue";
+      m << "direct_conv takes warps (w, 1, 1), warp_tile (pixels, channels, rows) with rows 1 unless stages 2, "
+           "stages 1 or 2, groups_to_merge 1 and the direct epilogue";
       break;
     case rule::conv_direct_channels_per_thread_not_vector:
       m << "direct_conv channels per thread (warp_tile n = " << v[0] << ") must equal the input and output vectors ("
@@ -308,7 +308,7 @@ constexpr message describe(const diagnostic& d) {
     case rule::conv_direct_tile_not_threads_x_pixels:
       m << "direct_conv tile " << v[0] << "x" << v[1] << "x" << v[2]
         << ": tile k must be a multiple of the channels per thread, tile n of the pixels per thread, and "
-           "tile m x tile n = (threads / channel lanes) x pixels per thread = "
+           "tile m x tile n = (threads / channel lanes) x pixels x rows per thread = "
         << v[3];
       break;
     case rule::conv_direct_tile_above_maximum:
@@ -318,6 +318,19 @@ constexpr message describe(const diagnostic& d) {
     case rule::conv_direct_smem_exceeds_capacity:
       m << "direct_conv needs " << v[0] << " bytes of shared memory for a 3x3 filter, " << arch << " has " << v[1];
       break;
+    case rule::conv_direct_staged_not_offered:
+      m << "direct_conv stages 2 (the TMA-staged depthwise kernel) is not offered on " << arch
+        << " (it needs TMA: sm_90)";
+      break;
+    case rule::conv_direct_staged_shape_not_built: {
+      constexpr std::string_view what[4] = {
+          "is a 2-D nhwgc forward kernel",
+          "takes 1 to the arch's maximum output rows per thread (warp_tile k)",
+          "stages whole 16-byte lines of channels (tile k x element size a multiple of 16)",
+          "needs tile m a multiple of the rows per thread and tile n of the columns per thread"};
+      m << "direct_conv stages 2 (staged depthwise) " << what[v[0] % 4] << "; got " << v[1];
+      break;
+    }
     case rule::conv_direct_weight_vector_not_one:
       m << "direct_conv stages the taps element by element: the weight vector is 1, not " << v[0];
       break;

@@ -90,12 +90,14 @@ enum class rule : std::uint8_t {
   conv_vector_bytes_not_offered_by_pipeline,
   conv_direct_needs_explicit_shape,       // direct_conv: tile, warps and warp_tile are named, not wildcards
   conv_direct_threads_not_offered,
-  conv_direct_shape_not_one_dimensional,  // warps (w, 1, 1), warp_tile (p, c, 1), stages 1, groups_to_merge 1
+  conv_direct_shape_not_one_dimensional,  // warps (w, 1, 1), warp_tile (p, c, 1), stages 1 or 2, groups_to_merge 1
   conv_direct_channels_per_thread_not_vector,
   conv_direct_tile_not_threads_x_pixels,
   conv_direct_tile_above_maximum,
   conv_direct_smem_exceeds_capacity,
   conv_direct_weight_vector_not_one,
+  conv_direct_staged_not_offered,         // stages 2 (TMA-staged depthwise): targets with TMA only
+  conv_direct_staged_shape_not_built,     // stages 2: fwd 2-D nhwgc, rows per thread, 16-byte channel lines
   // ---- fmha
   fmha_dtype_not_offered_on_arch,
   fmha_pipeline_not_offered_on_arch,
