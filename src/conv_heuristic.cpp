@@ -61,6 +61,37 @@ problem_profile conv_problem_profile(const grouped_conv_problem& p) {
 
 namespace {
 
+// The TMA-staged depthwise kernel (direct_conv stages 2, kernels/conv/cuda/direct/dw_staged_sm90.cuh):
+// bytes over bandwidth (every tensor once, each tile's halo re-read from L2 counted at a fifth)
+// against its issue: per output element a multiply-add per tap, per input element a thread reads
+// from shared memory a conversion and a share of the vector's load, per vector a store, at 60%
+// of the fp32 rate (ncu on an H200, a 7x7 layer: 1.6 instructions per multiply-add, 65% of the
+// issue slots used at 12 warps per SM); blocks beyond the SMs' resident share run in waves.
+double staged_depthwise_estimate_us(const grouped_conv_key& key, const grouped_conv_problem& p, double fp32_tflops,
+                                    double bandwidth) {
+  const double th = key.algo.tile.m, tw = key.algo.tile.n, cb = key.algo.tile.k;
+  const double rows = key.algo.warp_tile.k, cols = key.algo.warp_tile.m, v = key.algo.vector_out;
+  const double sy = double(p.stride_dims[1]), sx = double(p.stride_dims[2]);
+  const double fy = double(p.filter_dims[1]), fx = double(p.filter_dims[2]);
+  const double box = ((th - 1) * sy + fy) * ((tw - 1) * sx + fx);
+  const double halo = std::max(0.0, box / (th * tw * sy * sx) - 1.0);
+  const double in_bytes = double(p.elements(conv_tensor::input)) * std::max(1, bits_of(p.in_type) / 8);
+  const double bytes = p.bytes() + 0.2 * halo * in_bytes;
+  const auto ceil_to = [](double x, double m) { return std::ceil(x / m) * m; };
+  const double ho = double(p.output_dim(1)), wo = double(p.output_dim(2));
+  const double used = double(p.k) / ceil_to(double(p.k), cb) * ho / ceil_to(ho, th) * wo / ceil_to(wo, tw);
+  const double read_per_output = ((rows - 1) * sy + fy) * ((cols - 1) * sx + fx) / (rows * cols);
+  const double outputs = double(p.elements(conv_tensor::output));
+  const double ops = outputs * (fy * fx + read_per_output * (1.0 + 1.0 / v) + 1.0 / v);
+  const double compute_s = ops / (fp32_tflops * 1e12 / 2 * 0.6 * used);
+  // Waves: tiles x channel blocks over the SMs (about two resident blocks each).
+  const double units = double(p.n) * std::ceil(ho / th) * std::ceil(wo / tw) * std::ceil(double(p.k) / cb);
+  const double slots = 2.0 * std::max(1, spec_of(key.algo.arch).sm_count);
+  const double wave_share = units / (std::ceil(units / slots) * slots);
+  const double memory_s = bytes / (bandwidth * std::sqrt(used));
+  return (std::max(memory_s, compute_s) / wave_share + 0.3 * std::min(memory_s, compute_s)) * 1e6 + 3.0;
+}
+
 // direct_conv (kernels/conv/cuda/direct/): bytes over bandwidth, or its CUDA-core
 // multiply-adds, whichever is longer. Bytes: every tensor once, the input's halo
 // re-read from L2 counted at a fifth; the multiply-adds run at 30% of the fp32
@@ -72,6 +103,7 @@ double direct_estimate_us(const grouped_conv_key& key, const grouped_conv_proble
   for (const auto& r : s.peaks)
     if (r.compute == dtype::fp32) fp32_tflops = r.tflops;
   const double bandwidth = (s.mem_bandwidth_gbs > 0 ? s.mem_bandwidth_gbs : 1600.0) * 1e9 * 0.85;
+  if (key.algo.stages == 2) return staged_depthwise_estimate_us(key, p, fp32_tflops, bandwidth);
   const double tm = key.algo.tile.m, tn = key.algo.tile.n;
   const double rows = (tm - 1) * double(p.stride_dims[1]) + (double(p.filter_dims[1]) - 1) * double(p.dilation_dims[1]) + 1;
   const double cols = (tn - 1) * double(p.stride_dims[2]) + (double(p.filter_dims[2]) - 1) * double(p.dilation_dims[2]) + 1;

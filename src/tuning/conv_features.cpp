@@ -33,6 +33,8 @@ const std::array<std::string_view, conv_feature_count>& conv_feature_names() {
         "halo_tile_fill",                             // output pixels over the halo tiles' pixels
         "rows",                                       // the stride1_rows specialization's streamed rows
         "rows_fill",                                  // a row's output pixels over its strips' pixels
+        "direct_staged",                              // the TMA-staged depthwise kernel (direct_conv stages 2)
+        "direct_reads_per_output",                    // a direct thread's input vectors read per output
         "log2_bytes"};                                // the least traffic, every tensor once
     for (std::size_t i = 0; i < extra.size(); ++i) out[feature_count + i] = extra[i];
     return out;
@@ -106,6 +108,18 @@ conv_feature_row conv_features_of(const grouped_conv_problem& p, const grouped_c
       key.sig.spec == conv_specialization::stride1_rows ? kernels::rows_plan_of(p, a.tile.m) : std::nullopt;
   f[i++] = rows ? 1.0f : 0.0f;
   f[i++] = rows ? float(rows->fill()) : 1.0f;
+  // Direct kernels: a thread's window of (rows - 1) x stride + filter rows by (columns - 1) x stride +
+  // filter columns serves rows x columns outputs (the unstaged kernels have one row per thread).
+  const bool direct = a.pipe == pipeline::direct_conv;
+  f[i++] = direct && a.stages == 2 ? 1.0f : 0.0f;
+  if (direct && a.warp_tile.m > 0 && a.warp_tile.k > 0) {
+    const double r = a.warp_tile.k, q = a.warp_tile.m;
+    const double window = ((r - 1) * double(p.stride_dims[1]) + double(p.filter_dims[1])) *
+                          ((q - 1) * double(p.stride_dims[2]) + double(p.filter_dims[2]));
+    f[i++] = float(window / (r * q));
+  } else {
+    f[i++] = 0.0f;
+  }
   f[i++] = float(std::log2(std::max(1.0, p.bytes())));
   return f;
 }

@@ -14,7 +14,7 @@
 
 namespace kdecl::tuning {
 
-inline constexpr std::size_t conv_extra_feature_count = 21;
+inline constexpr std::size_t conv_extra_feature_count = 23;
 inline constexpr std::size_t conv_feature_count = feature_count + conv_extra_feature_count;
 using conv_feature_row = std::array<float, conv_feature_count>;
 

@@ -14,6 +14,7 @@
 #include "kdecl/kernels/conv/cuda/direct/direct_bwd_data.cuh"
 #include "kdecl/kernels/conv/cuda/direct/direct_bwd_weight.cuh"
 #include "kdecl/kernels/conv/cuda/direct/direct_fwd.cuh"
+#include "kdecl/kernels/conv/cuda/direct/dw_staged_sm90_decl.cuh"
 #include "kdecl/kernels/conv/cuda/sm80/conv_bwd_data_sm80.cuh"
 #include "kdecl/kernels/conv/cuda/sm80/conv_bwd_weight_sm80.cuh"
 #include "kdecl/kernels/conv/cuda/sm80/conv_fwd_sm80.cuh"
@@ -54,10 +55,16 @@ using sm90_bwd_data = sm90_any_channels<K, cuda::sm90::conv_bwd_data>;
 template <grouped_conv_key K>
 using sm90_bwd_weight = sm90_any_channels<K, cuda::sm90::conv_bwd_weight>;
 
+// direct_conv keys with stages 2 are the TMA-staged depthwise forward kernel (dw_staged_sm90.cuh,
+// complete only where its set includes it), the others the direct kernels of their direction.
+template <grouped_conv_key K>
+struct direct_forward : std::conditional_t<K.algo.stages == 2, cuda::direct::conv_dw_staged_fwd<K>,
+                                           cuda::direct::conv_direct_fwd<K>> {};
+
 template <grouped_conv_key K>
 using cuda_conv_impl = std::conditional_t<
     K.algo.pipe == pipeline::direct_conv,
-    of_direction<K, cuda::direct::conv_direct_fwd, cuda::direct::conv_direct_bwd_data, cuda::direct::conv_direct_bwd_weight>,
+    of_direction<K, direct_forward, cuda::direct::conv_direct_bwd_data, cuda::direct::conv_direct_bwd_weight>,
     std::conditional_t<K.algo.pipe == pipeline::tma_wgmma,
                        of_direction<K, sm90_fwd, sm90_bwd_data, sm90_bwd_weight>,
                        of_direction<K, cuda::sm80::conv_fwd, cuda::sm80::conv_bwd_data, cuda::sm80::conv_bwd_weight>>>;
