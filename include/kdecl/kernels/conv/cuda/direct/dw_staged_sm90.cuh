@@ -161,6 +161,8 @@ __global__ void __launch_bounds__(Shape::threads) direct_dw_staged_fwd_kernel(co
     sm90::mbarrier_init(&full[0], 1);
     sm90::mbarrier_init(&full[1], 1);
     sm90::mbarrier_init_fence();
+    // The first tile's box flies while every thread loads its taps (one latency, not two).
+    if (int(blockIdx.x) < p.items) stage(int(blockIdx.x), 0);
   }
   __syncthreads();
 
@@ -182,7 +184,6 @@ __global__ void __launch_bounds__(Shape::threads) direct_dw_staged_fwd_kernel(co
           w[ky][kx][j] = has_channels ? dw_to_float(wei[(kc + j) * p.wei_g + ky * p.wei_y + kx * p.wei_x]) : 0.0f;
   }
 
-  if (tid == 0 && int(blockIdx.x) < p.items) stage(int(blockIdx.x), 0);
   // Walk step `step` reads stage step % 2, whose barrier completes its (step / 2)-th phase.
   int step = 0;
   for (int item = int(blockIdx.x); item < p.items; item += int(gridDim.x), ++step) {
