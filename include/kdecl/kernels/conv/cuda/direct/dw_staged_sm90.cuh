@@ -246,7 +246,6 @@ __global__ void __launch_bounds__(Shape::threads) direct_dw_staged_fwd_kernel(co
   }
 }
 
-
 template <grouped_conv_key K>
 struct conv_dw_staged_fwd {
   static_assert(K.sig.dir == conv_direction::fwd && K.algo.stages == 2);
