@@ -48,6 +48,7 @@
 #include "kdecl/conv/grouped_conv_problem.hpp"
 #include "kdecl/core/status.hpp"
 #include "kdecl/kernels/conv/cuda/direct/direct_config.cuh"
+#include "kdecl/kernels/conv/cuda/direct/direct_fwd.cuh"
 #include "kdecl/kernels/conv/cuda/direct/dw_staged_sm90_decl.cuh"
 #include "kdecl/kernels/cuda/device_info.cuh"
 #include "kdecl/kernels/cuda/device_types.cuh"
@@ -91,32 +92,16 @@ struct dw_staged_shape {
   static_assert(V == 1 || V == 2 || V == 4 || V == 8, "2-, 4-, 8- or 16-byte vectors");
 };
 
-template <class T> __device__ __forceinline__ float dw_to_float(T v);
-template <> __device__ __forceinline__ float dw_to_float(__half v) { return __half2float(v); }
-template <> __device__ __forceinline__ float dw_to_float(__nv_bfloat16 v) { return __bfloat162float(v); }
-template <class T> __device__ __forceinline__ T dw_from_float(float v);
-template <> __device__ __forceinline__ __half dw_from_float(float v) { return __float2half_rn(v); }
-template <> __device__ __forceinline__ __nv_bfloat16 dw_from_float(float v) { return __float2bfloat16_rn(v); }
-
-template <int Bytes> struct dw_raw;
-template <> struct dw_raw<2> { using type = unsigned short; };
-template <> struct dw_raw<4> { using type = unsigned; };
-template <> struct dw_raw<8> { using type = uint2; };
-template <> struct dw_raw<16> { using type = uint4; };
-
-template <class T, int V>
-union dw_vector {
-  typename dw_raw<V * int(sizeof(T))>::type raw;
-  T e[V];
-};
+// Vectors (elements<T, V>) and element conversions (to_float, from_float) are the unstaged
+// direct kernels' (direct_fwd.cuh).
 
 // A vector's elements as fp32. bf16 pairs by bit operations (one instruction per element:
 // the high half masked, the low half shifted), where __bfloat162float of each half of a
 // 32-bit word costs the high half a byte permute as well; fp16 by conversion.
 template <class T, int V>
-__device__ __forceinline__ void dw_unpack(const dw_vector<T, V>& v, float (&x)[V]) {
+__device__ __forceinline__ void dw_unpack(const elements<T, V>& v, float (&x)[V]) {
   if constexpr (std::is_same_v<T, __nv_bfloat16> && V % 2 == 0) {
-    const unsigned* words = reinterpret_cast<const unsigned*>(&v.raw);
+    const unsigned* words = reinterpret_cast<const unsigned*>(&v.r);
 #pragma unroll
     for (int j = 0; j < V; j += 2) {
       x[j] = __uint_as_float(words[j / 2] << 16);
@@ -124,7 +109,7 @@ __device__ __forceinline__ void dw_unpack(const dw_vector<T, V>& v, float (&x)[V
     }
   } else {
 #pragma unroll
-    for (int j = 0; j < V; ++j) x[j] = dw_to_float(v.e[j]);
+    for (int j = 0; j < V; ++j) x[j] = to_float(v.e[j]);
   }
 }
 
@@ -134,7 +119,7 @@ __global__ void __launch_bounds__(Shape::threads) direct_dw_staged_fwd_kernel(co
   constexpr int CB = Shape::CB, V = Shape::V, R = Shape::R, Q = Shape::Q, S = Shape::S;
   constexpr int FY = Shape::FY, FX = Shape::FX, TH = Shape::TH, TW = Shape::TW, IW = Shape::IW;
   constexpr int lanes = Shape::lanes;
-  using vec = dw_vector<T, V>;
+  using vec = elements<T, V>;
   extern __shared__ __align__(128) unsigned char smem[];
   T* const stages = reinterpret_cast<T*>(smem);
   std::uint64_t* const full = reinterpret_cast<std::uint64_t*>(smem + 2 * Shape::stage_bytes);
@@ -181,7 +166,7 @@ __global__ void __launch_bounds__(Shape::threads) direct_dw_staged_fwd_kernel(co
       for (int kx = 0; kx < FX; ++kx)
 #pragma unroll
         for (int j = 0; j < V; ++j)
-          w[ky][kx][j] = has_channels ? dw_to_float(wei[(kc + j) * p.wei_g + ky * p.wei_y + kx * p.wei_x]) : 0.0f;
+          w[ky][kx][j] = has_channels ? to_float(wei[(kc + j) * p.wei_g + ky * p.wei_y + kx * p.wei_x]) : 0.0f;
   }
 
   // Walk step `step` reads stage step % 2, whose barrier completes its (step / 2)-th phase.
@@ -208,7 +193,7 @@ __global__ void __launch_bounds__(Shape::threads) direct_dw_staged_fwd_kernel(co
 #pragma unroll
       for (int c = 0; c < Shape::cols_read; ++c) {
         vec v;
-        v.raw = *reinterpret_cast<const decltype(v.raw)*>(patch + (ir * IW + c) * CB);
+        v.r = *reinterpret_cast<const typename vec::raw*>(patch + (ir * IW + c) * CB);
         dw_unpack<T, V>(v, x[c]);
       }
 #pragma unroll
@@ -238,8 +223,8 @@ __global__ void __launch_bounds__(Shape::threads) direct_dw_staged_fwd_kernel(co
           if (oy0 + r < p.ho && ox0 + q < p.wo) {
             vec o;
 #pragma unroll
-            for (int j = 0; j < V; ++j) o.e[j] = dw_from_float<T>(acc[r][q][j]);
-            *reinterpret_cast<decltype(o.raw)*>(out) = o.raw;
+            for (int j = 0; j < V; ++j) o.e[j] = from_float<T>(acc[r][q][j]);
+            *reinterpret_cast<typename vec::raw*>(out) = o.r;
           }
       }
     __syncthreads();  // the stage just read is the one the next step's box fills
