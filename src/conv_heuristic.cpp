@@ -7,6 +7,7 @@
 #include "kdecl/arch/arch.hpp"
 #include "kdecl/dsl/conv_rules.hpp"
 #include "kdecl/kernels/conv/bwd_data_as_forward.hpp"
+#include "kdecl/kernels/conv/direct_window.hpp"
 #include "kdecl/kernels/conv/halo_plan.hpp"
 #include "kdecl/kernels/conv/rows_plan.hpp"
 #include "kdecl/kernels/conv/cuda/sm80/conv_bwd_plan.hpp"
@@ -70,7 +71,7 @@ namespace {
 double staged_depthwise_estimate_us(const grouped_conv_key& key, const grouped_conv_problem& p, double fp32_tflops,
                                     double bandwidth) {
   const double th = key.algo.tile.m, tw = key.algo.tile.n, cb = key.algo.tile.k;
-  const double rows = key.algo.warp_tile.k, cols = key.algo.warp_tile.m, v = key.algo.vector_out;
+  const double v = key.algo.vector_out;
   const double sy = double(p.stride_dims[1]), sx = double(p.stride_dims[2]);
   const double fy = double(p.filter_dims[1]), fx = double(p.filter_dims[2]);
   const double box = ((th - 1) * sy + fy) * ((tw - 1) * sx + fx);
@@ -80,7 +81,7 @@ double staged_depthwise_estimate_us(const grouped_conv_key& key, const grouped_c
   const auto ceil_to = [](double x, double m) { return std::ceil(x / m) * m; };
   const double ho = double(p.output_dim(1)), wo = double(p.output_dim(2));
   const double used = double(p.k) / ceil_to(double(p.k), cb) * ho / ceil_to(ho, th) * wo / ceil_to(wo, tw);
-  const double read_per_output = ((rows - 1) * sy + fy) * ((cols - 1) * sx + fx) / (rows * cols);
+  const double read_per_output = kernels::direct_reads_per_output(key, p);
   const double outputs = double(p.elements(conv_tensor::output));
   const double ops = outputs * (fy * fx + read_per_output * (1.0 + 1.0 / v) + 1.0 / v);
   const double compute_s = ops / (fp32_tflops * 1e12 / 2 * 0.6 * used);

@@ -6,6 +6,7 @@
 
 #include "kdecl/conv/conv_heuristic.hpp"
 #include "kdecl/dispatch/alignment.hpp"
+#include "kdecl/kernels/conv/direct_window.hpp"
 #include "kdecl/kernels/conv/halo_plan.hpp"
 #include "kdecl/kernels/conv/rows_plan.hpp"
 
@@ -108,18 +109,8 @@ conv_feature_row conv_features_of(const grouped_conv_problem& p, const grouped_c
       key.sig.spec == conv_specialization::stride1_rows ? kernels::rows_plan_of(p, a.tile.m) : std::nullopt;
   f[i++] = rows ? 1.0f : 0.0f;
   f[i++] = rows ? float(rows->fill()) : 1.0f;
-  // Direct kernels: a thread's window of (rows - 1) x stride + filter rows by (columns - 1) x stride +
-  // filter columns serves rows x columns outputs (the unstaged kernels have one row per thread).
-  const bool direct = a.pipe == pipeline::direct_conv;
-  f[i++] = direct && a.stages == 2 ? 1.0f : 0.0f;
-  if (direct && a.warp_tile.m > 0 && a.warp_tile.k > 0) {
-    const double r = a.warp_tile.k, q = a.warp_tile.m;
-    const double window = ((r - 1) * double(p.stride_dims[1]) + double(p.filter_dims[1])) *
-                          ((q - 1) * double(p.stride_dims[2]) + double(p.filter_dims[2]));
-    f[i++] = float(window / (r * q));
-  } else {
-    f[i++] = 0.0f;
-  }
+  f[i++] = a.pipe == pipeline::direct_conv && a.stages == 2 ? 1.0f : 0.0f;
+  f[i++] = float(kernels::direct_reads_per_output(key, p));
   f[i++] = float(std::log2(std::max(1.0, p.bytes())));
   return f;
 }
