@@ -20,6 +20,7 @@ CREATE TABLE IF NOT EXISTS measurements(
   memory_clock_mhz INTEGER, driver_version TEXT, cuda_version TEXT, kdecl_commit TEXT,
   op TEXT NOT NULL, problem_key TEXT NOT NULL, kernel TEXT NOT NULL, kernel_set TEXT,
   median_ms REAL, spread REAL, samples INTEGER, error TEXT, measured_at TEXT,
+  confirmed_rounds INTEGER NOT NULL DEFAULT 0,
   PRIMARY KEY(device_name, problem_key, kernel));
 CREATE TABLE IF NOT EXISTS problem_sources(
   problem_key TEXT NOT NULL, model TEXT NOT NULL, layer TEXT NOT NULL, source TEXT,
@@ -33,11 +34,45 @@ std::string column_text(sqlite3_stmt* st, int i) {
   return p ? reinterpret_cast<const char*>(p) : "";
 }
 
+// The columns measurement_of() reads, in its order; the last is "confirmed_rounds", or "0"
+// for a read-only database written before that column existed.
+std::string measurement_columns(bool has_confirmed_column) {
+  return std::string("device_name, arch, sm_count, sm_clock_mhz, memory_clock_mhz, driver_version, cuda_version, "
+                     "kdecl_commit, op, problem_key, kernel, kernel_set, median_ms, spread, samples, error, "
+                     "measured_at, ") +
+         (has_confirmed_column ? "confirmed_rounds" : "0");
+}
+
+measurement measurement_of(sqlite3_stmt* st) {
+  measurement m;
+  auto& h = m.machine;
+  h.device_name = column_text(st, 0);
+  h.arch = column_text(st, 1);
+  h.sm_count = sqlite3_column_int(st, 2);
+  h.sm_clock_mhz = sqlite3_column_int(st, 3);
+  h.memory_clock_mhz = sqlite3_column_int(st, 4);
+  h.driver_version = column_text(st, 5);
+  h.cuda_version = column_text(st, 6);
+  h.kdecl_commit = column_text(st, 7);
+  m.op = column_text(st, 8);
+  m.problem_key = column_text(st, 9);
+  m.kernel = column_text(st, 10);
+  m.kernel_set = column_text(st, 11);
+  if (sqlite3_column_type(st, 12) != SQLITE_NULL) m.median_ms = sqlite3_column_double(st, 12);
+  m.spread = sqlite3_column_double(st, 13);
+  m.samples = sqlite3_column_int(st, 14);
+  m.error = column_text(st, 15);
+  m.measured_at = column_text(st, 16);
+  m.confirmed_rounds = sqlite3_column_int(st, 17);
+  return m;
+}
+
 }  // namespace
 
 struct tuning_db::impl {
   sqlite3* db = nullptr;
   std::string path;
+  bool has_confirmed_column = true;
 
   void check(int rc, const char* what) const {
     if (rc != SQLITE_OK && rc != SQLITE_DONE && rc != SQLITE_ROW)
@@ -82,6 +117,17 @@ tuning_db::tuning_db(const std::string& path, bool read_only) : path_(path), imp
     auto s = impl_->prepare("SELECT count(*) FROM measurements");
     impl_->check(sqlite3_step(s.st), "reading measurements");
   }
+  // Databases written before `tune --confirm` existed lack its column: added when the file
+  // is writable, read as 0 otherwise.
+  bool found = false;
+  {
+    auto s = impl_->prepare("SELECT name FROM pragma_table_info('measurements')");
+    int rc;
+    while ((rc = sqlite3_step(s.st)) == SQLITE_ROW) found = found || column_text(s.st, 0) == "confirmed_rounds";
+    impl_->check(rc, "reading the measurements' columns");
+  }
+  if (!found && !read_only) impl_->exec("ALTER TABLE measurements ADD COLUMN confirmed_rounds INTEGER NOT NULL DEFAULT 0");
+  impl_->has_confirmed_column = found || !read_only;
 }
 
 tuning_db::~tuning_db() {
@@ -102,7 +148,7 @@ bool tuning_db::add(const measurement& m) {
   auto s = impl_->prepare(
       "INSERT OR IGNORE INTO measurements(device_name, arch, sm_count, sm_clock_mhz, memory_clock_mhz, "
       "driver_version, cuda_version, kdecl_commit, op, problem_key, kernel, kernel_set, median_ms, spread, samples, "
-      "error, measured_at) VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17)");
+      "error, measured_at, confirmed_rounds) VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18)");
   auto text = [&](int i, const std::string& v) { sqlite3_bind_text(s.st, i, v.c_str(), -1, SQLITE_TRANSIENT); };
   const auto& h = m.machine;
   text(1, h.device_name);
@@ -124,8 +170,44 @@ bool tuning_db::add(const measurement& m) {
   if (m.error.empty()) sqlite3_bind_null(s.st, 16);
   else text(16, m.error);
   text(17, m.measured_at.empty() ? utc_now() : m.measured_at);
+  sqlite3_bind_int(s.st, 18, std::max(0, m.confirmed_rounds));
   impl_->check(sqlite3_step(s.st), "insert");
   return sqlite3_changes(impl_->db) > 0;
+}
+
+bool tuning_db::confirm(const measurement& m) {
+  if (m.confirmed_rounds <= 0 || !m.median_ms)
+    throw std::invalid_argument(fmt::format("confirm: the row of {} on {} holds no confirmed timing "
+                                            "(confirmed_rounds {}, a median is required)",
+                                            m.kernel, m.problem_key, m.confirmed_rounds));
+  auto s = impl_->prepare(
+      "UPDATE measurements SET median_ms=?4, spread=?5, samples=?6, measured_at=?7, kdecl_commit=?8, "
+      "confirmed_rounds=?9, error=NULL WHERE device_name=?1 AND problem_key=?2 AND kernel=?3 AND confirmed_rounds < ?9");
+  auto text = [&](int i, const std::string& v) { sqlite3_bind_text(s.st, i, v.c_str(), -1, SQLITE_TRANSIENT); };
+  text(1, m.machine.device_name);
+  text(2, m.problem_key);
+  text(3, m.kernel);
+  sqlite3_bind_double(s.st, 4, *m.median_ms);
+  sqlite3_bind_double(s.st, 5, m.spread);
+  sqlite3_bind_int(s.st, 6, m.samples);
+  text(7, m.measured_at.empty() ? utc_now() : m.measured_at);
+  text(8, m.machine.kdecl_commit);
+  sqlite3_bind_int(s.st, 9, m.confirmed_rounds);
+  impl_->check(sqlite3_step(s.st), "confirm");
+  return sqlite3_changes(impl_->db) > 0;
+}
+
+std::vector<measurement> tuning_db::rows_of(const std::string& device_name, const std::string& problem_key) const {
+  const std::string sql = fmt::format("SELECT {} FROM measurements WHERE device_name=?1 AND problem_key=?2 ORDER BY kernel",
+                                      measurement_columns(impl_->has_confirmed_column));
+  auto s = impl_->prepare(sql.c_str());
+  sqlite3_bind_text(s.st, 1, device_name.c_str(), -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text(s.st, 2, problem_key.c_str(), -1, SQLITE_TRANSIENT);
+  std::vector<measurement> out;
+  int rc;
+  while ((rc = sqlite3_step(s.st)) == SQLITE_ROW) out.push_back(measurement_of(s.st));
+  impl_->check(rc, "reading a problem's measurements");
+  return out;
 }
 
 void tuning_db::add_source(const problem_source& src) {
@@ -148,35 +230,14 @@ void tuning_db::add_kernel_set(const kernel_set& ks) {
 }
 
 std::vector<measurement> tuning_db::measurements(const std::string& arch) const {
-  auto s = impl_->prepare(
-      "SELECT device_name, arch, sm_count, sm_clock_mhz, memory_clock_mhz, driver_version, cuda_version, "
-      "kdecl_commit, op, problem_key, kernel, kernel_set, median_ms, spread, samples, error, measured_at "
-      "FROM measurements WHERE ?1 = '' OR arch = ?1 ORDER BY problem_key, kernel, device_name");
+  const std::string sql = fmt::format(
+      "SELECT {} FROM measurements WHERE ?1 = '' OR arch = ?1 ORDER BY problem_key, kernel, device_name",
+      measurement_columns(impl_->has_confirmed_column));
+  auto s = impl_->prepare(sql.c_str());
   sqlite3_bind_text(s.st, 1, arch.c_str(), -1, SQLITE_TRANSIENT);
   std::vector<measurement> out;
   int rc;
-  while ((rc = sqlite3_step(s.st)) == SQLITE_ROW) {
-    measurement m;
-    auto& h = m.machine;
-    h.device_name = column_text(s.st, 0);
-    h.arch = column_text(s.st, 1);
-    h.sm_count = sqlite3_column_int(s.st, 2);
-    h.sm_clock_mhz = sqlite3_column_int(s.st, 3);
-    h.memory_clock_mhz = sqlite3_column_int(s.st, 4);
-    h.driver_version = column_text(s.st, 5);
-    h.cuda_version = column_text(s.st, 6);
-    h.kdecl_commit = column_text(s.st, 7);
-    m.op = column_text(s.st, 8);
-    m.problem_key = column_text(s.st, 9);
-    m.kernel = column_text(s.st, 10);
-    m.kernel_set = column_text(s.st, 11);
-    if (sqlite3_column_type(s.st, 12) != SQLITE_NULL) m.median_ms = sqlite3_column_double(s.st, 12);
-    m.spread = sqlite3_column_double(s.st, 13);
-    m.samples = sqlite3_column_int(s.st, 14);
-    m.error = column_text(s.st, 15);
-    m.measured_at = column_text(s.st, 16);
-    out.push_back(std::move(m));
-  }
+  while ((rc = sqlite3_step(s.st)) == SQLITE_ROW) out.push_back(measurement_of(s.st));
   impl_->check(rc, "reading measurements");
   return out;
 }
@@ -238,7 +299,7 @@ std::size_t tuning_db::export_jsonl(const std::string& path) const {
                      {"problem_key", m.problem_key}, {"kernel", m.kernel}, {"kernel_set", m.kernel_set},
                      {"median_ms", m.median_ms ? nlohmann::json(*m.median_ms) : nlohmann::json()},
                      {"spread", m.spread}, {"samples", m.samples}, {"error", m.error},
-                     {"measured_at", m.measured_at}};
+                     {"measured_at", m.measured_at}, {"confirmed_rounds", m.confirmed_rounds}};
     out << j.dump() << "\n";
     ++n;
   }
@@ -285,8 +346,13 @@ std::size_t tuning_db::import_jsonl(const std::string& path) {
           m.samples = j.value("samples", 0);
           m.error = j.value("error", "");
           m.measured_at = j.value("measured_at", "");
+          m.confirmed_rounds = j.value("confirmed_rounds", 0);
           if (!m.median_ms && m.error.empty()) throw std::invalid_argument("a measurement needs median_ms or error");
-          if (add(m)) ++added;
+          if (m.confirmed_rounds < 0)
+            throw std::invalid_argument(fmt::format("confirmed_rounds {} is negative", m.confirmed_rounds));
+          if (m.confirmed_rounds > 0 && !m.median_ms)
+            throw std::invalid_argument("a confirmed measurement needs median_ms");
+          if (add(m) || (m.confirmed_rounds > 0 && confirm(m))) ++added;
         } else {
           throw std::invalid_argument(fmt::format("kind '{}' is not measurement, source or kernel_set", kind));
         }

@@ -13,9 +13,11 @@
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
 #include "kdecl/gemm/gemm_dispatcher.hpp"
 #include "kdecl/gemm/gemm_name.hpp"
+#include "kdecl/tuning/confirmation.hpp"
 #include "kdecl/tuning/features.hpp"
 #include "kdecl/tuning/problem_key.hpp"
 #include "kdecl/tuning/problem_list.hpp"
@@ -149,6 +151,101 @@ TEST(TuningDb, WritesResumesExportsAndImports) {
   }
   EXPECT_EQ(copy.size(), 2u);  // a failed import adds nothing
   EXPECT_THROW(tuning_db(s / "missing.db", true), std::runtime_error);
+}
+
+// `tune --confirm` replaces a row's timing by one taken in turns; a confirmation of as many
+// rounds is not replaced again, and imports carry confirmations over first-pass rows.
+TEST(TuningDb, ConfirmedRowsReplaceFirstTimingsOnceAndTravel) {
+  scratch s;
+  const std::string key = problem_key(gemm_problem{}.sizes(128, 128, 128).dtype(dtype::bf16));
+  tuning_db db(s / "a.db");
+  ASSERT_TRUE(db.add(row(key, "k1", 0.50)));
+  ASSERT_TRUE(db.add(row(key, "k2", 0.40)));
+  EXPECT_THROW(db.confirm(row(key, "k1", 0.45)), std::invalid_argument);  // no rounds: not a confirmation
+  auto confirmed = row(key, "k1", 0.45);
+  confirmed.confirmed_rounds = 5;
+  confirmed.samples = 40;
+  EXPECT_TRUE(db.confirm(confirmed));
+  EXPECT_FALSE(db.confirm(confirmed));  // as many rounds already: kept
+  auto missing = confirmed;
+  missing.kernel = "k9";
+  EXPECT_FALSE(db.confirm(missing));  // only rows that exist are confirmed
+  auto rows = db.rows_of("Test GPU", key);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].kernel, "k1");
+  EXPECT_DOUBLE_EQ(*rows[0].median_ms, 0.45);
+  EXPECT_EQ(rows[0].confirmed_rounds, 5);
+  EXPECT_EQ(rows[0].samples, 40);
+  EXPECT_EQ(rows[1].confirmed_rounds, 0);
+  EXPECT_TRUE(db.rows_of("Other GPU", key).empty());
+
+  // A database holding the first-pass rows takes the confirmation from an export.
+  db.export_jsonl(s / "a.jsonl");
+  tuning_db first(s / "b.db");
+  ASSERT_TRUE(first.add(row(key, "k1", 0.50)));
+  EXPECT_EQ(first.import_jsonl(s / "a.jsonl"), 2u);  // k2 added, k1 confirmed
+  EXPECT_EQ(first.import_jsonl(s / "a.jsonl"), 0u);
+  EXPECT_DOUBLE_EQ(*first.rows_of("Test GPU", key)[0].median_ms, 0.45);
+
+  std::ofstream(s / "bad.jsonl") << R"({"kind":"measurement","device_name":"x","arch":"sm_90","problem_key":"p",)"
+                                 << R"("kernel":"k","error":"e","confirmed_rounds":3})" << "\n";
+  try {
+    first.import_jsonl(s / "bad.jsonl");
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("a confirmed measurement needs median_ms"), std::string::npos) << e.what();
+  }
+}
+
+// A database written before confirmations existed reads as unconfirmed when opened read-only
+// and gains the column when opened for writing.
+TEST(TuningDb, OpensDatabasesWrittenBeforeConfirmations) {
+  scratch s;
+  {
+    sqlite3* raw = nullptr;
+    ASSERT_EQ(sqlite3_open((s / "old.db").c_str(), &raw), SQLITE_OK);
+    const char* old_schema =
+        "CREATE TABLE measurements(device_name TEXT NOT NULL, arch TEXT NOT NULL, sm_count INTEGER, "
+        "sm_clock_mhz INTEGER, memory_clock_mhz INTEGER, driver_version TEXT, cuda_version TEXT, kdecl_commit TEXT, "
+        "op TEXT NOT NULL, problem_key TEXT NOT NULL, kernel TEXT NOT NULL, kernel_set TEXT, median_ms REAL, "
+        "spread REAL, samples INTEGER, error TEXT, measured_at TEXT, PRIMARY KEY(device_name, problem_key, kernel));"
+        "INSERT INTO measurements VALUES('Test GPU','sm_90',132,1980,2619,'13.0','13.0','abc','gemm','p','k1','f',"
+        "0.5,0.01,20,NULL,'2026-11-26T00:00:00Z');";
+    ASSERT_EQ(sqlite3_exec(raw, old_schema, nullptr, nullptr, nullptr), SQLITE_OK);
+    sqlite3_close(raw);
+  }
+  {
+    tuning_db read_only(s / "old.db", true);
+    auto rows = read_only.rows_of("Test GPU", "p");
+    ASSERT_EQ(rows.size(), 1u);
+    EXPECT_EQ(rows[0].confirmed_rounds, 0);
+    EXPECT_EQ(read_only.measurements().size(), 1u);
+  }
+  tuning_db db(s / "old.db");
+  auto confirmed = row("p", "k1", 0.4);
+  confirmed.confirmed_rounds = 3;
+  EXPECT_TRUE(db.confirm(confirmed));
+  EXPECT_EQ(db.measurements()[0].confirmed_rounds, 3);
+  EXPECT_DOUBLE_EQ(*db.measurements()[0].median_ms, 0.4);
+}
+
+// Which kernels a confirmation times: the fastest few within reach of the fastest, once.
+TEST(Confirmation, PicksTheLeadingKernelsOnce) {
+  const std::string key = "p";
+  // Fastest / median: e 1, b 0.86, c 0.76, a 0.6; d failed.
+  std::vector<measurement> rows{row(key, "a", 1.00), row(key, "b", 0.70), row(key, "c", 0.79),
+                                row(key, "d", 0.10), row(key, "e", 0.60)};
+  rows[3].median_ms.reset();
+  rows[3].error = "launch failed";
+  EXPECT_EQ(kernels_to_confirm(rows, {2, 5, 0.75}), (std::vector<std::size_t>{4, 1}));        // e, b
+  EXPECT_EQ(kernels_to_confirm(rows, {8, 5, 0.75}), (std::vector<std::size_t>{4, 1, 2}));     // a is too slow
+  EXPECT_EQ(kernels_to_confirm(rows, {8, 5, 0.5}), (std::vector<std::size_t>{4, 1, 2, 0}));
+  EXPECT_TRUE(kernels_to_confirm(rows, {8, 5, 0.9}).empty());  // one contender: nothing to compare
+  EXPECT_TRUE(kernels_to_confirm(rows, {0, 5, 0.75}).empty());
+  EXPECT_TRUE(kernels_to_confirm(rows, {1, 5, 0.75}).empty());
+  rows[1].confirmed_rounds = 5;
+  EXPECT_TRUE(kernels_to_confirm(rows, {3, 5, 0.75}).empty());  // confirmed before
+  EXPECT_EQ(kernels_to_confirm(rows, {3, 6, 0.75}).size(), 3u);   // more rounds asked for than that
 }
 
 // The synthetic data: its kernel set, as fake kernels in a registry.

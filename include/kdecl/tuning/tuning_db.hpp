@@ -39,6 +39,10 @@ struct measurement {
   int samples = 0;
   std::string error;          // empty on success
   std::string measured_at;    // UTC, ISO 8601
+  // 0: timed alone (one kernel after another). R > 0: timed again in R rounds of turns with the
+  // problem's other leading kernels (`kdecl tune --confirm`), which replaced the first median:
+  // clocks, power and L2 state then weigh on every contender alike.
+  int confirmed_rounds = 0;
 };
 
 struct problem_source {
@@ -64,6 +68,12 @@ class tuning_db {
   bool has(const std::string& device_name, const std::string& problem_key, const std::string& kernel) const;
   // Inserts and commits one row; returns false when it was already there.
   bool add(const measurement& m);
+  // Replaces the timing (median, spread, samples, time, commit) of an existing row by a
+  // confirmed one (m.confirmed_rounds > 0) unless that row already holds a confirmation of as
+  // many rounds or more. Returns whether the row changed.
+  bool confirm(const measurement& m);
+  // This device's rows of one problem, in kernel-name order.
+  std::vector<measurement> rows_of(const std::string& device_name, const std::string& problem_key) const;
   void add_source(const problem_source& s);
   void add_kernel_set(const kernel_set& s);
 
@@ -74,7 +84,9 @@ class tuning_db {
 
   // JSON lines, one object per row with "kind": "measurement", "source" or "kernel_set".
   std::size_t export_jsonl(const std::string& path) const;
-  // Rows already present are kept (first write wins). Returns the rows added.
+  // Rows already present are kept (first write wins), except that a confirmed row replaces
+  // the timing of a row confirmed over fewer rounds (confirm()). Returns the rows added or
+  // replaced.
   // Throws std::invalid_argument naming the line that is not a valid row.
   std::size_t import_jsonl(const std::string& path);
 
