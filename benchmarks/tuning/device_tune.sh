@@ -11,6 +11,8 @@
 #   benchmarks/carry.sh build-tuning   (carry .carryz; the problems files travel with the tree)
 # On the GPU machine, in the repository root with .carryz/ (or .carry/) alongside:
 #   bash benchmarks/tuning/device_tune.sh [.carry] [SECONDS=340] [gemm|conv|fmha]
+# TUNE_ARGS adds options to every `kdecl tune` call, e.g. TUNE_ARGS="--confirm 6 --iters 12" (the
+# shipped GEMM model's data: each problem's six leading kernels timed again in turns).
 # (conv and fmha need only the device preset: benchmarks/carry.sh build-device.)
 # Then, back here: kdecl train / kdecl eval-selection (docs/tuning.md).
 set -uo pipefail
@@ -39,6 +41,8 @@ esac
 # Rows of an earlier call (its JSON-lines export, carried as $carry/seed_tuning_<arch>.jsonl) are
 # imported first, so that a fresh machine resumes where the last one stopped.
 [[ -f $carry/seed_tuning_$arch.jsonl ]] && "$k" tune --db "$out/tuning_$arch.db" --import "$carry/seed_tuning_$arch.jsonl"
+read -r -a more <<< "${TUNE_ARGS:-}"
+extra+=("${more[@]}")
 end=$((SECONDS + budget))
 for attempt in 1 2 3 4 5 6; do
   left=$((end - SECONDS - 5))

@@ -183,17 +183,17 @@ void ramp_up(bool cuda, const std::function<void(int)>& launch, double ms) {
   device_synchronize(cuda, "ramp-up");
 }
 
-std::vector<double> interleaved_medians(bool cuda, const std::vector<std::function<void(int)>>& launchers, int warmup,
-                                        int iters, int rounds) {
+std::vector<turn_timing> interleaved_timings(bool cuda, const std::vector<std::function<void(int)>>& launchers,
+                                            int warmup, int iters, int rounds) {
   const std::size_t n = launchers.size();
   std::vector<std::vector<float>> samples(n);
+  int call = 0;  // one count for all: launchers sharing operand sets never find the last turn's in L2
   const int per_round = std::max(3, iters / rounds);
   stamp_pairs stamps(cuda, per_round);
-  int call = 0;
   for (int round = 0; round < rounds; ++round)
     for (std::size_t j = 0; j < n; ++j) {
-      const auto& launch = launchers[(j + std::size_t(round)) % n];
-      auto& out = samples[(j + std::size_t(round)) % n];
+      const std::size_t at = (j + std::size_t(round)) % n;
+      const auto& launch = launchers[at];
       for (int w = 0; w < std::max(2, warmup / rounds); ++w) launch(call++);
       for (int t = 0; t < per_round; ++t) {
         stamps.before(t);
@@ -201,14 +201,26 @@ std::vector<double> interleaved_medians(bool cuda, const std::vector<std::functi
         stamps.after(t);
       }
       stamps.wait();
-      for (int t = 0; t < per_round; ++t) out.push_back(stamps.ms(t));
+      for (int t = 0; t < per_round; ++t) samples[at].push_back(stamps.ms(t));
     }
   check_last_error(cuda, "timed runs");
-  std::vector<double> medians;
+  std::vector<turn_timing> out;
   for (auto& v : samples) {
-    std::nth_element(v.begin(), v.begin() + std::ptrdiff_t(v.size() / 2), v.end());
-    medians.push_back(v[v.size() / 2]);
+    std::sort(v.begin(), v.end());
+    const std::size_t count = v.size();
+    turn_timing t;
+    t.median_ms = v[count / 2];
+    t.spread = t.median_ms > 0 ? (v[std::min((count * 9) / 10, count - 1)] - v[count / 10]) / t.median_ms : 0.0;
+    t.samples = int(count);
+    out.push_back(t);
   }
+  return out;
+}
+
+std::vector<double> interleaved_medians(bool cuda, const std::vector<std::function<void(int)>>& launchers, int warmup,
+                                        int iters, int rounds) {
+  std::vector<double> medians;
+  for (const auto& t : interleaved_timings(cuda, launchers, warmup, iters, rounds)) medians.push_back(t.median_ms);
   return medians;
 }
 

@@ -86,7 +86,18 @@ std::vector<float> launch_times_ms(bool cuda, const std::function<void(int)>& la
 // launches of a 10-us kernel after a problem's host-side setup do not bring it back up.
 void ramp_up(bool cuda, const std::function<void(int)>& launch, double ms = 20);
 
-// Medians of several launchers timed in turns over `rounds` rounds (see above).
+// Several launchers timed in turns: `rounds` rounds, each giving every launcher (in an order
+// rotated by one per round) max(2, warmup / rounds) untimed launches and then
+// max(3, iters / rounds) launches timed one by one. Per launcher: the median of all its timed
+// launches, their spread ((P90 - P10) / median) and count. One launch number counts on across
+// every turn, so operand rotation goes on where the last turn (of any launcher) left it.
+struct turn_timing {
+  double median_ms = 0, spread = 0;
+  int samples = 0;
+};
+std::vector<turn_timing> interleaved_timings(bool cuda, const std::vector<std::function<void(int)>>& launchers,
+                                            int warmup, int iters, int rounds);
+// Their medians only.
 std::vector<double> interleaved_medians(bool cuda, const std::vector<std::function<void(int)>>& launchers, int warmup,
                                         int iters, int rounds);
 

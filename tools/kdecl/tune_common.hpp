@@ -19,7 +19,9 @@
 #include "kdecl/registry/registry.hpp"
 #include "kdecl/runtime/buffer.hpp"
 #include "kdecl/runtime/device.hpp"
+#include "kdecl/tuning/confirmation.hpp"
 #include "kdecl/tuning/tuning_db.hpp"
+#include "bench_timing.hpp"
 
 namespace kdecl::cli::tune {
 
@@ -42,6 +44,11 @@ struct tune_options {
   double retry_spread = 0.10;  // a measurement whose spread exceeds this is timed again (0: never)
   int retries = 2;             // at most this many times; the attempt with the lowest median is kept
   double time_budget_s = 0.0;  // 0 = no limit; else no measurement starts after this many seconds
+  // --confirm N: after a problem's kernels are measured, its N fastest (within confirm_within of
+  // the fastest) are timed again in confirm_rounds rounds of turns (tuning/confirmation.hpp).
+  int confirm = 0;
+  int confirm_rounds = 5;
+  double confirm_within = 0.75;
 };
 
 // "42s", "3m07s", "1h05m".
@@ -111,33 +118,104 @@ tuning_run open_run(const tune_options& o,
 void print_plan(const std::string& op, const tuning_run& run, const std::string& problems, std::size_t total,
                 std::size_t already, const std::string& db_path);
 
-// One problem's kernels that have no row for this device yet.
+// One problem's kernels that have no row for this device yet, and every eligible one (the
+// confirmation pass times some of those again).
 template <class Instance>
 struct tuning_job {
   std::size_t problem;  // index into the problem list
   std::vector<std::shared_ptr<const Instance>> kernels;
+  std::vector<std::shared_ptr<const Instance>> eligible;
 };
 
 // Records the problems' sources and lists, per problem, the kernels `dispatcher`
 // ranks (every eligible one) that the database has no row for; counts those and
-// the rows already there.
+// the rows already there. With `o.confirm`, problems with nothing left to measure are
+// listed too (their confirmation may be pending).
 template <class Dispatcher, class Problem>
 auto list_jobs(const Dispatcher& dispatcher, const std::vector<tuning_problem<Problem>>& problems,
-               tuning::tuning_db& db, const tuning::machine_info& machine, std::size_t& total, std::size_t& already) {
+               tuning::tuning_db& db, const tuning::machine_info& machine, const tune_options& o, std::size_t& total,
+               std::size_t& already) {
   using instance = typename decltype(dispatcher.ranked(problems.front().problem))::value_type::first_type::element_type;
   std::vector<tuning_job<instance>> jobs;
   total = already = 0;
   for (std::size_t i = 0; i < problems.size(); ++i) {
     for (const auto& s : problems[i].sources) db.add_source(s);
-    tuning_job<instance> j{i, {}};
+    tuning_job<instance> j{i, {}, {}};
     for (auto& ranked : dispatcher.ranked(problems[i].problem)) {
+      j.eligible.push_back(ranked.first);
       if (db.has(machine.device_name, problems[i].key, ranked.first->name())) ++already;
       else j.kernels.push_back(ranked.first);
     }
     total += j.kernels.size();
-    if (!j.kernels.empty()) jobs.push_back(std::move(j));
+    if (!j.kernels.empty() || (o.confirm > 0 && j.eligible.size() >= 2)) jobs.push_back(std::move(j));
   }
   return jobs;
+}
+
+// What a confirmation pass did, for the closing line.
+struct confirm_tally {
+  std::size_t problems = 0, kernels = 0, new_fastest = 0, failed = 0;
+};
+
+// Times again, in turns, the kernels tuning::kernels_to_confirm picks among this device's rows
+// of problem `key` and writes their confirmed rows (tuning_db::confirm). `eligible` are the
+// registered instances that may run the problem (a row of any other kernel is left alone).
+// Returns false when nothing was picked. Throws, as measuring does, when a kernel leaves the
+// GPU in an error state; any other failure is counted and the problem keeps its first rows.
+template <class Problem, class Instance, class Launch>
+bool confirm_problem(const tune_options& o, const device& dev, tuning::tuning_db& db,
+                     const tuning::machine_info& machine, const std::string& op, const std::string& fingerprint,
+                     const Problem& p, const std::string& key,
+                     const std::vector<std::shared_ptr<const Instance>>& eligible, buffer& workspace,
+                     const Launch& launch, confirm_tally& tally) {
+  const auto rows = db.rows_of(machine.device_name, key);
+  std::vector<std::shared_ptr<const Instance>> kernels;
+  std::vector<std::size_t> at;
+  for (std::size_t i : tuning::kernels_to_confirm(rows, {o.confirm, o.confirm_rounds, o.confirm_within})) {
+    for (const auto& k : eligible)
+      if (k->name() == rows[i].kernel) {
+        kernels.push_back(k);
+        at.push_back(i);
+      }
+  }
+  if (kernels.size() < 2) return false;
+  for (const auto& k : kernels)
+    if (workspace.size() < k->workspace_bytes(p)) workspace = buffer(dev, k->workspace_bytes(p));
+  std::vector<std::function<void(int)>> launchers;
+  for (const auto& k : kernels)
+    launchers.push_back([&, k](int call) { launch(*k, call, workspace.data(), workspace.size()); });
+  // Every contender gets about target_ms of timed launches (at least 3 per round), after the
+  // clocks have come up on the fastest.
+  const double fastest_ms = std::max(*rows[at.front()].median_ms, 1e-3);
+  const int iters = std::clamp(int(o.target_ms / fastest_ms), 3 * o.confirm_rounds, std::max(o.iters, 3 * o.confirm_rounds));
+  std::vector<turn_timing> timings;
+  try {
+    cli::ramp_up(true, launchers.front(), o.ramp_ms);
+    timings = cli::interleaved_timings(true, launchers, o.warmup, iters, o.confirm_rounds);
+  } catch (const std::exception& e) {
+    if (device_poisoned())
+      throw std::runtime_error(fmt::format("confirming {} left the GPU in an error state ({})", key, e.what()));
+    ++tally.failed;
+    return true;
+  }
+  std::size_t fastest = 0;
+  for (std::size_t j = 0; j < kernels.size(); ++j) {
+    tuning::measurement m = rows[at[j]];
+    m.machine = machine;
+    m.op = op;
+    m.kernel_set = fingerprint;
+    m.median_ms = timings[j].median_ms;
+    m.spread = timings[j].spread;
+    m.samples = timings[j].samples;
+    m.measured_at.clear();
+    m.confirmed_rounds = o.confirm_rounds;
+    db.confirm(m);
+    if (timings[j].median_ms < timings[fastest].median_ms) fastest = j;
+  }
+  ++tally.problems;
+  tally.kernels += kernels.size();
+  if (fastest != 0) ++tally.new_fastest;
+  return true;
 }
 
 // How to run one kernel on one problem: call `call` of the timing loop on its
@@ -159,6 +237,7 @@ int measure_jobs(const std::string& op, const tune_options& o, const device& dev
   const auto start = std::chrono::steady_clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
   std::size_t done = 0, failed = 0;
+  confirm_tally confirmed;
   bool out_of_time = false;
   for (const auto& j : jobs) {
     const Problem& p = problems[j.problem].problem;
@@ -201,11 +280,27 @@ int measure_jobs(const std::string& op, const tune_options& o, const device& dev
                    duration_text(t), duration_text(double(total - done) / rate), label(p), k->name());
     }
     if (out_of_time) break;
+    if (o.confirm > 0) {
+      if (o.time_budget_s > 0 && elapsed() > o.time_budget_s) {
+        out_of_time = true;
+        break;
+      }
+      if (confirm_problem(o, dev, db, machine, op, fingerprint, p, problems[j.problem].key, j.eligible, workspace,
+                          launch, confirmed))
+        fmt::print(stderr, "\rtune {} confirmed {} problems ({} kernels in turns) elapsed {}  {:<40.40}", op,
+                   confirmed.problems, confirmed.kernels, duration_text(elapsed()), label(p));
+    }
   }
   const double t = elapsed();
   fmt::print(stderr, "\n");
-  fmt::print("tune {}: {} measurements in {} ({:.1f}/s), {} failed, {} rows in {}{}\n", op, done, duration_text(t),
-             double(done) / std::max(t, 1e-9), failed, db.size(), o.db,
+  const std::string confirmation =
+      o.confirm > 0 ? fmt::format("; confirmed {} problems ({} kernels timed in {} rounds of turns, {} failed; "
+                                  "the fastest changed on {})",
+                                  confirmed.problems, confirmed.kernels, o.confirm_rounds, confirmed.failed,
+                                  confirmed.new_fastest)
+                    : "";
+  fmt::print("tune {}: {} measurements in {} ({:.1f}/s), {} failed, {} rows in {}{}{}\n", op, done, duration_text(t),
+             double(done) / std::max(t, 1e-9), failed, db.size(), o.db, confirmation,
              out_of_time ? fmt::format("; time budget reached, {} left (run again to resume)", total - done) : "");
   return 0;
 }

@@ -56,7 +56,7 @@ int tune_on_gpu(const tune_options& o, const std::vector<fmha_tuning_problem>& p
   fmha_dispatcher disp(dev, *run.candidates);
   disp.clear_tiers();  // ranked() lists every eligible kernel whatever the tiers say
   std::size_t total = 0, already = 0;
-  const auto jobs = list_jobs(disp, problems, *run.db, run.machine, total, already);
+  const auto jobs = list_jobs(disp, problems, *run.db, run.machine, o, total, already);
   print_plan("fmha", run, fmt::format("{} problems", problems.size()), total, already, o.db);
 
   const std::size_t l2 = l2_bytes(dev);

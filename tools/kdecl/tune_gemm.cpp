@@ -54,7 +54,7 @@ int run_tune(const tune_options& o) {
   gemm_dispatcher disp(dev, *run.candidates);
   disp.clear_tiers();  // ranked() lists every eligible kernel whatever the tiers say
   std::size_t total = 0, already = 0;
-  const auto jobs = list_jobs(disp, problems, *run.db, run.machine, total, already);
+  const auto jobs = list_jobs(disp, problems, *run.db, run.machine, o, total, already);
   print_plan("gemm", run, fmt::format("{} problems ({} distinct)", listed, problems.size()), total, already, o.db);
 
   const std::size_t l2 = l2_bytes(dev);
@@ -136,6 +136,18 @@ void add_tune_command(CLI::App& app, command_state& state) {
   cmd->add_option("--retries", o->retries, "most extra attempts of a noisy measurement; the lowest median is kept")
       ->capture_default_str()
       ->check(CLI::Range(0, 10));
+  cmd->add_option("--confirm", o->confirm,
+                  "after a problem is measured, time its N fastest kernels again in rounds of turns and keep those "
+                  "medians (0: no confirmation; a problem is confirmed once)")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 64));
+  cmd->add_option("--confirm-rounds", o->confirm_rounds, "rounds of turns of a confirmation")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 50));
+  cmd->add_option("--confirm-within", o->confirm_within,
+                  "confirm only kernels at least this fast relative to the problem's fastest (fastest / median)")
+      ->capture_default_str()
+      ->check(CLI::Range(0.01, 1.0));
   cmd->add_option("--time-budget", o->time_budget_s, "seconds after which no new measurement starts (0: none)")
       ->capture_default_str();
   cmd->callback([&state, o] {
