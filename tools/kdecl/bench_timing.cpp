@@ -189,20 +189,25 @@ std::vector<turn_timing> interleaved_timings(bool cuda, const std::vector<std::f
   std::vector<std::vector<float>> samples(n);
   int call = 0;  // one count for all: launchers sharing operand sets never find the last turn's in L2
   const int per_round = std::max(3, iters / rounds);
-  stamp_pairs stamps(cuda, per_round);
-  for (int round = 0; round < rounds; ++round)
+  // A whole round is queued before the host waits: the GPU runs the turns back to back, with no
+  // idle gap (and no clock or power change it would bring) between one launcher's turn and the next.
+  stamp_pairs stamps(cuda, int(n) * per_round);
+  for (int round = 0; round < rounds; ++round) {
     for (std::size_t j = 0; j < n; ++j) {
       const std::size_t at = (j + std::size_t(round)) % n;
       const auto& launch = launchers[at];
       for (int w = 0; w < std::max(2, warmup / rounds); ++w) launch(call++);
       for (int t = 0; t < per_round; ++t) {
-        stamps.before(t);
+        stamps.before(int(j) * per_round + t);
         launch(call++);
-        stamps.after(t);
+        stamps.after(int(j) * per_round + t);
       }
-      stamps.wait();
-      for (int t = 0; t < per_round; ++t) samples[at].push_back(stamps.ms(t));
     }
+    stamps.wait();
+    for (std::size_t j = 0; j < n; ++j)
+      for (int t = 0; t < per_round; ++t)
+        samples[(j + std::size_t(round)) % n].push_back(stamps.ms(int(j) * per_round + t));
+  }
   check_last_error(cuda, "timed runs");
   std::vector<turn_timing> out;
   for (auto& v : samples) {

@@ -184,10 +184,11 @@ bool confirm_problem(const tune_options& o, const device& dev, tuning::tuning_db
   std::vector<std::function<void(int)>> launchers;
   for (const auto& k : kernels)
     launchers.push_back([&, k](int call) { launch(*k, call, workspace.data(), workspace.size()); });
-  // Every contender gets about target_ms of timed launches (at least 3 per round), after the
-  // clocks have come up on the fastest.
+  // Every contender gets about target_ms of timed launches, at least 3 and at most 40 per round
+  // (more than a first pass's --iters: a few-microsecond kernel needs hundreds of launches for a
+  // median within a percent), after the clocks have come up on the fastest.
   const double fastest_ms = std::max(*rows[at.front()].median_ms, 1e-3);
-  const int iters = std::clamp(int(o.target_ms / fastest_ms), 3 * o.confirm_rounds, std::max(o.iters, 3 * o.confirm_rounds));
+  const int iters = std::clamp(int(o.target_ms / fastest_ms), 3 * o.confirm_rounds, 40 * o.confirm_rounds);
   std::vector<turn_timing> timings;
   try {
     cli::ramp_up(true, launchers.front(), o.ramp_ms);
