@@ -148,6 +148,10 @@ void add_tune_command(CLI::App& app, command_state& state) {
                   "confirm only kernels at least this fast relative to the problem's fastest (fastest / median)")
       ->capture_default_str()
       ->check(CLI::Range(0.01, 1.0));
+  cmd->add_option("--confirm-retry-spread", o->confirm_retry_spread,
+                  "time a confirmation again (up to --retries times) while a kernel's spread exceeds this (0: never)")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 10.0));
   cmd->add_option("--time-budget", o->time_budget_s, "seconds after which no new measurement starts (0: none)")
       ->capture_default_str();
   cmd->callback([&state, o] {
