@@ -90,7 +90,7 @@ std::vector<measured_problem> grouped(const std::vector<measurement>& rows, cons
   };
   std::map<std::pair<std::string, std::string>, pending> by;
   for (const auto& m : rows) {
-    if (!m.median_ms || m.op != op || m.machine.arch != arch) continue;
+    if (!m.median_ms || m.op != op || m.machine.arch != arch || m.spread > unreliable_spread) continue;
     if (!kernel_subset.empty() && !kernel_subset.count(m.kernel)) continue;
     auto& e = by[{m.machine.device_name, m.problem_key}];
     if (!e.rows) {

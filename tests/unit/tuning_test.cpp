@@ -248,6 +248,21 @@ TEST(Confirmation, PicksTheLeadingKernelsOnce) {
   EXPECT_EQ(kernels_to_confirm(rows, {3, 6, 0.75}).size(), 3u);   // more rounds asked for than that
 }
 
+// A row whose launches spread over 100% timed an excursion of the GPU: left out of training.
+TEST(TrainingData, LeavesOutRowsSpreadOverUnreliableSpread) {
+  const std::string key = problem_key(gemm_problem{}.sizes(512, 768, 768).dtype(dtype::fp16));
+  const std::string a = "gemm_fp16_rcr_tma_wgmma_cshuffle_intrawave_128x128x64_8x1x1_16x128x16_s6_v16_padmnk_sm_90";
+  const std::string b = "gemm_fp16_rcr_tma_wgmma_cshuffle_intrawave_64x64x64_4x1x1_16x64x16_s12_v16_padmnk_sm_90";
+  const std::string c = "gemm_fp16_rcr_tma_wgmma_cshuffle_intrawave_128x256x64_8x1x1_16x256x16_s4_v16_padmnk_sm_90";
+  std::vector<measurement> rows{row(key, a, 0.012), row(key, b, 0.021), row(key, c, 0.013)};
+  rows[1].spread = 1.19;
+  auto problems = measured_problems(rows, {}, "sm_90");
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_EQ(problems[0].kernels, (std::vector<std::string>{a, c}));  // name order
+  rows[1].spread = unreliable_spread;  // at the limit: kept
+  EXPECT_EQ(measured_problems(rows, {}, "sm_90")[0].kernels.size(), 3u);
+}
+
 // The synthetic data: its kernel set, as fake kernels in a registry.
 struct recorded_data {
   tuning_db db{":memory:"};

@@ -362,8 +362,10 @@ void add_eval_selection_command(CLI::App& app, command_state& state) {
           md += fmt::format("| {} | {} | {:.3f} / {:.3f} / {:.3f} | {:.3f} / {:.3f} / {:.3f} |\n", fam, v[0].problems,
                             v[0].mean, v[0].p10, v[0].worst, v[1].mean, v[1].p10, v[1].worst);
       }
-      md += fmt::format("\nReproduce: `kdecl eval-selection --op {} --db {} --arch {} --kernel-set {} --folds {} --out {}`\n",
-                        o->op, fmt::join(o->inputs, " --db "), o->arch, d.fingerprint, *folds, *out);
+      md += fmt::format("\nReproduce: `kdecl eval-selection --op {} --db {} --arch {} --kernel-set {} --objective {} "
+                        "--rounds {} --max-depth {} --eta {} --folds {} --out {}`\n",
+                        o->op, fmt::join(o->inputs, " --db "), o->arch, d.fingerprint, o->train.objective,
+                        o->train.rounds, o->train.max_depth, o->train.eta, *folds, *out);
       std::ofstream(*out + "/" + stem + ".json") << doc.dump(1) << "\n";
       std::ofstream(*out + "/" + stem + ".md") << md;
       fmt::print("{}", md);

@@ -29,9 +29,15 @@ struct measured_problem {
   double oracle_ms() const;
 };
 
-// Successful rows of `op` and `arch` grouped by device and problem; kernels
-// outside `kernel_subset` (when non-empty) are left out; problems with fewer
-// than `min_kernels` measured kernels are dropped. Throws std::invalid_argument
+// A row whose timed launches spread over this ((P90 - P10) / median > 1: the slow tenth took twice
+// as long as the fast tenth) timed an excursion of the GPU, not the kernel, and is left out of
+// training and evaluation. In the H200 GEMM data of 2026-11-28: 11 of 53,902 rows (3 problems),
+// each measured 1.6-2.4x slower than the same kernel in the other dtype.
+inline constexpr double unreliable_spread = 1.0;
+
+// Successful rows of `op` and `arch` grouped by device and problem; rows spread over
+// unreliable_spread and kernels outside `kernel_subset` (when non-empty) are left out;
+// problems with fewer than `min_kernels` measured kernels are dropped. Throws std::invalid_argument
 // for an op without features or a row whose problem key or kernel name does not parse.
 std::vector<measured_problem> measured_problems(const std::vector<measurement>& rows,
                                                 const std::vector<problem_source>& sources, const std::string& arch,
