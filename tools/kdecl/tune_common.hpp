@@ -191,9 +191,9 @@ bool confirm_problem(const tune_options& o, const device& dev, tuning::tuning_db
   const double fastest_ms = std::max(*rows[at.front()].median_ms, 1e-3);
   const int iters = std::clamp(int(o.target_ms / fastest_ms), 3 * o.confirm_rounds, 40 * o.confirm_rounds);
   // An attempt in which some contender's launches spread over more than confirm_retry_spread
-  // (a clock or power excursion: 44 of 4,296 confirmed rows under 20 us spread over 100% in the
-  // first H200 run, their medians twice the first pass's) is timed again, up to `retries` times;
-  // the attempt whose widest spread is the smallest is kept.
+  // (a clock or power excursion: 44 of 4,296 confirmed rows under 20 us spread over 50% in the
+  // H200 run of 2026-11-28, the worst of them at twice the first pass's median) is timed again, up
+  // to `retries` times; the attempt whose widest spread is the smallest is kept.
   auto widest = [](const std::vector<turn_timing>& ts) {
     double w = 0;
     for (const auto& t : ts) w = std::max(w, t.spread);
