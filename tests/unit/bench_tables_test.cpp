@@ -13,7 +13,12 @@
 #include <fstream>
 #include <set>
 
+#include <chrono>
+#include <thread>
+#include <utility>
+
 #include "bench_tables.hpp"
+#include "bench_timing.hpp"
 #include "vendor_bench.hpp"
 
 namespace kdecl::cli {
@@ -26,6 +31,40 @@ std::vector<std::string> fmha_files() {
       files.push_back(e.path().string());
   std::sort(files.begin(), files.end());
   return files;
+}
+
+// Timing in turns (the vendor comparison of `kdecl bench`, the confirmations of `kdecl tune`), on
+// the host clock: each round gives every launcher its warm-up and timed launches, the order
+// rotated by one per round; one launch number counts on across all of them.
+TEST(BenchTiming, InterleavedTimingsTakeTurnsInRotatedOrder) {
+  std::vector<std::pair<int, int>> log;  // (launcher, launch number)
+  auto launcher = [&](int id, std::chrono::microseconds nap) {
+    return [&log, id, nap](int call) {
+      log.emplace_back(id, call);
+      std::this_thread::sleep_for(nap);
+    };
+  };
+  const std::vector<std::function<void(int)>> launchers{launcher(0, std::chrono::microseconds(100)),
+                                                        launcher(1, std::chrono::microseconds(3000)),
+                                                        launcher(2, std::chrono::microseconds(100))};
+  // 3 rounds; 9 timed launches each (3 a round); warm-up 6 (2 a round).
+  const auto t = interleaved_timings(false, launchers, 6, 9, 3);
+  ASSERT_EQ(t.size(), 3u);
+  ASSERT_EQ(log.size(), 3u * 3u * 5u);
+  const int first_of_round[3][3] = {{0, 1, 2}, {1, 2, 0}, {2, 0, 1}};
+  for (std::size_t i = 0; i < log.size(); ++i) {
+    EXPECT_EQ(log[i].second, int(i)) << "launch numbers count on across turns";
+    const std::size_t round = i / 15, turn = (i % 15) / 5;
+    EXPECT_EQ(log[i].first, first_of_round[round][turn]) << "launch " << i;
+  }
+  for (const auto& x : t) {
+    EXPECT_EQ(x.samples, 9);
+    EXPECT_GT(x.median_ms, 0.0);
+    EXPECT_GE(x.spread, 0.0);
+  }
+  EXPECT_GT(t[1].median_ms, 2.0 * t[0].median_ms);  // the slow launcher's samples stay its own
+  EXPECT_GT(t[1].median_ms, 2.0 * t[2].median_ms);
+  EXPECT_EQ(interleaved_medians(false, launchers, 6, 9, 3).size(), 3u);
 }
 
 TEST(BenchTables, EveryAttentionRowIsAValidProblemWithASource) {
