@@ -31,8 +31,8 @@ struct measured_problem {
 
 // A row whose timed launches spread over this ((P90 - P10) / median > 1: the slow tenth took twice
 // as long as the fast tenth) timed an excursion of the GPU, not the kernel, and is left out of
-// training and evaluation. In the H200 GEMM data of 2026-11-28: 11 of 53,902 rows (3 problems),
-// each measured 1.6-2.4x slower than the same kernel in the other dtype.
+// training and evaluation. In the H200 GEMM data of 2026-11-28: 11 of 53,902 rows (3 problems), five
+// of them 1.7-2.4x the same kernel's time in the other dtype.
 inline constexpr double unreliable_spread = 1.0;
 
 // Successful rows of `op` and `arch` grouped by device and problem; rows spread over
