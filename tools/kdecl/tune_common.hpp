@@ -119,8 +119,8 @@ tuning_run open_run(const tune_options& o,
 void print_plan(const std::string& op, const tuning_run& run, const std::string& problems, std::size_t total,
                 std::size_t already, const std::string& db_path);
 
-// One problem's kernels that have no row for this device yet, and every eligible one (the
-// confirmation pass times some of those again).
+// One problem's kernels that have no row for this device yet, and (with --confirm) every eligible
+// one: the confirmation pass times some of those again.
 template <class Instance>
 struct tuning_job {
   std::size_t problem;  // index into the problem list
@@ -143,7 +143,7 @@ auto list_jobs(const Dispatcher& dispatcher, const std::vector<tuning_problem<Pr
     for (const auto& s : problems[i].sources) db.add_source(s);
     tuning_job<instance> j{i, {}, {}};
     for (auto& ranked : dispatcher.ranked(problems[i].problem)) {
-      j.eligible.push_back(ranked.first);
+      if (o.confirm > 0) j.eligible.push_back(ranked.first);
       if (db.has(machine.device_name, problems[i].key, ranked.first->name())) ++already;
       else j.kernels.push_back(ranked.first);
     }
@@ -252,6 +252,7 @@ int measure_jobs(const std::string& op, const tune_options& o, const device& dev
   buffer workspace(dev, 0);
   const auto start = std::chrono::steady_clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+  auto over_budget = [&] { return o.time_budget_s > 0 && elapsed() > o.time_budget_s; };
   std::size_t done = 0, failed = 0;
   confirm_tally confirmed;
   bool out_of_time = false;
@@ -259,7 +260,7 @@ int measure_jobs(const std::string& op, const tune_options& o, const device& dev
     const Problem& p = problems[j.problem].problem;
     const launcher<Instance> launch = prepare(p);
     for (const auto& k : j.kernels) {
-      if (o.time_budget_s > 0 && elapsed() > o.time_budget_s) {
+      if (over_budget()) {
         out_of_time = true;
         break;
       }
@@ -297,7 +298,7 @@ int measure_jobs(const std::string& op, const tune_options& o, const device& dev
     }
     if (out_of_time) break;
     if (o.confirm > 0) {
-      if (o.time_budget_s > 0 && elapsed() > o.time_budget_s) {
+      if (over_budget()) {
         out_of_time = true;
         break;
       }
