@@ -1,5 +1,6 @@
 # `kdecl tune <OP>` on a GPU (label gpu; skipped where there is none, by the message):
-# measures two small problems, resumes without measuring anything again, exports.
+# measures two small problems, resumes without measuring anything again, exports; confirms;
+# two shards (--shard 0/2, 1/2) measure between them what one run did.
 # Run as: cmake -DKDECL=<tool> -DWORK_DIR=<dir> [-DOP=gemm|conv|fmha] -P tuning_gpu_test.cmake
 if(NOT OP)
   set(OP gemm)
@@ -20,8 +21,9 @@ elseif(OP STREQUAL "fmha")
 else()
   message(FATAL_ERROR "OP '${OP}' is not gemm, conv or fmha")
 endif()
+set(tune_db t.db)
 function(tune out_var)
-  execute_process(COMMAND "${KDECL}" tune ${OP} --problems p.csv --db t.db --iters 5 --warmup 2 ${extra} ${ARGN}
+  execute_process(COMMAND "${KDECL}" tune ${OP} --problems p.csv --db ${tune_db} --iters 5 --warmup 2 ${extra} ${ARGN}
                   WORKING_DIRECTORY "${WORK_DIR}" RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
   if(NOT rc EQUAL 0)
     if("${err}" MATCHES "needs a CUDA GPU|needs the CUDA backend")
@@ -68,4 +70,21 @@ file(STRINGS "${WORK_DIR}/c.jsonl" lines REGEX "\"confirmed_rounds\":2")
 list(LENGTH lines n)
 if(NOT rc EQUAL 0 OR NOT n EQUAL kernels)
   message(FATAL_ERROR "export after --confirm: exit ${rc}, ${n} confirmed rows, ${kernels} expected")
+endif()
+
+# --shard: the two shards of the list measure, between them, every row the first run took.
+set(tune_db s0.db)
+tune(shard0 --shard 0/2)
+set(tune_db s1.db)
+tune(shard1 --shard 1/2)
+if(NOT shard0 MATCHES "shard 0/2, ([0-9]+) measurements to take" OR NOT shard1 MATCHES "shard 1/2, ([0-9]+) measurements to take")
+  message(FATAL_ERROR "the shards did not say which they were:\n${shard0}\n${shard1}")
+endif()
+string(REGEX MATCH "tune ${OP}: ([0-9]+) measurements" m0 "${shard0}")
+set(n0 ${CMAKE_MATCH_1})
+string(REGEX MATCH "tune ${OP}: ([0-9]+) measurements" m1 "${shard1}")
+set(n1 ${CMAKE_MATCH_1})
+math(EXPR both "${n0} + ${n1}")
+if(n0 EQUAL 0 OR n1 EQUAL 0 OR NOT both EQUAL measured)
+  message(FATAL_ERROR "shards measured ${n0} + ${n1} rows, one run ${measured}:\n${shard0}\n${shard1}")
 endif()

@@ -30,6 +30,21 @@ std::string commit_of(const tune_options& o) {
   return env ? env : "unknown";
 }
 
+std::pair<int, int> parse_shard(const std::string& text) {
+  const auto slash = text.find('/');
+  auto number = [&](const std::string& part) -> long {
+    if (part.empty() || part.size() > 6 || part.find_first_not_of("0123456789") != std::string::npos)
+      throw std::invalid_argument(fmt::format("--shard '{}' is not I/N (two whole numbers, e.g. 0/2)", text));
+    return std::stol(part);
+  };
+  if (slash == std::string::npos)
+    throw std::invalid_argument(fmt::format("--shard '{}' is not I/N (two whole numbers, e.g. 0/2)", text));
+  const long i = number(text.substr(0, slash)), n = number(text.substr(slash + 1));
+  if (n < 1) throw std::invalid_argument(fmt::format("--shard '{}': N must be at least 1", text));
+  if (i >= n) throw std::invalid_argument(fmt::format("--shard '{}': I must be below N (shards 0 to {})", text, n - 1));
+  return {int(i), int(n)};
+}
+
 #if KDECL_WITH_CUDA
 
 namespace {
@@ -136,10 +151,11 @@ tuning_run open_run(const tune_options& o,
 }
 
 void print_plan(const std::string& op, const tuning_run& run, const std::string& problems, std::size_t total,
-                std::size_t already, const std::string& db_path) {
+                std::size_t already, const tune_options& o) {
   const auto& m = run.machine;
-  fmt::print(stderr, "tune {} on {} ({}, {} SMs, {} MHz): {}, {} measurements to take, {} already in {}\n", op,
-             m.device_name, m.arch, m.sm_count, m.sm_clock_mhz, problems, total, already, db_path);
+  const std::string shard = o.shards > 1 ? fmt::format(", shard {}/{}", o.shard, o.shards) : "";
+  fmt::print(stderr, "tune {} on {} ({}, {} SMs, {} MHz): {}{}, {} measurements to take, {} already in {}\n", op,
+             m.device_name, m.arch, m.sm_count, m.sm_clock_mhz, problems, shard, total, already, o.db);
 }
 
 #endif  // KDECL_WITH_CUDA

@@ -11,6 +11,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -50,7 +51,15 @@ struct tune_options {
   int confirm_rounds = 5;
   double confirm_within = 0.75;
   double confirm_retry_spread = 0.5;  // a confirmation with a wider spread than this is timed again
+  // --shard I/N: only the distinct problems whose position in the list is I modulo N, so that N
+  // processes (one per GPU) tune one list into N databases that --import merges.
+  std::string shard_text;
+  int shard = 0, shards = 1;
 };
+
+// "I/N" of --shard as {I, N}: 0 <= I < N, N >= 1; std::invalid_argument (exit 2) naming the
+// value and the rule otherwise.
+std::pair<int, int> parse_shard(const std::string& text);
 
 // "42s", "3m07s", "1h05m".
 std::string duration_text(double seconds);
@@ -115,9 +124,9 @@ struct tuning_run {
 tuning_run open_run(const tune_options& o,
                     const std::function<std::string(arch_id, std::vector<std::string>*)>& kernel_set);
 
-// "tune <op> on <GPU> (...): N problems, M measurements to take, K already in <db>".
+// "tune <op> on <GPU> (...): N problems[, shard I/N], M measurements to take, K already in <db>".
 void print_plan(const std::string& op, const tuning_run& run, const std::string& problems, std::size_t total,
-                std::size_t already, const std::string& db_path);
+                std::size_t already, const tune_options& o);
 
 // One problem's kernels that have no row for this device yet, and (with --confirm) every eligible
 // one: the confirmation pass times some of those again.
@@ -128,8 +137,8 @@ struct tuning_job {
   std::vector<std::shared_ptr<const Instance>> eligible;
 };
 
-// Records the problems' sources and lists, per problem, the kernels `dispatcher`
-// ranks (every eligible one) that the database has no row for; counts those and
+// Records the problems' sources and lists, per problem of this shard (--shard), the kernels
+// `dispatcher` ranks (every eligible one) that the database has no row for; counts those and
 // the rows already there. With `o.confirm`, problems with nothing left to measure are
 // listed too (their confirmation may be pending).
 template <class Dispatcher, class Problem>
@@ -141,6 +150,7 @@ auto list_jobs(const Dispatcher& dispatcher, const std::vector<tuning_problem<Pr
   total = already = 0;
   for (std::size_t i = 0; i < problems.size(); ++i) {
     for (const auto& s : problems[i].sources) db.add_source(s);
+    if (int(i % std::size_t(o.shards)) != o.shard) continue;
     tuning_job<instance> j{i, {}, {}};
     for (auto& ranked : dispatcher.ranked(problems[i].problem)) {
       if (o.confirm > 0) j.eligible.push_back(ranked.first);

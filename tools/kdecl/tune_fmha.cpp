@@ -57,7 +57,7 @@ int tune_on_gpu(const tune_options& o, const std::vector<fmha_tuning_problem>& p
   disp.clear_tiers();  // ranked() lists every eligible kernel whatever the tiers say
   std::size_t total = 0, already = 0;
   const auto jobs = list_jobs(disp, problems, *run.db, run.machine, o, total, already);
-  print_plan("fmha", run, fmt::format("{} problems", problems.size()), total, already, o.db);
+  print_plan("fmha", run, fmt::format("{} problems", problems.size()), total, already, o);
 
   const std::size_t l2 = l2_bytes(dev);
   std::shared_ptr<fmha_operands> ops;  // one problem's at a time

@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <stdexcept>
+#include <tuple>
 #include <vector>
 
 #include <fmt/format.h>
@@ -55,7 +56,7 @@ int run_tune(const tune_options& o) {
   disp.clear_tiers();  // ranked() lists every eligible kernel whatever the tiers say
   std::size_t total = 0, already = 0;
   const auto jobs = list_jobs(disp, problems, *run.db, run.machine, o, total, already);
-  print_plan("gemm", run, fmt::format("{} problems ({} distinct)", listed, problems.size()), total, already, o.db);
+  print_plan("gemm", run, fmt::format("{} problems ({} distinct)", listed, problems.size()), total, already, o);
 
   const std::size_t l2 = l2_bytes(dev);
   std::map<dtype, std::unique_ptr<operand_pool>> pools;
@@ -152,6 +153,9 @@ void add_tune_command(CLI::App& app, command_state& state) {
                   "time a confirmation again (up to --retries times) while a kernel's spread exceeds this (0: never)")
       ->capture_default_str()
       ->check(CLI::Range(0.0, 10.0));
+  cmd->add_option("--shard", o->shard_text,
+                  "I/N: measure only the problems at positions I, I+N, I+2N, ... of the distinct list (one process "
+                  "per GPU, each with its own --db; merge them with --import)");
   cmd->add_option("--time-budget", o->time_budget_s, "seconds after which no new measurement starts (0: none)")
       ->capture_default_str();
   cmd->callback([&state, o] {
@@ -175,6 +179,7 @@ void add_tune_command(CLI::App& app, command_state& state) {
         throw std::invalid_argument(
             fmt::format("tune: operation '{}' is not supported (gemm, conv, fmha: the attention forward pass)", o->op));
       if (o->problems.empty()) throw std::invalid_argument(fmt::format("tune {} needs --problems FILE...", o->op));
+      if (!o->shard_text.empty()) std::tie(o->shard, o->shards) = tune::parse_shard(o->shard_text);
       if (o->op == "conv") return run_tune_conv(*o);  // these check their flags before they need a GPU
       if (o->op == "fmha") return run_tune_fmha(*o);
 #if KDECL_WITH_CUDA
