@@ -11,7 +11,7 @@ Usage: random_problems.py [--count 400] [--seed 11] [--max-flops 6e11] OUT.csv""
 import argparse, math, random
 
 ap = argparse.ArgumentParser()
-ap.add_argument('--count', type=int, default=400)
+ap.add_argument("--count", type=int, default=1600)
 ap.add_argument('--seed', type=int, default=11)
 ap.add_argument('--max-flops', type=float, default=6e11)
 ap.add_argument('out')
