@@ -7,7 +7,7 @@ shapes fill the space between: M log-uniform in [1, 16384], N and K log-uniform 
 [128, 32768], most of them multiples of 8 (the TMA class), some of 2 only; one random layout
 each, both 16-bit dtypes; at most --max-flops (2 M N K) as the models' tuning lists (N and K
 are drawn again until the problem fits, M is kept).
-Usage: random_problems.py [--count 400] [--seed 11] [--max-flops 6e11] OUT.csv"""
+Usage: random_problems.py [--count 1600] [--seed 11] [--max-flops 6e11] OUT.csv"""
 import argparse, math, random
 
 ap = argparse.ArgumentParser()
