@@ -24,7 +24,12 @@ const std::array<std::string_view, feature_count>& feature_names() {
       "layout", "element_bytes", "epilogue",
       "pingpong",                               // two consumers on alternate tiles (epilogue under main loop)
       "cluster_n",                              // the cluster's extent along N (1x2 and 2x1 share "cluster")
-      "log2_tiles_m", "log2_tiles_n"};          // output tiles along M and along N (one batch)
+      "log2_tiles_m", "log2_tiles_n",           // output tiles along M and along N (one batch)
+      "useful_share",                           // (1 - waste_m) (1 - waste_n): the tiles' output that is the problem's
+      "wave_share",                             // waves / ceil(waves): the busy share of the processors' slots
+      "work_share",                             // their product
+      "ab_row_alignment", "c_row_alignment",    // lowest set bit of A's and B's (of C's) leading dimension in bytes, to 256
+      "log2_tile_loads", "tile_loads_share"};   // bytes of A and B all tiles load (from L2 mostly); over the operands' bytes
   return names;
 }
 
@@ -117,6 +122,28 @@ feature_row features_of(const gemm_problem& p, const gemm_key& key, double estim
   f[i++] = float(a.cluster_n);
   f[i++] = float(std::log2(ceil_div(double(p.m), a.tile.m)));
   f[i++] = float(std::log2(ceil_div(double(p.n), a.tile.n)));
+  // Trees split one feature at a time: the products that decide how much of the machine's
+  // work is wasted are given whole (GPT-2 XL's 1600-wide layers, 2026-11-28).
+  const float useful = (1.0f - waste(double(p.m), a.tile.m)) * (1.0f - waste(double(p.n), a.tile.n));
+  const float wave_share = float(waves / std::max(1.0, std::ceil(waves)));
+  f[i++] = useful;
+  f[i++] = wave_share;
+  f[i++] = useful * wave_share;
+  // Rows that start off a 128-byte line cost the TMA two lines per row of a tile (random shapes
+  // with K = 1784: the multicast clusters, which halve those loads, 1.35x faster than the same
+  // tiles alone); the 16-byte alignment class above cannot tell.
+  auto row_alignment = [&](std::int64_t ld, dtype d) {
+    const std::uint64_t bytes = std::uint64_t(std::max<std::int64_t>(ld, 1)) * std::uint64_t(std::max(1, bits_of(d) / 8));
+    return float(std::min<std::uint64_t>(256, bytes & (~bytes + 1)));
+  };
+  f[i++] = std::min(row_alignment(p.lda, p.sig.a), row_alignment(p.ldb, p.sig.b));
+  f[i++] = row_alignment(p.ldc, p.sig.c);
+  // Long-K problems on few tiles are bound by what the tiles pull from L2, not by the tensor cores
+  // (random shapes, 1272 x 1584 x 25392: 90 tiles of 128x192 1.28x faster than 130 of 128x128).
+  const double tile_loads = tiles * double(a.tile.m + a.tile.n) * ceil_div(double(p.k), a.tile.k) * a.tile.k * elem;
+  const double operands = double(p.batch) * (double(p.m) + double(p.n)) * double(p.k) * elem;
+  f[i++] = float(std::log2(std::max(tile_loads, 1.0)));
+  f[i++] = float(tile_loads / std::max(operands, 1.0));
   return f;
 }
 

@@ -259,10 +259,32 @@ void add_eval_selection_command(CLI::App& app, command_state& state) {
             tested.push_back(test[i]);
           }
         }
+        // The same held-out choices, grouped by the families a problem's layers come from (a
+        // shape two families share counts in both).
+        std::map<std::string, std::vector<tuning::tier_figures>> per_family;
+        {
+          std::map<std::string, std::vector<std::size_t>> members;
+          for (std::size_t i = 0; i < tested.size(); ++i) {
+            std::set<std::string> fams;
+            for (const auto& m : tested[i].models) fams.insert(tuning::family_of(m));
+            for (const auto& f : fams) members[f].push_back(i);
+          }
+          if (members.size() >= 2)
+            for (const auto& [fam, idx] : members) {
+              std::vector<tuning::measured_problem> t;
+              std::vector<std::vector<std::size_t>> a, l;
+              for (std::size_t i : idx) {
+                t.push_back(tested[i]);
+                a.push_back(analytical[i]);
+                l.push_back(learned[i]);
+              }
+              per_family[fam] = {tuning::figures_of("analytical model", t, a), tuning::figures_of("learned model", t, l)};
+            }
+        }
         results.push_back({fmt::format("{}-fold by problem", *folds),
                            {tuning::figures_of("analytical model", tested, analytical),
                             tuning::figures_of("learned model", tested, learned)},
-                           {}});
+                           std::move(per_family)});
       }
       // 2. Leave one model family out: train on the other networks' shapes only.
       {
@@ -356,8 +378,11 @@ void add_eval_selection_command(CLI::App& app, command_state& state) {
         }
       for (const auto& r : results) {
         if (r.per_family.empty()) continue;
-        md += "\nPer held-out family (trained on the other families' shapes):\n\n| family | problems | analytical "
-              "mean / P10 / worst | learned mean / P10 / worst |\n|---|---|---|---|\n";
+        const bool by_family = r.split == "leave one model family out";
+        md += fmt::format("\n{}:\n\n| family | problems | analytical mean / P10 / worst | learned mean / P10 / worst "
+                          "|\n|---|---|---|---|\n",
+                          by_family ? "Per held-out family (trained on the other families' shapes)"
+                                    : fmt::format("Per family, {} (each problem judged in the fold that held it out)", r.split));
         for (const auto& [fam, v] : r.per_family)
           md += fmt::format("| {} | {} | {:.3f} / {:.3f} / {:.3f} | {:.3f} / {:.3f} / {:.3f} |\n", fam, v[0].problems,
                             v[0].mean, v[0].p10, v[0].worst, v[1].mean, v[1].p10, v[1].worst);
