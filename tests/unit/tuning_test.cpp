@@ -3,6 +3,7 @@
 // SYNTHETIC (tests/data/make_synthetic_tuning.py: a made-up sm_90 cost model
 // over the real kernel names of the full sm_90 sets), which exercises the
 // database, training, loading and selection paths, not the model's accuracy.
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -585,6 +586,25 @@ TEST(Features, SizesWasteAndWaves) {
   EXPECT_FLOAT_EQ(at("alignment"), 16.0f);
   EXPECT_FLOAT_EQ(at("vector_share"), 1.0f);
   EXPECT_FLOAT_EQ(at("c_alignment"), 2.0f);
+  // GPT-2 XL's 1600-wide output on 64x256 tiles: 7 column tiles of 256, 1600 of 1792 columns real.
+  auto pingpong = parse_gemm_name(
+      "gemm_bf16_rcr_tma_wgmma_cshuffle_pingpong_64x256x64_4x1x1_16x256x16_s5_v16_padmnk_sm_90");
+  auto gpt = gemm_problem{}.sizes(8192, 1600, 6400).dtype(dtype::bf16).layout(rcr).normalized();
+  f = features_of(gpt, pingpong, 0.0, alignment_class(gpt));
+  EXPECT_FLOAT_EQ(at("useful_share"), 1600.0f / 1792.0f);
+  const float waves = at("waves");
+  EXPECT_FLOAT_EQ(at("wave_share"), waves / std::ceil(waves));
+  EXPECT_FLOAT_EQ(at("work_share"), at("useful_share") * at("wave_share"));
+  EXPECT_FLOAT_EQ(at("ab_row_alignment"), 256.0f);  // rows of 12,800 bytes
+  EXPECT_FLOAT_EQ(at("c_row_alignment"), 128.0f);   // rows of 3,200 bytes
+  // Every one of the 128 x 7 tiles loads (64 + 256) x 6400 elements of 2 bytes.
+  EXPECT_FLOAT_EQ(at("log2_tile_loads"), float(std::log2(128.0 * 7 * 320 * 6400 * 2)));
+  EXPECT_FLOAT_EQ(at("tile_loads_share"), float((128.0 * 7 * 320) / (8192.0 + 1600.0)));
+  // K = 1784: rows of 3,568 bytes start 16 bytes off a 128-byte line, which the 16-byte class cannot tell.
+  auto off_line = gemm_problem{}.sizes(1024, 1024, 1784).dtype(dtype::bf16).layout(rcr).normalized();
+  f = features_of(off_line, key, 0.0, alignment_class(off_line));
+  EXPECT_FLOAT_EQ(at("alignment"), 16.0f);
+  EXPECT_FLOAT_EQ(at("ab_row_alignment"), 16.0f);
   EXPECT_EQ(family_of("Llama-3-70B"), "Llama");
   EXPECT_EQ(family_of("Flan-T5-XL"), "T5");
   EXPECT_EQ(family_of("resnet50"), "ResNet");  // not "T5", which it holds
