@@ -129,9 +129,10 @@ feature_row features_of(const gemm_problem& p, const gemm_key& key, double estim
   f[i++] = useful;
   f[i++] = wave_share;
   f[i++] = useful * wave_share;
-  // Rows that do not start on a 128-byte line load differently (random shapes with K = 1784: the
-  // 2-CTA multicast kernels measured 1.35x faster than the same tiles alone; on the models'
-  // 128-byte-aligned rows they rarely win); the 16-byte alignment class above cannot tell.
+  // Rows that do not start on a 128-byte line load differently: in the H200 data of 2026-11-28 the
+  // 2-CTA multicast kernels are the fastest on 20% of such problems where they may run (1.35x the
+  // same tiles alone at K = 1784), on 1.5% of those with aligned rows; the 16-byte alignment class
+  // above cannot tell the two apart.
   auto row_alignment = [&](std::int64_t ld, dtype d) {
     const std::uint64_t bytes = std::uint64_t(std::max<std::int64_t>(ld, 1)) * std::uint64_t(std::max(1, bits_of(d) / 8));
     return float(std::min<std::uint64_t>(256, bytes & (~bytes + 1)));
