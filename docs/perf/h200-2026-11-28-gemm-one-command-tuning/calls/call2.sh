@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Call 2 (nvidia-h200-x2): the documented GEMM tuning command again, resumed from call 1's export.
+# Calls 2-4 (nvidia-h200-x2): the documented GEMM tuning command again, resumed from the last call's export
+# (.dev/seed.jsonl.xz); calls 3 and 4 found the random problems new.
 set -uo pipefail
 bash benchmarks/unpack_carry.sh > /dev/null || exit 2
 K=$PWD/.carry/bin/kdecl
