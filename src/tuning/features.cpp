@@ -28,7 +28,7 @@ const std::array<std::string_view, feature_count>& feature_names() {
       "useful_share",                           // (1 - waste_m) (1 - waste_n): the tiles' output that is the problem's
       "wave_share",                             // waves / ceil(waves): the busy share of the processors' slots
       "work_share",                             // their product
-      "ab_row_alignment", "c_row_alignment",    // lowest set bit of A's and B's (of C's) leading dimension in bytes, to 256
+      "ab_row_alignment",                       // lowest set bit of A's and B's leading dimensions in bytes, to 256
       "log2_tile_loads", "tile_loads_share"};   // bytes of A and B all tiles load (from L2 mostly); over the operands' bytes
   return names;
 }
@@ -137,8 +137,9 @@ feature_row features_of(const gemm_problem& p, const gemm_key& key, double estim
     const std::uint64_t bytes = std::uint64_t(std::max<std::int64_t>(ld, 1)) * std::uint64_t(std::max(1, bits_of(d) / 8));
     return float(std::min<std::uint64_t>(256, bytes & (~bytes + 1)));
   };
+  // (C's rows get no such feature: the choice of path must not depend on C's alignment, which the
+  // epilogue takes whatever it is; GemmProperty.EveryRandomProblemIsSelectedForSm90.)
   f[i++] = std::min(row_alignment(p.lda, p.sig.a), row_alignment(p.ldb, p.sig.b));
-  f[i++] = row_alignment(p.ldc, p.sig.c);
   // Long-K problems on few tiles are bound by what the tiles pull from L2, not by the tensor cores
   // (random shapes, 1272 x 1584 x 25392: 90 tiles of 128x192 1.28x faster than 130 of 128x128).
   const double tile_loads = tiles * double(a.tile.m + a.tile.n) * ceil_div(double(p.k), a.tile.k) * a.tile.k * elem;

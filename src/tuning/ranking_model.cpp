@@ -37,7 +37,7 @@ nlohmann::json to_json(const model_info& i) {
   nlohmann::json j = {{"op", i.op}, {"arch", i.arch}, {"kernel_set", i.kernel_set}, {"kernel_count", i.kernel_count},
           {"objective", i.objective}, {"features", i.features}, {"signatures", i.signatures}, {"trained_on", i.trained_on},
           {"devices", i.devices}, {"rows", i.rows}, {"groups", i.groups}, {"rounds", i.rounds},
-          {"created", i.created}, {"kdecl_commit", i.kdecl_commit}, {"format", "kdecl ranking model 1"}};
+          {"max_depth", i.max_depth}, {"eta", i.eta}, {"created", i.created}, {"kdecl_commit", i.kdecl_commit}, {"format", "kdecl ranking model 1"}};
   if (!i.kernel_set_scope.empty()) j["kernel_set_scope"] = i.kernel_set_scope;
   if (!i.feature_min.empty()) {
     j["feature_min"] = i.feature_min;
@@ -146,6 +146,8 @@ ranking_model ranking_model::train(const std::vector<ranking_group>& groups, con
   info.rows = labels.size();
   info.groups = sizes.size();
   info.rounds = std::size_t(o.rounds);
+  info.max_depth = o.max_depth;
+  info.eta = o.eta;
   model.info_ = std::move(info);
   // Prediction runs on the caller's thread: no thread-pool start-up per call.
   xgb_check(XGBoosterSetParam(model.booster_->h, "nthread", "1"), "nthread");
@@ -176,6 +178,8 @@ ranking_model ranking_model::load(const std::string& path) {
     info.rows = meta.value("rows", std::size_t{0});
     info.groups = meta.value("groups", std::size_t{0});
     info.rounds = meta.value("rounds", std::size_t{0});
+    info.max_depth = meta.value("max_depth", 0);
+    info.eta = meta.value("eta", 0.0);
     info.created = meta.value("created", "");
     info.kdecl_commit = meta.value("kdecl_commit", "");
     info.feature_min = meta.value("feature_min", std::vector<float>{});

@@ -12,7 +12,7 @@
 
 namespace kdecl::tuning {
 
-inline constexpr std::size_t feature_count = 45;
+inline constexpr std::size_t feature_count = 44;
 using feature_row = std::array<float, feature_count>;
 
 // Names, in feature order (written to the model's sidecar and checked on load).

@@ -37,6 +37,8 @@ struct model_info {
   std::vector<std::string> trained_on;  // databases
   std::vector<std::string> devices;     // device names in the training rows
   std::size_t rows = 0, groups = 0, rounds = 0;
+  int max_depth = 0;  // of the trees (0: not recorded, models from before this field)
+  double eta = 0;
   std::string created;              // UTC
   std::string kdecl_commit;         // of the measurements
 };
