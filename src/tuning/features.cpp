@@ -33,23 +33,30 @@ const std::array<std::string_view, feature_count>& feature_names() {
   return names;
 }
 
+namespace {
+
+// The largest power of two, up to `cap`, that divides `ld` elements of dtype `d` in bytes.
+int byte_alignment(std::int64_t ld, dtype d, int cap) {
+  const std::uint64_t bytes = std::uint64_t(std::max<std::int64_t>(ld, 1)) * std::uint64_t(std::max(1, bits_of(d) / 8));
+  return int(std::min<std::uint64_t>(std::uint64_t(cap), bytes & (~bytes + 1)));
+}
+
+}  // namespace
+
 alignments alignment_class(const gemm_problem& p) {
-  auto bytes = [](dtype d) { return std::max(1, bits_of(d) / 8); };
-  auto fold = [](int& a, std::int64_t v) {
-    if (v <= 0) return;
-    std::uint64_t u = std::uint64_t(v);
-    a = std::min<int>(a, int(std::min<std::uint64_t>(16, u & (~u + 1))));
+  auto fold = [](int& a, std::int64_t v, dtype d) {
+    if (v > 0) a = std::min(a, byte_alignment(v, d, 16));
   };
   alignments a;
-  fold(a.ab, p.lda * bytes(p.sig.a));
-  fold(a.ab, p.ldb * bytes(p.sig.b));
-  fold(a.cd, p.ldc * bytes(p.sig.c));
-  if (p.sig.variant == gemm_variant::multi_d) fold(a.cd, p.ldd * bytes(p.sig.c));
+  fold(a.ab, p.lda, p.sig.a);
+  fold(a.ab, p.ldb, p.sig.b);
+  fold(a.cd, p.ldc, p.sig.c);
+  if (p.sig.variant == gemm_variant::multi_d) fold(a.cd, p.ldd, p.sig.c);
   if (p.batch > 1) {
-    fold(a.ab, p.stride_a * bytes(p.sig.a));
-    fold(a.ab, p.stride_b * bytes(p.sig.b));
-    fold(a.cd, p.stride_c * bytes(p.sig.c));
-    if (p.sig.variant == gemm_variant::multi_d) fold(a.cd, p.stride_d * bytes(p.sig.c));
+    fold(a.ab, p.stride_a, p.sig.a);
+    fold(a.ab, p.stride_b, p.sig.b);
+    fold(a.cd, p.stride_c, p.sig.c);
+    if (p.sig.variant == gemm_variant::multi_d) fold(a.cd, p.stride_d, p.sig.c);
   }
   return a;
 }
@@ -70,6 +77,7 @@ feature_row features_of(const gemm_problem& p, const gemm_key& key, double estim
     const double padded = ceil_div(size, tile) * tile;
     return float((padded - size) / padded);
   };
+  const float waste_m = waste(double(p.m), a.tile.m), waste_n = waste(double(p.n), a.tile.n);
   const double tiles = ceil_div(double(p.m), a.tile.m) * ceil_div(double(p.n), a.tile.n) * double(p.batch);
   const double slots = double(machine.processors) * std::max(1.0f, prof.rates.fit);
   const double waves = tiles / slots;
@@ -88,8 +96,8 @@ feature_row features_of(const gemm_problem& p, const gemm_key& key, double estim
   f[i++] = float(a.tile.m);
   f[i++] = float(a.tile.n);
   f[i++] = float(a.tile.k);
-  f[i++] = waste(double(p.m), a.tile.m);
-  f[i++] = waste(double(p.n), a.tile.n);
+  f[i++] = waste_m;
+  f[i++] = waste_n;
   f[i++] = waste(double(p.k), a.tile.k);
   f[i++] = float(std::log2(tiles));
   f[i++] = float(waves);
@@ -124,7 +132,7 @@ feature_row features_of(const gemm_problem& p, const gemm_key& key, double estim
   f[i++] = float(std::log2(ceil_div(double(p.n), a.tile.n)));
   // Trees split one feature at a time: the products that decide how much of the machine's
   // work is wasted are given whole (GPT-2 XL's 1600-wide layers, 2026-11-28).
-  const float useful = (1.0f - waste(double(p.m), a.tile.m)) * (1.0f - waste(double(p.n), a.tile.n));
+  const float useful = (1.0f - waste_m) * (1.0f - waste_n);
   const float wave_share = float(waves / std::max(1.0, std::ceil(waves)));
   f[i++] = useful;
   f[i++] = wave_share;
@@ -133,13 +141,9 @@ feature_row features_of(const gemm_problem& p, const gemm_key& key, double estim
   // 2-CTA multicast kernels are the fastest on 20% of such problems where they may run (1.35x the
   // same tiles alone at K = 1784), on 1.5% of those with aligned rows; the 16-byte alignment class
   // above cannot tell the two apart.
-  auto row_alignment = [&](std::int64_t ld, dtype d) {
-    const std::uint64_t bytes = std::uint64_t(std::max<std::int64_t>(ld, 1)) * std::uint64_t(std::max(1, bits_of(d) / 8));
-    return float(std::min<std::uint64_t>(256, bytes & (~bytes + 1)));
-  };
   // (C's rows get no such feature: the choice of path must not depend on C's alignment, which the
   // epilogue takes whatever it is; GemmProperty.EveryRandomProblemIsSelectedForSm90.)
-  f[i++] = std::min(row_alignment(p.lda, p.sig.a), row_alignment(p.ldb, p.sig.b));
+  f[i++] = float(std::min(byte_alignment(p.lda, p.sig.a, 256), byte_alignment(p.ldb, p.sig.b, 256)));
   // Long-K problems on few tiles are bound by what the tiles pull from L2, not by the tensor cores
   // (random shapes, 1272 x 1584 x 25392: 90 tiles of 128x192 1.28x faster than 130 of 128x128).
   const double tile_loads = tiles * double(a.tile.m + a.tile.n) * ceil_div(double(p.k), a.tile.k) * a.tile.k * elem;
