@@ -214,6 +214,13 @@ nlohmann::json to_json(const tuning::tier_figures& f) {
 
 std::string k_text(int k) { return k ? std::to_string(k) : std::string("never"); }
 
+// The model families a problem's layers come from (tuning::family_of each model).
+std::set<std::string> families_of(const tuning::measured_problem& p) {
+  std::set<std::string> out;
+  for (const auto& m : p.models) out.insert(tuning::family_of(m));
+  return out;
+}
+
 }  // namespace
 
 void add_eval_selection_command(CLI::App& app, command_state& state) {
@@ -264,11 +271,8 @@ void add_eval_selection_command(CLI::App& app, command_state& state) {
         std::map<std::string, std::vector<tuning::tier_figures>> per_family;
         {
           std::map<std::string, std::vector<std::size_t>> members;
-          for (std::size_t i = 0; i < tested.size(); ++i) {
-            std::set<std::string> fams;
-            for (const auto& m : tested[i].models) fams.insert(tuning::family_of(m));
-            for (const auto& f : fams) members[f].push_back(i);
-          }
+          for (std::size_t i = 0; i < tested.size(); ++i)
+            for (const auto& f : families_of(tested[i])) members[f].push_back(i);
           if (members.size() >= 2)
             for (const auto& [fam, idx] : members) {
               std::vector<tuning::measured_problem> t;
@@ -289,19 +293,14 @@ void add_eval_selection_command(CLI::App& app, command_state& state) {
       // 2. Leave one model family out: train on the other networks' shapes only.
       {
         std::set<std::string> families;
-        for (const auto& p : all)
-          for (const auto& m : p.models) families.insert(tuning::family_of(m));
+        for (const auto& p : all) families.merge(families_of(p));
         if (families.size() >= 2) {
           split_result r{"leave one model family out", {}, {}};
           std::vector<tuning::measured_problem> tested;
           std::vector<std::vector<std::size_t>> analytical, learned;
           for (const auto& fam : families) {
             std::vector<tuning::measured_problem> train, test;
-            for (const auto& p : all) {
-              bool in = std::any_of(p.models.begin(), p.models.end(),
-                                    [&](const std::string& m) { return tuning::family_of(m) == fam; });
-              (in ? test : train).push_back(p);
-            }
+            for (const auto& p : all) (families_of(p).count(fam) ? test : train).push_back(p);
             if (test.empty() || train.empty()) continue;
             auto orders = model_orders(train, test, *o, d);
             std::vector<std::vector<std::size_t>> fa, fl;
