@@ -5,11 +5,15 @@
 // GEMMs also print their relative error against cuBLAS.
 //   sm90_probe          big shapes (4096^3, 8192^3) and the small-M shapes
 //   sm90_probe small    small-M shapes only
+//   sm90_probe shortk   short-K shapes (K = 768-1024 encoder layers and two long-K
+//                       references), seven kernel shapes and cuBLAS timed in turns
+//   sm90_probe tail     shapes whose last wave the split tail fills (tail_split.cuh)
 //   sm90_probe ab       a short fixed set, for comparing builds of the kernel; built
 //                       with -DKDECL_SM90_BASELINE it times the previous kernel (a
 //                       renamed copy of the headers, namespace sm90_base) in turns
 //                       with the current one in the same process
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -176,10 +180,16 @@ double rel_error(const problem_set& ps, const void* x, const void* ref) {
 
 double copy_bw = 0;  // bytes read + written per second, device-to-device copy
 
+// Workspace lent to every launch (the split tail's partial tiles), as the dispatcher lends its own.
+void* probe_workspace = nullptr;
+constexpr std::size_t probe_workspace_bytes = std::size_t{64} << 20;
+
 template <gemm_key K>
 gemm_args args_for(const problem_set& ps, int s) {
   gemm_args a;
   a.a = ps.a[s]; a.b = ps.b[s]; a.c = ps.c[s];
+  a.workspace = probe_workspace;
+  a.workspace_bytes = probe_workspace_bytes;
   for (auto& d : a.d) d = ps.d[s];  // multi_d keys with several D read the same tensor
   return a;
 }
@@ -435,6 +445,63 @@ void ab_shapes() {
   }
 }
 
+// Short-K shapes (the sweep's worst: encoder layers with K = 768-1024) or, with tail_shapes,
+// shapes whose last wave the split tail fills; the leading kernel shapes timed in turns with
+// cuBLAS; each row: time, ratio to cuBLAS and error against it.
+constexpr gemm_key with_schedule(gemm_key k, scheduler s, int cm = 1, int cn = 1) {
+  k.algo.sched = s;
+  k.algo.cluster_m = cm;
+  k.algo.cluster_n = cn;
+  return k;
+}
+
+void short_k_shapes(bool tail_shapes) {
+  constexpr gemm_key coop256 = make_key(dtype::bf16, rcr, 128, 256, 2, 4);
+  constexpr gemm_key coop256_2x1 = with_schedule(coop256, scheduler::intrawave, 2, 1);
+  constexpr gemm_key coop192 = make_key(dtype::bf16, rcr, 128, 192, 2, 5);
+  constexpr gemm_key pp128 = with_schedule(make_key(dtype::bf16, rcr, 128, 128, 1, 6), scheduler::pingpong);
+  constexpr gemm_key pp64x256 = with_schedule(make_key(dtype::bf16, rcr, 64, 256, 1, 5), scheduler::pingpong);
+  constexpr gemm_key coop256x128 = make_key(dtype::bf16, rcr, 256, 128, 2, 4);
+  constexpr gemm_key coop128 = make_key(dtype::bf16, rcr, 128, 128, 2, 6);
+  const std::vector<std::array<std::int64_t, 3>> shapes =
+      tail_shapes ? std::vector<std::array<std::int64_t, 3>>{{1024, 4800, 1600}, {1576, 3072, 1024},
+                                                             {512, 11008, 4096}, {512, 10240, 8192},
+                                                             {2048, 2560, 2048}, {512, 4608, 4096},
+                                                             {512, 5120, 2048}, {6304, 768, 3072}}
+                      : std::vector<std::array<std::int64_t, 3>>{{16384, 3072, 768}, {8192, 32128, 768},
+                                                                 {6304, 768, 768}, {1576, 3072, 1024},
+                                                                 {4096, 4096, 4096}, {16384, 3072, 4096}};
+  for (const auto& sh : shapes) {
+    problem_set ps(sh[0], sh[1], sh[2], rcr, dtype::bf16);
+    std::vector<std::function<double()>> timers;
+    timers.push_back([&] { return time_ms([&](int s) { cublas_gemm(ps, s); }, ps.sets); });
+    ab_key<coop256> a{"coop 128x256 s4"};
+    ab_key<coop256_2x1> b{"coop 128x256 s4 2x1"};
+    ab_key<coop192> c{"coop 128x192 s5"};
+    ab_key<pp128> d{"pingpong 128x128 s6"};
+    ab_key<pp64x256> e{"pingpong 64x256 s5"};
+    ab_key<coop256x128> f{"coop 256x128 s4"};
+    ab_key<coop128> g{"coop 128x128 s6"};
+    a.add(ps, timers); b.add(ps, timers); c.add(ps, timers); d.add(ps, timers); e.add(ps, timers);
+    f.add(ps, timers); g.add(ps, timers);
+    const std::vector<double> ms = rotate(timers);
+    const double flop = 2.0 * sh[0] * sh[1] * sh[2];
+    const gemm_problem prob = ps.problem(coop256.sig);
+    const auto tail = [&](auto plan) { return plan.sched.tail_tiles * 100 + plan.sched.tail_splits; };
+    std::printf("bf16 rcr %lldx%lldx%lld: cuBLAS %.4f ms %.0f TFLOP/s (split tail, tiles*100+splits: 128x256 %d, "
+                "128x192 %d, 256x128 %d, 128x128 %d)\n",
+                (long long)sh[0], (long long)sh[1], (long long)sh[2], ms[0], flop / ms[0] / 1e9,
+                tail(sm90::gemm<coop256>::plan(prob)), tail(sm90::gemm<coop192>::plan(prob)),
+                tail(sm90::gemm<coop256x128>::plan(prob)), tail(sm90::gemm<coop128>::plan(prob)));
+    const auto row = [&](const char* name, double t, double err) {
+      std::printf("  %-22s %8.4f ms %5.0f TFLOP/s %.3fx cuBLAS relerr %.1e\n", name, t, flop / t / 1e9, ms[0] / t, err);
+    };
+    row(a.name, a.after(ms), a.err); row(b.name, b.after(ms), b.err); row(c.name, c.after(ms), c.err);
+    row(d.name, d.after(ms), d.err); row(e.name, e.after(ms), e.err); row(f.name, f.after(ms), f.err);
+    row(g.name, g.after(ms), g.err);
+  }
+}
+
 int main(int argc, char** argv) {
   const bool small_only = argc > 1 && std::strcmp(argv[1], "small") == 0;
   CHECK_CUBLAS(cublasCreate(&handle));
@@ -442,6 +509,11 @@ int main(int argc, char** argv) {
   cudaGetDeviceProperties(&prop, 0);
   std::printf("device: %s, %d SMs, L2 %d MB\n", prop.name, prop.multiProcessorCount, prop.l2CacheSize >> 20);
   measure_copy_bandwidth();
+  CHECK_CUDA(cudaMalloc(&probe_workspace, probe_workspace_bytes));
+  if (argc > 1 && (std::strcmp(argv[1], "shortk") == 0 || std::strcmp(argv[1], "tail") == 0)) {
+    short_k_shapes(std::strcmp(argv[1], "tail") == 0);
+    return 0;
+  }
   if (argc > 1 && std::strcmp(argv[1], "ab") == 0) {
     ab_shapes();
     return 0;

@@ -58,7 +58,8 @@ std::string_view formula_name(smem_formula f) {
       return "max(stages*(tile_m*tile_k*size(A) + (preshuffle ? 0 : tile_n*tile_k*size(B))), "
              "cshuffle ? (C row ? tile_m*(tile_n+8)*4 : tile_n*(tile_m+4)*4) : 0)";
     case smem_formula::tma_ring_barriers_strips:
-      return "stages*(tile_m+tile_n)*tile_k*size(A) + 1024 + 16*stages + 16 + (cshuffle ? (pingpong ? 2 : 1)*warps_m*2304 : 0)";
+      return "stages*(tile_m+tile_n)*tile_k*size(A) + 1024 + roundup(16*stages + 16, 128) + "
+             "(cshuffle ? (pingpong ? 2 : 1)*warps_m*2304 : 0)";
     case smem_formula::hip_padded_ring_or_shuffle:
       return "max(stages*(tile_m*(tile_k+16/size(A))*size(A) + tile_n*(tile_k+16/size(B))*size(B)), "
              "cshuffle ? warps_m*warps_n*warp_tile_m*(warp_tile_n+4)*4 : 0)";

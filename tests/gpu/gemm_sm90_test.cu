@@ -95,9 +95,12 @@ struct shape {
   std::int64_t m, n, k, batch = 1;
 };
 
-// Runs one problem through sm90::gemm<K> and compares with the host reference.
+// Runs one problem through sm90::gemm<K> and compares with the host reference. C's
+// leading dimension is N rounded up to 16 bytes plus `ldc_extra` elements (default: 16
+// bytes more); `c_via_tma`, where given, receives whether the epilogue stored C through TMA.
 template <gemm_key K>
-void check_problem(shape s, float alpha, float beta, unsigned seed) {
+void check_problem(shape s, float alpha, float beta, unsigned seed, std::int64_t ldc_extra = -1,
+                   bool* c_via_tma = nullptr) {
   using in_t = kernels::cuda::storage_t<K.sig.a>;
   using out_t = kernels::cuda::storage_t<K.sig.c>;
   constexpr bool multi_d = K.sig.variant == gemm_variant::multi_d;
@@ -112,7 +115,7 @@ void check_problem(shape s, float alpha, float beta, unsigned seed) {
   // Leading dimensions padded past the 16-byte minimum, so strides differ from extents.
   p.lda = round_up(p.cols_a(), align_in) + align_in;
   p.ldb = round_up(p.cols_b(), align_in);
-  p.ldc = round_up(p.cols_c(), align_out) + align_out;
+  p.ldc = round_up(p.cols_c(), align_out) + (ldc_extra >= 0 ? ldc_extra : align_out);
   p.ldd = multi_d ? round_up(p.cols_c(), align_out) + 2 * align_out : 0;  // D's own leading dim and stride
   p.stride_a = round_up(p.lda * p.rows_a(), align_in) + align_in;
   p.stride_b = p.ldb * p.rows_b();
@@ -149,11 +152,16 @@ void check_problem(shape s, float alpha, float beta, unsigned seed) {
     dd.back()->upload(hd[i]);
     args.d[i] = dd.back()->ptr;
   }
-  // Split-K reduces inside a thread-block cluster: the family needs no workspace.
-  EXPECT_EQ(sm90::gemm<K>::workspace_bytes(p), 0u);
+  // Split-K reduces inside a thread-block cluster; only a split tail needs workspace, a slot
+  // and a flag per block (run() takes memory of its own here, as no workspace is lent).
+  const sm90::launch_plan plan = sm90::gemm<K>::plan(p);
+  EXPECT_EQ(sm90::gemm<K>::workspace_bytes(p),
+            plan.sched.tail_tiles > 0 ? sm90::tail_workspace::bytes(plan.grid, K.algo.tile.m, K.algo.tile.n) : 0u);
 
   const auto why = sm90::gemm<K>::why_not(p, args);
   ASSERT_FALSE(why.has_value()) << *why;
+  if (c_via_tma != nullptr)
+    *c_via_tma = sm90::gemm<K>::stores_c_through_tma(p, args, sm90::gemm<K>::plan(p).sched.splits);
   const status st = sm90::gemm<K>::run(p, args, nullptr);
   ASSERT_TRUE(st.is_ok()) << st.message();
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
@@ -203,6 +211,12 @@ void check_problem(shape s, float alpha, float beta, unsigned seed) {
         std::memset(&poison, 0xFF, sizeof poison);
         if (std::memcmp(&out[b * p.stride_c + i * p.ldc + j], &poison, sizeof poison) != 0) ++bad_padding;
       }
+    }
+  for (std::int64_t b = 0; b < s.batch; ++b)  // nor past row m: the gap after each matrix's last row
+    for (std::int64_t e = (s.m - 1) * p.ldc + p.ldc; e < p.stride_c; ++e) {
+      out_t poison;
+      std::memset(&poison, 0xFF, sizeof poison);
+      if (std::memcmp(&out[b * p.stride_c + e], &poison, sizeof poison) != 0) ++bad_padding;
     }
   const double rel = std::sqrt(err2) / std::max(std::sqrt(ref2), 1e-30);
   EXPECT_EQ(nans, 0);
@@ -521,6 +535,139 @@ TEST(GemmSm90Pingpong, MultiDThroughRing) {
 TEST(GemmSm90Pingpong, NeverSplitsK) {
   KDECL_SM90_REQUIRE_DEVICE();
   EXPECT_EQ(splits_for<pp_bf16_rcr_128x128>({64, 1000, 4097}), 1);
+}
+
+// ---------------------------------------------------------------- split tail
+// Split tail (tail_split.cuh): the partial last wave's tiles cut in K over adjacent blocks.
+// The schedule first, on the host: every (tile, k-block) is run exactly once, a tail tile's
+// ranges sit on consecutive blocks in order, each block holds at most one of them, last.
+TEST(GemmSm90SplitTail, ScheduleCoversEveryKBlockOnce) {
+  struct schedule_case { int tiles_m, tiles_n, batch, k_blocks, blocks; };
+  for (const schedule_case c : {schedule_case{8, 19, 1, 25, 132}, {9, 8, 2, 32, 132}, {4, 40, 1, 128, 132},
+                                schedule_case{3, 5, 1, 40, 7}, {1, 17, 3, 64, 16}, {1, 17, 3, 64, 24}}) {
+    SCOPED_TRACE(testing::Message() << c.tiles_m << "x" << c.tiles_n << " batch " << c.batch << " k-blocks "
+                                    << c.k_blocks << " blocks " << c.blocks);
+    sm90::tile_scheduler s{};
+    s.tiles_m = c.tiles_m; s.tiles_n = c.tiles_n; s.batch = c.batch; s.k_blocks = c.k_blocks;
+    s.splits = 1; s.group_m = 2;
+    const sm90::tail_split tail = sm90::plan_tail_split(s.tiles(), s.k_blocks, c.blocks);
+    ASSERT_GT(tail.tiles, 0) << "the planner should split this tail";
+    s.tail_tiles = tail.tiles; s.tail_splits = tail.splits; s.workers = c.blocks;
+    std::vector<int> runs(static_cast<std::size_t>(s.tiles()) * s.k_blocks, 0);
+    for (int b = 0; b < c.blocks; ++b) {
+      const int units = s.units_for(b, c.blocks);
+      for (int i = 0; i < units; ++i) {
+        const sm90::tile_work w = s.unit_for(b, c.blocks, i);
+        ASSERT_TRUE(w.valid);
+        ASSERT_LT(w.k_block_begin, w.k_block_end);
+        for (int kb = w.k_block_begin; kb < w.k_block_end; ++kb) ++runs[std::size_t(w.tile) * s.k_blocks + kb];
+        if (s.in_tail(w)) {
+          EXPECT_EQ(i, units - 1) << "a block's tail range is its last unit";
+          EXPECT_EQ(w.split, b % s.tail_splits);
+          EXPECT_EQ(s.unit_for(b - w.split, c.blocks, s.units_for(b - w.split, c.blocks) - 1).tile, w.tile)
+              << "range 0 of the tile (its head) is on the block split places before";
+        }
+      }
+    }
+    EXPECT_EQ(std::count(runs.begin(), runs.end(), 1), static_cast<std::ptrdiff_t>(runs.size()));
+  }
+  // Where it does not split: full waves, fewer tiles than blocks (cluster split-K's), short K.
+  EXPECT_EQ(sm90::plan_tail_split(264, 64, 132).tiles, 0);
+  EXPECT_EQ(sm90::plan_tail_split(96, 576, 132).tiles, 0);
+  EXPECT_EQ(sm90::plan_tail_split(200, 12, 132).tiles, 0);
+  EXPECT_EQ(sm90::plan_tail_split(150, 6, 132).tiles, 0);
+  EXPECT_EQ(sm90::plan_tail_split(156, 16, 132).tiles, 0) << "1576x3072x1024 on 128x256 ran slower split";
+}
+
+template <gemm_key K>
+sm90::tail_split tail_for(shape s) {
+  gemm_problem p;
+  p.sig = K.sig;
+  p.sizes(s.m, s.n, s.k).batched(s.batch);
+  const sm90::tile_scheduler sched = sm90::gemm<K>::plan(p).sched;
+  return {sched.tail_tiles, sched.tail_splits};
+}
+
+TEST(GemmSm90SplitTail, MatchesReference) {
+  KDECL_SM90_REQUIRE_DEVICE();
+  // On a 132-SM H100/H200 each of these leaves a partial last wave the planner splits.
+  const shape wide{1024, 4800, 1600}, batched{1100, 2000, 2000, 2}, fp32_out{1000, 2200, 2000};
+  if (tail_for<bf16_rcr_128x256_cshuffle>(wide).tiles == 0)
+    GTEST_SKIP() << "this GPU's SM count leaves these shapes no split tail";
+  EXPECT_GT(tail_for<bf16_rcr_128x256_cshuffle>(batched).tiles, 0);
+  EXPECT_GT(tail_for<fp16_crr_f32out_cshuffle>(fp32_out).tiles, 0);
+  EXPECT_GT(tail_for<bf16_rcr_128x256>(wide).tiles, 0);
+  bool tma = false;
+  check_problem<bf16_rcr_128x256_cshuffle>(wide, 1.0f, 0.0f, 61, -1, &tma);  // heads store C through TMA
+  EXPECT_TRUE(tma);
+  check_problem<bf16_rcr_128x256_cshuffle>(batched, 0.5f, 1.0f, 62);         // staged epilogue, beta, batches
+  check_problem<fp16_crr_f32out_cshuffle>(fp32_out, 1.0f, 0.0f, 63);         // M-major A, fp32 C
+  check_problem<bf16_rcr_128x256>(wide, -1.0f, 0.0f, 64);                    // direct epilogue
+  // Pingpong and multicast clusters keep whole tiles.
+  EXPECT_EQ(tail_for<pp_bf16_rcr_128x128>(wide).tiles, 0);
+}
+
+// ---------------------------------------------------------------- C stored through TMA
+// (epilogue_tma_store.cuh) where the launch allows it, by the staged epilogue elsewhere.
+static_assert(sm90::tma_store_chunks<sm90::sm90_config<bf16_rcr_128x256_cshuffle>>::enabled);
+static_assert(sm90::tma_store_chunks<sm90::sm90_config<fp16_crr_f32out_cshuffle>>::cols == 16, "fp32: 16 per row");
+static_assert(!sm90::tma_store_chunks<sm90::sm90_config<bf16_rcr_128x256>>::enabled, "direct epilogue: no strips");
+static_assert(!sm90::tma_store_chunks<sm90::sm90_config<md_pass>>::enabled, "D tensors: staged");
+
+TEST(GemmSm90TmaStore, PathChoice) {
+  using g = sm90::gemm<bf16_rcr_128x256_cshuffle>;
+  gemm_problem p;
+  p.sig = bf16_rcr_128x256_cshuffle.sig;
+  p.m = 1000; p.n = 1000; p.k = 64; p.batch = 1;
+  p.lda = 64; p.ldb = 64; p.ldc = 1000; p.stride_c = 1000 * 1000;
+  gemm_args a;
+  alignas(16) static unsigned char c[64];
+  a.c = c;
+  EXPECT_TRUE(g::stores_c_through_tma(p, a, 1));
+  EXPECT_FALSE(g::stores_c_through_tma(p, a, 2)) << "split-K reduces through the cluster";
+  a.beta = 1.0f;
+  EXPECT_FALSE(g::stores_c_through_tma(p, a, 1)) << "beta != 0 reads C";
+  a.beta = 0.0f;
+  a.c = c + 2;
+  EXPECT_FALSE(g::stores_c_through_tma(p, a, 1)) << "C not 16-byte aligned";
+  a.c = c;
+  p.ldc = 1001;
+  EXPECT_FALSE(g::stores_c_through_tma(p, a, 1)) << "ldc not a multiple of 16 bytes";
+  p.ldc = 1000;
+  p.n = 999;
+  EXPECT_FALSE(g::stores_c_through_tma(p, a, 1)) << "rows not a multiple of 16 bytes: TMA would write past N";
+  p.n = 1000;
+  p.batch = 2;
+  p.stride_c = 1000 * 1000 + 1;
+  EXPECT_FALSE(g::stores_c_through_tma(p, a, 1)) << "batch stride not a multiple of 16 bytes";
+  p.stride_c = 1000 * 1000 + 8;
+  EXPECT_TRUE(g::stores_c_through_tma(p, a, 1));
+  EXPECT_FALSE(sm90::gemm<bf16_rcr_128x256>::stores_c_through_tma(p, a, 1)) << "direct epilogue";
+}
+
+TEST(GemmSm90TmaStore, BothPathsMatchReference) {
+  KDECL_SM90_REQUIRE_DEVICE();
+  bool tma = false;
+  // Rows and columns past M and N clipped by TMA, alpha, batches with padded strides.
+  check_problem<bf16_rcr_128x256_cshuffle>({1001, 1000, 200}, 1.5f, 0.0f, 201, -1, &tma);
+  EXPECT_TRUE(tma);
+  check_problem<bf16_rcr_128x256_cshuffle>({129, 72, 1000, 3}, 1.0f, 0.0f, 202, -1, &tma);
+  EXPECT_TRUE(tma);
+  check_problem<bf16_rcr_128x256_cshuffle>({129, 63, 1000, 3}, 1.0f, 0.0f, 208, -1, &tma);
+  EXPECT_FALSE(tma) << "N = 63 rows end mid-16-byte: the staged epilogue stores them";
+  // Many tiles per block: the strip halves alternate across tiles (cooperative and pingpong,
+  // two m64 blocks per consumer).
+  check_problem<bf16_rcr_128x256_cshuffle>({3000, 3000, 64}, 1.0f, 0.0f, 203, -1, &tma);
+  EXPECT_TRUE(tma);
+  check_problem<pp_bf16_rcr_128x128>({3000, 3000, 64, 2}, 1.0f, 0.0f, 204, -1, &tma);
+  EXPECT_TRUE(tma);
+  check_problem<pp_fp16_rrr_128x128_f32out>({2500, 2100, 97}, 1.0f, 0.0f, 205, -1, &tma);
+  EXPECT_TRUE(tma);  // fp32: N a multiple of 4
+  // The same keys where TMA cannot store C: ldc one element past a 16-byte multiple, beta.
+  check_problem<bf16_rcr_128x256_cshuffle>({1001, 1000, 200}, 1.5f, 0.0f, 206, 1, &tma);
+  EXPECT_FALSE(tma);
+  check_problem<pp_bf16_rcr_128x128>({3000, 3000, 64}, 1.0f, 0.5f, 207, -1, &tma);
+  EXPECT_FALSE(tma);
 }
 
 

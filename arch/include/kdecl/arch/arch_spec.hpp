@@ -129,7 +129,8 @@ enum class smem_formula : std::uint8_t {
   //   staging (cshuffle only) = C row-major ? tile_m*(tile_n+8)*4 : tile_n*(tile_m+4)*4
   cp_async_ring_or_staging,
   // tma_wgmma (sm90/gemm_sm90_config.cuh smem_bytes_for):
-  //   stages*(tile_m+tile_n)*tile_k*size(A) + 1024 + 16*stages + 16 + (cshuffle ? (pingpong ? 2 : 1)*warps_m*2304 : 0)
+  //   stages*(tile_m+tile_n)*tile_k*size(A) + 1024 + roundup(16*stages + 16, 128)
+  //   + (cshuffle ? (pingpong ? 2 : 1)*warps_m*2304 : 0)
   tma_ring_barriers_strips,
   // HIP kernel (hip/gemm_hip_geometry.hpp geometry_of): rows padded by 16 bytes,
   //   max(stages*(tile_m*(tile_k + 16/size(A))*size(A) + tile_n*(tile_k + 16/size(B))*size(B)),

@@ -154,7 +154,7 @@ inline constexpr int tma_wgmma_vectors[] = {16};
 // that fits the smallest tile (64 x 64, direct epilogue) under the formula.
 constexpr int tma_wgmma_max_stages(int smem_opt_in) {
   int s = 2;
-  while ((s + 1) * (64 + 64) * 128 + 1024 + 16 * (s + 1) + 16 <= smem_opt_in) ++s;
+  while ((s + 1) * (64 + 64) * 128 + 1024 + (16 * (s + 1) + 16 + 127) / 128 * 128 <= smem_opt_in) ++s;
   return s;
 }
 

@@ -55,7 +55,7 @@ constexpr long smem_use(const gemm_key& k, const pipeline_caps& c, bool with_epi
     }
     case arch::smem_formula::tma_ring_barriers_strips:
       // cshuffle strips: one per consumer warp; pingpong runs the declared warps twice.
-      return st * (m + n) * kk * (sa > 0 ? sa : 1) + 1024 + 16 * st + 16 +
+      return st * (m + n) * kk * (sa > 0 ? sa : 1) + 1024 + (16 * st + 16 + 127) / 128 * 128 +
              (cshuffle ? (k.algo.sched == scheduler::pingpong ? 2 : 1) * k.algo.warps.m * 2304L : 0);
     case arch::smem_formula::hip_padded_ring_or_shuffle: {
       if (sa == 0 || sb == 0) return 0;

@@ -1,10 +1,11 @@
 // Entry point of the sm_90a tma_wgmma GEMM family (see docs/kernels/sm90.md):
 //   sm90::gemm<K>::why_not / run / workspace_bytes, the gemm_kernel contract.
 //
-// run() builds the two TMA descriptors, plans the persistent grid (one block per
-// SM, grouped tile order, split-K over a thread-block cluster when the output has
-// too few tiles to occupy the SMs; pairs of blocks for a multicast cluster key) and
-// launches the kernel. No workspace is used.
+// run() builds the two TMA descriptors (and C's, where the epilogue stores C through
+// TMA), plans the persistent grid (one block per SM, grouped tile order, split-K over a
+// thread-block cluster when the output has too few tiles to occupy the SMs, the last
+// wave's tiles split in K where it is less than half full; pairs of blocks for a multicast
+// cluster key) and launches the kernel. Only the split tail uses workspace.
 #pragma once
 
 #include <algorithm>
@@ -23,6 +24,9 @@
 #include "kdecl/kernels/cuda/dynamic_smem.cuh"
 #include "kdecl/kernels/gemm/cuda/sm90/cluster_capacity.cuh"
 #include "kdecl/kernels/gemm/cuda/sm90/d_tiles.cuh"
+#include "kdecl/kernels/gemm/cuda/sm90/epilogue_tma_store.cuh"
+#include "kdecl/kernels/gemm/cuda/sm90/tail_split.cuh"
+#include "kdecl/kernels/cuda/stream_scratch.cuh"
 #include "kdecl/kernels/cuda/device_info.cuh"
 #include "kdecl/kernels/gemm/cuda/sm90/gemm_sm90_config.cuh"
 #include "kdecl/kernels/gemm/cuda/sm90/gemm_sm90_kernel.cuh"
@@ -95,18 +99,43 @@ struct gemm {
     }
   }
 
-  // Split-K reduces inside a thread-block cluster: no workspace is ever needed.
-  static std::size_t workspace_bytes(const gemm_problem&) { return 0; }
+  // Split-K reduces inside a thread-block cluster and needs none; a split tail's partial
+  // tiles and flags need one slot and one flag per block of the grid (tail_split.cuh).
+  // Where the caller lends less, run() takes stream-ordered memory of its own.
+  static std::size_t workspace_bytes(const gemm_problem& p) {
+    if constexpr (key_unsupported_reason(K) != nullptr || !sm90_config<K>::tail_split_fits) {
+      return 0;
+    } else {
+      if (current_device_info().sm_count <= 0) return 0;
+      const launch_plan shape = plan(p);
+      return shape.sched.tail_tiles > 0
+                 ? tail_workspace::bytes(shape.grid, sm90_config<K>::tile_m, sm90_config<K>::tile_n)
+                 : 0;
+    }
+  }
 
-  // The launch run() makes for `p` on the current device (grid, split count); for
-  // tests and benchmarks. Needs a device and a supported key.
+  // The launch run() makes for `p` on the current device (grid, split count, split tail);
+  // for tests and benchmarks. Needs a device and a supported key.
   static launch_plan plan(const gemm_problem& p) {
     using cfg = sm90_config<K>;
     const device_info dev = current_device_info();
     prepare_kernel();
-    return plan_launch(p, cfg::tile_m, cfg::tile_n, cfg::tile_k, dev.sm_count,
-                       cfg::split_k_fits || cfg::cluster_size > 1 ? &cluster_capacity_of(dev) : nullptr,
-                       cfg::cluster_m, cfg::cluster_n);
+    launch_plan shape = plan_launch(p, cfg::tile_m, cfg::tile_n, cfg::tile_k, dev.sm_count,
+                                    cfg::split_k_fits || cfg::cluster_size > 1 ? &cluster_capacity_of(dev) : nullptr,
+                                    cfg::cluster_m, cfg::cluster_n);
+    if constexpr (cfg::tail_split_fits) {
+      tile_scheduler& s = shape.sched;
+      if (s.splits == 1) {
+        const int blocks = std::max(dev.sm_count, 1);
+        if (const tail_split tail = plan_tail_split(s.tiles(), s.k_blocks, blocks); tail.tiles > 0) {
+          s.tail_tiles = tail.tiles;
+          s.tail_splits = tail.splits;
+          s.workers = blocks;
+          shape.grid = blocks;
+        }
+      }
+    }
+    return shape;
   }
 
   static status run(const gemm_problem& p, const gemm_args& args, void* stream) {
@@ -140,13 +169,46 @@ struct gemm {
       params.c_rows_aligned = reinterpret_cast<std::uintptr_t>(args.c) % run_bytes == 0 &&
                               (p.ldc * elem_bytes(K.sig.c)) % run_bytes == 0 &&
                               (p.batch == 1 || (p.stride_c * elem_bytes(K.sig.c)) % run_bytes == 0);
+      params.c_via_tma = encode_c_map(params, p, args, shape);
       auto st = static_cast<cudaStream_t>(stream);
+      // The split tail's slots and flags: the caller's workspace, else memory of its own,
+      // freed on the stream after the launch.
+      std::optional<stream_scratch> tail_scratch;
+      if (shape.sched.tail_tiles > 0) {
+        using ws = tail_workspace;
+        tail_scratch.emplace(args.workspace, args.workspace_bytes, ws::bytes(shape.grid, cfg::tile_m, cfg::tile_n),
+                             ws::align, st, "sm90 tma_wgmma split-tail partials");
+        if (!*tail_scratch) return tail_scratch->error();
+        params.tail_flags = reinterpret_cast<unsigned long long*>(tail_scratch->get());
+        params.tail_partials = reinterpret_cast<float*>(tail_scratch->get() + ws::flag_bytes(shape.grid));
+        params.tail_epoch = next_tail_epoch();
+      }
       const unsigned cluster = static_cast<unsigned>(shape.sched.splits > 1 ? shape.sched.splits : cfg::cluster_size);
       if (const cudaError_t e = launch_in_clusters(gemm_sm90_kernel<cfg>, unsigned(shape.grid), cfg::threads,
                                                    cfg::smem_bytes, st, cluster, params);
           e != cudaSuccess)
         return status::error(std::string("sm90 tma_wgmma launch: ") + cudaGetErrorString(e));
       return status::ok();
+    }
+  }
+
+  // Whether the epilogue of a launch with `splits` K splits stores C through TMA
+  // (epilogue_tma_store.cuh): a key it covers, no split-K, beta = 0, and a C that TMA
+  // can address (16-byte aligned base, leading dimension and batch stride) and clip: rows
+  // of N elements a multiple of 16 bytes, since a TMA store writes the whole 16 bytes at a
+  // row's end (measured on the H200: N = 1 in bf16 wrote 8 elements). Otherwise the staged
+  // epilogue stores C (any alignment and N, beta, D tensors).
+  static bool stores_c_through_tma(const gemm_problem& p, const gemm_args& args, int splits) {
+    if constexpr (!tma_store_chunks<sm90_config<K>>::enabled) {
+      return false;
+    } else {
+      constexpr std::int64_t ec = elem_bytes(K.sig.c);
+      constexpr std::int64_t tma_stride_limit = std::int64_t{1} << 40;
+      if (splits != 1 || args.beta != 0.0f) return false;
+      if (reinterpret_cast<std::uintptr_t>(args.c) % 16 != 0 || (p.ldc * ec) % 16 != 0) return false;
+      if ((p.n * ec) % 16 != 0) return false;
+      if (p.batch > 1 && (p.stride_c <= 0 || (p.stride_c * ec) % 16 != 0)) return false;
+      return p.ldc * ec < tma_stride_limit && p.stride_c * ec < tma_stride_limit;
     }
   }
 
@@ -186,6 +248,17 @@ struct gemm {
       }
       return true;
     }
+  }
+
+  // The TMA map of C where stores_c_through_tma (false: it does not, or the encode failed,
+  // and the staged epilogue stores C).
+  static bool encode_c_map(gemm_sm90_params& params, const gemm_problem& p, const gemm_args& args,
+                           const launch_plan& shape) {
+    using chunks = tma_store_chunks<sm90_config<K>>;
+    if (!stores_c_through_tma(p, args, shape.sched.splits)) return false;
+    const operand_view c{args.c, K.sig.c, p.n, p.m, p.batch, p.ldc, p.stride_c, chunks::cols, chunks::rows,
+                         /*swizzle=*/false};
+    return !encode_tensor_map(params.map_c, c).has_value();
   }
 
   // Boxes are one 128-byte swizzled row wide: tile_k elements (K-major) or 64 16-bit M/N values.

@@ -22,14 +22,18 @@ inline constexpr int swizzle_row_bytes = 128;
 // Per consumer warp, the cshuffle epilogue's strip: 16 rows x (32 + 4) floats.
 inline constexpr int cshuffle_strip_bytes = 16 * 36 * 4;
 
+// The barriers (full and empty per stage) plus 16 spare bytes, rounded up to 128 bytes so
+// that the cshuffle strips after them can be TMA-store sources (epilogue_tma_store.cuh).
+constexpr int barrier_block_bytes(int stages) { return (2 * 8 * stages + 16 + 127) / 128 * 128; }
+
 // Shared memory a key needs: the ring, 1 KiB to align it to the swizzle atom,
-// the barriers plus 16 spare bytes, and the cshuffle strips.
+// the barrier block, and the cshuffle strips.
 constexpr int smem_bytes_for(const gemm_key& k) {
   const int elem = bits_of(k.sig.a) / 8;
   const int stage = (k.algo.tile.m + k.algo.tile.n) * k.algo.tile.k * (elem > 0 ? elem : 1);
   const int consumer_copies = k.algo.sched == scheduler::pingpong ? 2 : 1;
   const int strips = k.algo.epi == epilogue::cshuffle ? consumer_copies * k.algo.warps.m * cshuffle_strip_bytes : 0;
-  return k.algo.stages * stage + 1024 + 2 * 8 * k.algo.stages + 16 + strips;
+  return k.algo.stages * stage + 1024 + barrier_block_bytes(k.algo.stages) + strips;
 }
 
 // The operand families of wgmma: 16-bit (k16, either major-ness), 8-bit floats
@@ -167,6 +171,10 @@ struct sm90_config {
   // cluster neither: its cluster is the pair of blocks.)
   static constexpr bool split_k_fits =
       !pingpong && cluster_size == 1 && tile_m * split_k_partial_ld * 4 <= stages * stage_bytes;
+  // Split tail (tail_split.cuh): the cooperative schedule without a cluster, fp32
+  // accumulators, no D tensors (their ring slots follow every unit, the tails' too).
+  static constexpr bool tail_split_fits = !pingpong && cluster_size == 1 && !integer_acc &&
+                                        K.sig.variant == gemm_variant::standard;
 
   static constexpr bool staged_epilogue = K.algo.epi == epilogue::cshuffle;
   static constexpr bool check_m = K.algo.pad_m != tristate::no;

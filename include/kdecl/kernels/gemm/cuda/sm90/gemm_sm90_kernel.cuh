@@ -16,6 +16,11 @@
 //   split-K          (splits > 1) one unit per block, the splits of a tile form a
 //                    cluster and reduce through distributed shared memory
 //                    (split_k.cuh).
+//   split tail       (tail_tiles > 0) the partial last wave's tiles cut in K over
+//                    adjacent blocks; the tails' partials reach the head's block
+//                    through global workspace (tail_split.cuh).
+//   C through TMA    (c_via_tma) the epilogue writes each warp's rows in 64-byte x
+//                    16-row boxes to its strip and TMA stores them (epilogue_tma_store.cuh).
 //   multicast        (cluster 2x1 or 1x2) two blocks of a cluster take a pair of
 //                    neighbouring tiles that share B (2x1) or A (1x2); each block's
 //                    producer loads half of the shared tile and multicasts it into
@@ -31,8 +36,9 @@
 //                    epilogue runs under the other's main loop.
 //
 // Shared memory: [A ring: stages x tile_m x 128 B][B ring: stages x tile_n x 128 B]
-// [full barriers][empty barriers][16 spare bytes][cshuffle strips, one per consumer
-// warp, only for epi = cshuffle], the rings aligned to 1 KiB.
+// [full barriers][empty barriers][16 spare bytes, up to a 128-byte boundary][cshuffle
+// strips, one per consumer warp, only for epi = cshuffle; with a TMA-stored C two
+// 64-byte x 16-row boxes each], the rings aligned to 1 KiB.
 #pragma once
 
 #include <cstdint>
@@ -42,11 +48,13 @@
 #include "kdecl/kernels/gemm/cuda/sm90/d_tiles.cuh"
 #include "kdecl/kernels/gemm/cuda/sm90/epilogue_cshuffle.cuh"
 #include "kdecl/kernels/gemm/cuda/sm90/epilogue_direct.cuh"
+#include "kdecl/kernels/gemm/cuda/sm90/epilogue_tma_store.cuh"
 #include "kdecl/kernels/gemm/cuda/sm90/gemm_sm90_config.cuh"
 #include "kdecl/kernels/gemm/cuda/sm90/gemm_sm90_params.cuh"
 #include "kdecl/kernels/cuda/sm90/mbarrier.cuh"
 #include "kdecl/kernels/cuda/sm90/named_barrier_arrive.cuh"
 #include "kdecl/kernels/gemm/cuda/sm90/split_k.cuh"
+#include "kdecl/kernels/gemm/cuda/sm90/tail_split.cuh"
 #include "kdecl/kernels/cuda/sm90/cluster.cuh"
 #include "kdecl/kernels/cuda/sm90/cp_async_barrier.cuh"
 #include "kdecl/kernels/cuda/sm90/tma_load.cuh"
@@ -175,10 +183,10 @@ __device__ __forceinline__ void produce_tiles(const gemm_sm90_params& p, unsigne
       for (int i = 0; i < d_tile_layout<cfg>::num_d; ++i) tma_prefetch_descriptor(&p.map_d[i]);
   }
   ring_position pos;
-  const int units = p.sched.units();
   const grid_place<cfg> place = grid_place<cfg>::here();
-  for (int unit = place.cluster; unit < units; unit += place.clusters) {
-    const tile_work w = p.sched.at(unit, place.rank);
+  const int units = p.sched.units_for(place.cluster, place.clusters);
+  for (int i = 0; i < units; ++i) {
+    const tile_work w = p.sched.unit_for(place.cluster, place.clusters, i, place.rank);
     const int m0 = w.tile_m * cfg::tile_m;
     const int n0 = w.tile_n * cfg::tile_n;
     for (int kb = w.k_block_begin; kb < w.k_block_end; ++kb) {
@@ -285,6 +293,13 @@ __device__ __forceinline__ void finish_tile(float (&acc)[Cfg::m_blocks][Cfg::acc
   const int warp_row0 = w.tile_m * cfg::tile_m + tile_row0;
   if constexpr (cfg::staged_epilogue) {
     float* strip = strips + (consumer * 4 + warp) * cshuffle_warp_floats;
+    if constexpr (tma_store_chunks<cfg>::enabled) {
+      if (p.c_via_tma) {
+        epilogue_tma_store<K, cfg>(acc, p, w.batch, warp_row0, w.tile_n * cfg::tile_n,
+                                   reinterpret_cast<unsigned char*>(strip), lane);
+        return;
+      }
+    }
     const d_ring_view d_ring{ring_a, ring_b, full, empty, pos.stage, pos.phase};
     if constexpr (d_tile_layout<cfg>::enabled) {
       if (p.d_via_tma) {
@@ -322,14 +337,13 @@ __device__ __forceinline__ void consume_tiles(const gemm_sm90_params& p, unsigne
   using acc_t = std::conditional_t<cfg::integer_acc, std::uint32_t, float>;
   acc_t acc[cfg::m_blocks][cfg::acc_regs];
   ring_position pos;
-  const int units = p.sched.units();
   const grid_place<cfg> place = grid_place<cfg>::here();
-  if (cfg::pingpong && first_turn == 1 && place.cluster < units)
-    pos.skip<cfg::stages>(ring_slots_of<cfg>(p, p.sched.at(place.cluster)));  // the other consumer's first unit
-  for (int turn = first_turn;; turn += units_per_turn) {
-    const int unit = place.cluster + turn * place.clusters;
-    if (unit >= units) break;
-    const tile_work w = p.sched.at(unit, place.rank);
+  const int units = p.sched.units_for(place.cluster, place.clusters);
+  const auto unit = [&](int i) { return p.sched.unit_for(place.cluster, place.clusters, i, place.rank); };
+  if (cfg::pingpong && first_turn == 1 && units > 0)
+    pos.skip<cfg::stages>(ring_slots_of<cfg>(p, unit(0)));  // the other consumer's first unit
+  for (int turn = first_turn; turn < units; turn += units_per_turn) {
+    const tile_work w = unit(turn);
 #pragma unroll
     for (int i = 0; i < cfg::m_blocks; ++i)
 #pragma unroll
@@ -340,17 +354,30 @@ __device__ __forceinline__ void consume_tiles(const gemm_sm90_params& p, unsigne
 
     const int previous_stage =
         consume_k_blocks<cfg>(acc, a_ring, b_ring, full, empty, pos, w.k_block_begin, w.k_block_end, lane, place.rank);
-    const int next_unit = unit + place.clusters;  // the other consumer's next (pingpong)
+    const bool has_next = turn + 1 < units;  // the other consumer's next (pingpong)
     if constexpr (cfg::pingpong) {
       // Main loop issued: the other consumer may issue its next tile's (if it has one).
-      if (next_unit < units) named_barrier_arrive(pingpong_barrier_base + ((turn + 1) & 1), 256);
+      if (has_next) named_barrier_arrive(pingpong_barrier_base + ((turn + 1) & 1), 256);
     }
     wgmma_wait_group<0>();
 #pragma unroll
     for (int i = 0; i < cfg::m_blocks; ++i) fence_accumulators(acc[i]);
     if (previous_stage >= 0 && lane == 0) release_slot<cfg>(empty, previous_stage, place.rank);
+    // Split tail: a tile's later K ranges go to the block holding its first, which adds them in.
+    bool finish = w.valid;
+    if constexpr (cfg::tail_split_fits) {
+      if (p.sched.tail_tiles > 0 && p.sched.in_tail(w)) {
+        const int thread = consumer * 128 + thread_in_wg;
+        if (w.split > 0) {
+          tail_store_partial<cfg>(acc, p, place.cluster, thread);
+          finish = false;
+        } else {
+          tail_add_partials<cfg>(acc, p, place.cluster, thread);
+        }
+      }
+    }
     // A cluster's block past the last tile row or column loaded its half for the other only.
-    if (w.valid) {
+    if (finish) {
       if constexpr (cfg::integer_acc) {
         // s32 accumulators -> fp32 for split-K and the epilogues (exact below 2^24).
         float acc_f[cfg::m_blocks][cfg::acc_regs];
@@ -365,9 +392,10 @@ __device__ __forceinline__ void consume_tiles(const gemm_sm90_params& p, unsigne
       }
     }
     if constexpr (cfg::pingpong) {
-      if (next_unit < units) pos.skip<cfg::stages>(ring_slots_of<cfg>(p, p.sched.at(next_unit)));
+      if (has_next) pos.skip<cfg::stages>(ring_slots_of<cfg>(p, unit(turn + 1)));
     }
   }
+  if constexpr (tma_store_chunks<cfg>::enabled) tma_store_drain(lane);
 }
 
 // Templated on the config type, not on the key: nvcc's host stubs cannot spell a
@@ -388,7 +416,7 @@ __global__ void __launch_bounds__(Cfg::threads, 1) gemm_sm90_kernel(const __grid
   unsigned char* ring_b = smem + cfg::stages * cfg::a_stage_bytes;
   auto* full = reinterpret_cast<std::uint64_t*>(smem + cfg::stages * cfg::stage_bytes);
   std::uint64_t* empty = full + cfg::stages;
-  float* strips = reinterpret_cast<float*>(smem + cfg::stages * cfg::stage_bytes + 2 * 8 * cfg::stages + 16);
+  float* strips = reinterpret_cast<float*>(smem + cfg::stages * cfg::stage_bytes + barrier_block_bytes(cfg::stages));
 
   if (threadIdx.x == 0) {
     for (int s = 0; s < cfg::stages; ++s) {

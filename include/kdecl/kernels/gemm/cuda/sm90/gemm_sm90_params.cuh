@@ -16,6 +16,7 @@ struct gemm_sm90_params {
   CUtensorMap map_a;  // (K, M) for row-major A, (M, K) for column-major A, batch outermost
   CUtensorMap map_b;  // (K, N) for column-major B, (N, K) for row-major B
   CUtensorMap map_d[max_d_tensors];  // (N, M) D tensors, read only when d_via_tma
+  CUtensorMap map_c;  // (N, M) C in 64-byte x 16-row boxes, written only when c_via_tma
   tile_scheduler sched;
   void* c;
   const void* d[max_d_tensors];
@@ -29,6 +30,15 @@ struct gemm_sm90_params {
   // Every row of C starts on a 4-element boundary (pointer, ldc and batch stride):
   // the cshuffle epilogue's runs are then aligned without looking (epilogue_cshuffle.cuh).
   bool c_rows_aligned;
+  // The epilogue stores C through TMA (epilogue_tma_store.cuh): a key whose C, variant
+  // and epilogue allow it, on a launch without split-K, with beta = 0 and a C that TMA
+  // can address.
+  bool c_via_tma;
+  // Split tail (sched.tail_tiles > 0, tail_split.cuh): one fp32 tile slot and one flag per
+  // block, and the number a flag holds once its slot is written in this launch.
+  float* tail_partials;
+  unsigned long long* tail_flags;
+  unsigned long long tail_epoch;
 };
 
 }  // namespace kdecl::kernels::cuda::sm90

@@ -4,6 +4,14 @@
 // groups of `group_m` tile rows, column by column inside a group, so the blocks
 // running at once share A rows and B columns in L2. The k-splits of one tile are
 // adjacent units.
+//
+// Split tail (tail_tiles > 0; the GEMM's cooperative kernels, tail_split.cuh): the last
+// tail_tiles tiles of that order, the partial last wave, are each cut into tail_splits even
+// K ranges. Block b first takes whole tiles b, b + workers, ... of the others, then, if
+// b < tail_tiles * tail_splits, K range b % tail_splits of tail tile b / tail_splits: the
+// ranges of one tile run at once on adjacent blocks, and every tile's range j starts at the
+// same time at the same K, as whole tiles do, so tiles that share A rows or B columns still
+// read them from L2 together.
 #pragma once
 
 namespace kdecl::kernels::cuda::sm90 {
@@ -14,6 +22,7 @@ struct tile_work {
   int split;                   // which K range of the tile
   int k_block_begin, k_block_end;
   bool valid;                  // false: a multicast cluster's block past the last tile row or column
+  int order;                   // position in the raster order
 };
 
 // Multicast clusters (cluster_m or cluster_n = 2): a unit is a pair of neighbouring tiles
@@ -26,16 +35,20 @@ struct tile_scheduler {
   int splits;    // K ranges per tile (1 = no split-K)
   int k_blocks;  // ceil(K / tile_k)
   int cluster_m = 1, cluster_n = 1;
+  int tail_tiles = 0;   // split tail: the last tiles, cut in K (0: none)
+  int tail_splits = 1;  // split tail: K ranges per tail tile
+  int workers = 0;      // split tail: blocks of the grid
 
   __host__ __device__ int tiles() const { return batch * tiles_m * tiles_n; }
   __host__ __device__ int pairs_m() const { return (tiles_m + cluster_m - 1) / cluster_m; }
   __host__ __device__ int pairs_n() const { return (tiles_n + cluster_n - 1) / cluster_n; }
   __host__ __device__ int units() const { return batch * pairs_m() * pairs_n() * splits; }
 
-  __device__ tile_work at(int unit, int rank = 0) const {
+  // The tile at position `cell` of the raster order (a pair of tiles for a multicast
+  // cluster, of which block `rank` takes its own); k range and split left unset.
+  __host__ __device__ tile_work tile_in_order(int cell, int rank = 0) const {
     tile_work w;
-    const int cell = unit / splits;  // (batch, pair row, pair column)
-    w.split = unit - cell * splits;
+    w.order = cell;
     const int rows = pairs_m(), cols = pairs_n();
     const int per_batch = rows * cols;
     w.batch = cell / per_batch;
@@ -43,17 +56,45 @@ struct tile_scheduler {
     const int per_group = group_m * cols;
     const int group = t / per_group;
     const int first_m = group * group_m;
-    const int rows_here = min(rows - first_m, group_m);
+    const int rows_here = (rows - first_m) < group_m ? rows - first_m : group_m;
     const int in_group = t - group * per_group;
     w.tile_m = (first_m + in_group % rows_here) * cluster_m + (cluster_m > 1 ? rank : 0);
     w.tile_n = (in_group / rows_here) * cluster_n + (cluster_n > 1 ? rank : 0);
     w.valid = w.tile_m < tiles_m && w.tile_n < tiles_n;
     w.tile = (w.batch * tiles_m + w.tile_m) * tiles_n + w.tile_n;
+    return w;
+  }
+
+  __host__ __device__ tile_work at(int unit, int rank = 0) const {
+    const int cell = unit / splits;  // (batch, pair row, pair column)
+    tile_work w = tile_in_order(cell, rank);
+    w.split = unit - cell * splits;
     // Even split of the k-blocks; the host keeps splits <= k_blocks so none is empty.
     w.k_block_begin = static_cast<int>(static_cast<long long>(k_blocks) * w.split / splits);
     w.k_block_end = static_cast<int>(static_cast<long long>(k_blocks) * (w.split + 1) / splits);
     return w;
   }
+
+  // ---- the work of one block (a multicast cluster's pair), in the order it runs it
+  // Units of cluster c of `clusters` (the grid's blocks without a multicast cluster).
+  __host__ __device__ int units_for(int c, int clusters) const {
+    const int whole = units() - tail_tiles;
+    const int own = whole > c ? (whole - c + clusters - 1) / clusters : 0;
+    return own + (c < tail_tiles * tail_splits ? 1 : 0);
+  }
+  // Its i-th unit (0 <= i < units_for(c, clusters)).
+  __host__ __device__ tile_work unit_for(int c, int clusters, int i, int rank = 0) const {
+    const int whole = units() - tail_tiles;
+    const int own = whole > c ? (whole - c + clusters - 1) / clusters : 0;
+    if (i < own) return at(c + i * clusters, rank);
+    tile_work w = tile_in_order(whole + c / tail_splits, rank);  // the split tail's unit
+    w.split = c % tail_splits;
+    w.k_block_begin = static_cast<int>(static_cast<long long>(k_blocks) * w.split / tail_splits);
+    w.k_block_end = static_cast<int>(static_cast<long long>(k_blocks) * (w.split + 1) / tail_splits);
+    return w;
+  }
+  // A tail tile's ranges 1.. run on the blocks right after the block of its range 0.
+  __host__ __device__ bool in_tail(const tile_work& w) const { return w.order >= units() - tail_tiles; }
 };
 
 }  // namespace kdecl::kernels::cuda::sm90
