@@ -1,5 +1,5 @@
-// Must not compile: tma_wgmma 64x64, 14 stages fit with the direct epilogue (230640 B) but not with cshuffle's 4 x 2304-byte strips.
-// expect-error: rule::stages_do_not_fit_shared_memory, kdecl::arch_id::sm_90, 239856, 232448
+// Must not compile: tma_wgmma 64x64, 14 stages fit with the direct epilogue (230656 B) but not with cshuffle's 4 x 2304-byte strips.
+// expect-error: rule::stages_do_not_fit_shared_memory, kdecl::arch_id::sm_90, 239872, 232448
 #include "kdecl/dsl/dsl.hpp"
 
 namespace case_tma_cshuffle_strips_do_not_fit {
