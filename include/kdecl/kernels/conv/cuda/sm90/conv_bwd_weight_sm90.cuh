@@ -46,6 +46,7 @@
 #include "kdecl/kernels/conv/cuda/sm80/im2col_index.hpp"
 #include "kdecl/kernels/conv/cuda/sm90/conv_fwd_sm90_config.cuh"
 #include "kdecl/kernels/conv/cuda/sm90/conv_sm90_kernel.cuh"
+#include "kdecl/kernels/conv/cuda/sm90/output_tma_map.cuh"
 #include "kdecl/kernels/conv/cuda/sm90/input_im2col_map.cuh"
 #include "kdecl/kernels/conv/cuda/split_partials_reduce.cuh"
 #include "kdecl/kernels/conv/pixel_rows.hpp"
@@ -414,6 +415,8 @@ struct conv_bwd_weight {
     const std::int64_t run_bytes = 4 * elem;  // cshuffle's vector
     kp.out.c_rows_aligned = reinterpret_cast<std::uintptr_t>(out) % run_bytes == 0 && (ldc * elem) % run_bytes == 0 &&
                             (s.batch == 1 || (out_g * elem) % run_bytes == 0);
+    // dW or the partials through TMA where they allow it (output_tma_map.cuh).
+    kp.out.c_via_tma = writes_dw ? encode_output_tma_map<G>(kp.out, s.batch) : encode_output_tma_map<P>(kp.out, s.batch);
     kp.geo = sm80::gather_geometry_of(p);
     kp.geo.m = int(e.k);  // the forward gather's rows are this GEMM's depth
     kp.geo.k = int(e.n);  // and its depth this GEMM's columns

@@ -59,6 +59,7 @@
 #include "kdecl/kernels/cuda/device_info.cuh"
 #include "kdecl/kernels/cuda/stream_scratch.cuh"
 #include "kdecl/kernels/gemm/cuda/sm90/gemm_sm90.cuh"
+#include "kdecl/kernels/conv/cuda/sm90/output_tma_map.cuh"
 
 namespace kdecl::kernels::cuda::sm90 {
 
@@ -463,6 +464,8 @@ struct conv_fwd {
     if constexpr (PixelRows)  // every pixel's row, not only every ldc-th
       kp.out.c_rows_aligned = kp.out.c_rows_aligned && whole_runs(p.out_strides.n) &&
                               whole_runs(p.out_strides.spatial[0]) && whole_runs(p.out_strides.spatial[1]);
+    // The output through TMA where its rows are ldc apart and it allows it (output_tma_map.cuh).
+    if constexpr (!PixelRows) kp.out.c_via_tma = encode_output_tma_map<G>(kp.out, int(p.g));
     kp.rows = output_pixel_rows(p);
     kp.geo = sm80::gather_geometry_of(p);
     kp.in = a.in;

@@ -27,7 +27,9 @@
 //                    (split_k.cuh), reduced through distributed shared memory.
 //   output rows      ldc apart (the GEMM's linear_rows), or with PixelRows wherever
 //                    params.rows (a pixel_row_map, kernels/conv/pixel_rows.hpp) puts
-//                    each output pixel: the stride phases of backward-data.
+//                    each output pixel: the stride phases of backward-data. Rows ldc
+//                    apart go out through the GEMM's TMA-store epilogue where the
+//                    launch encoded a C map (params.out.c_via_tma), else the staged one.
 //
 // A Producer provides:
 //   using params;                       the launch's parameters: one convolution's, with `out`
@@ -215,6 +217,8 @@ template <gemm_key G, class Cfg, bool PixelRows, class Mainloop, class Params>
 __device__ __forceinline__ void conv_consume_tiles(const Params& p, Mainloop& mainloop, float* strips, int consumer,
                                                    int thread_in_wg) {
   const int lane = thread_in_wg % 32, warp = thread_in_wg / 32;
+  // C through TMA (params.out.c_via_tma, set by the launch): output rows ldc apart only.
+  constexpr bool stores_through_tma = tma_store_chunks<Cfg>::enabled && !PixelRows;
   float acc[Cfg::m_blocks][Cfg::acc_regs];
   const int units = launch_units(p);
   const auto skip_unit = [&](int unit) {
@@ -261,6 +265,16 @@ __device__ __forceinline__ void conv_consume_tiles(const Params& p, Mainloop& ma
     const int warp_row0 = w.tile_m * Cfg::tile_m + tile_row0;
     if constexpr (Cfg::staged_epilogue) {
       float* strip = strips + (consumer * 4 + warp) * cshuffle_warp_floats;
+      if constexpr (stores_through_tma) {
+        if (q.out.c_via_tma) {
+          epilogue_tma_store<G, Cfg>(acc, q.out, w.batch, warp_row0, w.tile_n * Cfg::tile_n,
+                                     reinterpret_cast<unsigned char*>(strip), lane);
+          if constexpr (Cfg::pingpong) {
+            if (next_unit < units) skip_unit(next_unit);
+          }
+          continue;
+        }
+      }
       const d_ring_view no_d{nullptr, nullptr, nullptr, nullptr, 0, 0};  // the conv epilogue reads no D tensors
       epilogue_cshuffle<G, Cfg, false>(acc, q.out, w.batch, warp_row0, w.tile_n * Cfg::tile_n, strip, lane, no_d,
                                        tile_row0, rows);
@@ -272,6 +286,7 @@ __device__ __forceinline__ void conv_consume_tiles(const Params& p, Mainloop& ma
       if (next_unit < units) skip_unit(next_unit);
     }
   }
+  if constexpr (stores_through_tma) tma_store_drain(lane);
 }
 
 // Templated on types only, not the key (nvcc's host stubs cannot spell class-type
@@ -290,7 +305,7 @@ __global__ void __launch_bounds__(Cfg::threads, 1)
   unsigned char* ring_b = smem + Cfg::stages * Cfg::a_stage_bytes;
   auto* full = reinterpret_cast<std::uint64_t*>(smem + Cfg::stages * Cfg::stage_bytes);
   std::uint64_t* empty = full + Cfg::stages;
-  float* strips = reinterpret_cast<float*>(smem + Cfg::stages * Cfg::stage_bytes + 2 * 8 * Cfg::stages + 16);
+  float* strips = reinterpret_cast<float*>(smem + Cfg::stages * Cfg::stage_bytes + barrier_block_bytes(Cfg::stages));
   if (threadIdx.x == 0) {
     for (int s = 0; s < Cfg::stages; ++s) {
       mbarrier_init(&full[s], Producer::arrivals);
