@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Session 40, call A (one H200): retune the sm_90 GEMM on the models' layers in rcr (bf16 first,
 # then fp16; .dev/tune/rcr_*.csv from benchmarks/tuning/problems_sm90*.csv), the documented
-# tuning options, into a fresh database; then the conv and GEMM GPU suites after the conv
+# tuning options, into a fresh database (the lists: rcr_problems.py); then the conv and GEMM GPU suites after the conv
 # TMA-store change, in what is left. Everything comes back as one archive.
 set -uo pipefail
 bash benchmarks/unpack_carry.sh > /dev/null || exit 2
