@@ -12,6 +12,10 @@
 //                       with -DKDECL_SM90_BASELINE it times the previous kernel (a
 //                       renamed copy of the headers, namespace sm90_base) in turns
 //                       with the current one in the same process
+//   sm90_probe gemv     decode-sized M (1-16) against large weights: cuBLAS, the two
+//                       tma_wgmma tiles the dispatcher picks there and the CUDA-core
+//                       probe kernel of probe_gemv.cuh, timed in turns, with the share of
+//                       the copy bandwidth each reaches reading A + B and writing C
 #include <algorithm>
 #include <array>
 #include <chrono>
@@ -20,6 +24,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include <cublas_v2.h>
@@ -28,6 +33,7 @@
 #include <cuda_runtime.h>
 
 #include "kdecl/kernels/gemm/cuda/sm90/gemm_sm90.cuh"
+#include "probe_gemv.cuh"
 
 using namespace kdecl;
 namespace sm90 = kdecl::kernels::cuda::sm90;
@@ -502,6 +508,52 @@ void short_k_shapes(bool tail_shapes) {
   }
 }
 
+// One variant of the probe GEMV (M rows, R columns per warp step, U chunks in flight): adds
+// its timer and returns its name and error against cuBLAS.
+template <int M, int R, int U>
+void add_gemv(problem_set& ps, std::vector<std::function<double()>>& timers, std::vector<std::string>& names,
+              std::vector<double>& errors, int sm_count) {
+  using T = __nv_bfloat16;
+  const kdecl_probe::gemv_launch l = kdecl_probe::plan_gemv<T, M, R, U>(int(ps.n), sm_count);
+  cublas_gemm(ps, 1);
+  CHECK_CUDA(cudaMemset(ps.e[0], 0xFF, ps.m * ps.n * 2));
+  kdecl_probe::run_gemv<T, M, R, U>(ps.a[1], ps.b[1], ps.e[0], int(ps.n), int(ps.k), l, nullptr);
+  CHECK_CUDA(cudaDeviceSynchronize());
+  errors.push_back(rel_error(ps, ps.e[0], ps.c[1]));
+  char name[96];
+  std::snprintf(name, sizeof name, "gemv R%d U%d (%d blocks, %d cols/warp)", R, U, l.blocks, l.cols_per_warp);
+  names.push_back(name);
+  timers.push_back([&ps, l] {
+    return time_ms([&](int s) { kdecl_probe::run_gemv<T, M, R, U>(ps.a[s], ps.b[s], ps.c[s], int(ps.n), int(ps.k), l, nullptr); },
+                   ps.sets);
+  });
+}
+
+template <int M>
+void gemv_rows(int sm_count) {
+  constexpr gemm_key k64x128 = make_key(dtype::bf16, rcr, 64, 128, 1, 8);
+  constexpr gemm_key k64x192 = make_key(dtype::bf16, rcr, 64, 192, 1, 6);
+  for (auto [n, k] : {std::pair<int, int>{8192, 8192}, {14336, 4096}, {4096, 14336}, {11008, 4096}, {2048, 16384},
+                      {28672, 8192}}) {
+    problem_set ps(M, n, k, rcr, dtype::bf16);
+    std::vector<std::function<double()>> timers;
+    std::vector<std::string> names{"cuBLAS", "tma_wgmma 64x128 s8", "tma_wgmma 64x192 s6"};
+    std::vector<double> errors{0.0, error_vs_cublas<gemm_after, k64x128>(ps), error_vs_cublas<gemm_after, k64x192>(ps)};
+    timers.push_back([&] { return time_ms([&](int s) { cublas_gemm(ps, s); }, ps.sets); });
+    timers.push_back([&] { return key_ms<gemm_after, k64x128>(ps); });
+    timers.push_back([&] { return key_ms<gemm_after, k64x192>(ps); });
+    add_gemv<M, 1, 8>(ps, timers, names, errors, sm_count);
+    add_gemv<M, 2, 4>(ps, timers, names, errors, sm_count);
+    add_gemv<M, 4, 2>(ps, timers, names, errors, sm_count);
+    const std::vector<double> ms = rotate(timers);
+    std::printf("bf16 rcr %dx%dx%d (A + B + C %.1f MB):\n", M, n, k, ps.gemm_bytes() / 1e6);
+    for (std::size_t i = 0; i < ms.size(); ++i)
+      std::printf("  %-44s %8.2f us %6.0f GB/s (%3.0f%% of copy) %.3fx cuBLAS relerr %.1e\n", names[i].c_str(),
+                  ms[i] * 1e3, ps.gemm_bytes() / ms[i] / 1e6, 100.0 * ps.gemm_bytes() / ms[i] * 1e3 / copy_bw,
+                  ms[0] / ms[i], errors[i]);
+  }
+}
+
 int main(int argc, char** argv) {
   const bool small_only = argc > 1 && std::strcmp(argv[1], "small") == 0;
   CHECK_CUBLAS(cublasCreate(&handle));
@@ -512,6 +564,12 @@ int main(int argc, char** argv) {
   CHECK_CUDA(cudaMalloc(&probe_workspace, probe_workspace_bytes));
   if (argc > 1 && (std::strcmp(argv[1], "shortk") == 0 || std::strcmp(argv[1], "tail") == 0)) {
     short_k_shapes(std::strcmp(argv[1], "tail") == 0);
+    return 0;
+  }
+  if (argc > 1 && std::strcmp(argv[1], "gemv") == 0) {
+    gemv_rows<1>(prop.multiProcessorCount);
+    gemv_rows<4>(prop.multiProcessorCount);
+    gemv_rows<16>(prop.multiProcessorCount);
     return 0;
   }
   if (argc > 1 && std::strcmp(argv[1], "ab") == 0) {
