@@ -23,8 +23,11 @@ double overlapped(double compute_s, double memory_s) {
 kernel_profile profile_of(const gemm_key& key, const machine_model& mm) {
   const auto& a = key.algo;
   kernel_profile kp;
-  kp.tile_m = a.tile.m;
-  kp.tile_n = a.tile.n;
+  // A tma_wgmma key with column-major C tiles C^T (kernels/gemm/cuda/sm90/column_major_c.cuh):
+  // its tile.m runs along the problem's N and tile.n along its M. The profile is the problem's.
+  const bool tiles_transpose = a.pipe == pipeline::tma_wgmma && key.sig.lay.c == layout::col;
+  kp.tile_m = tiles_transpose ? a.tile.n : a.tile.m;
+  kp.tile_n = tiles_transpose ? a.tile.m : a.tile.n;
   kp.tile_k = a.tile.k;
   kp.bytes_a = element_bytes(key.sig.a);
   kp.bytes_b = element_bytes(key.sig.b);

@@ -1,5 +1,5 @@
-// Must not compile: wgmma reads 8-bit operands only K-major: fp8 on tma_wgmma is rcr only (rrr here).
-// expect-error: rule::layout_not_offered_for_dtype, kdecl::arch_id::sm_90, 0, 4, .*must be K-major
+// Must not compile: wgmma reads 8-bit operands only K-major: fp8 on tma_wgmma is rcr or rcc only (rrr here).
+// expect-error: rule::layout_not_offered_for_dtype, kdecl::arch_id::sm_90, 0, 12, .*must be K-major
 #include "kdecl/dsl/dsl.hpp"
 
 namespace case_tma_fp8_layout_not_k_major {

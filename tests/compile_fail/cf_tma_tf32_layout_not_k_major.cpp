@@ -1,5 +1,5 @@
-// Must not compile: wgmma reads tf32 operands only K-major: tf32 on tma_wgmma is rcr only (crr here).
-// expect-error: rule::layout_not_offered_for_dtype, kdecl::arch_id::sm_90, 4, 4, .*must be K-major
+// Must not compile: wgmma reads tf32 operands only K-major: tf32 on tma_wgmma is rcr or rcc only (crr here).
+// expect-error: rule::layout_not_offered_for_dtype, kdecl::arch_id::sm_90, 4, 12, .*must be K-major
 #include "kdecl/dsl/dsl.hpp"
 
 namespace case_tma_tf32_layout_not_k_major {

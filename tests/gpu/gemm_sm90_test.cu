@@ -17,6 +17,8 @@
 #include <cuda_runtime.h>
 
 #include "kdecl/kernels/cuda/sm90/transposed_fragment_store.cuh"
+#include "kdecl/kernels/gemm/cuda/gemm_kernel_cuda.cuh"
+#include "kdecl/kernels/gemm/cuda/sm90/column_major_c.cuh"
 #include "kdecl/kernels/gemm/cuda/sm90/gemm_sm90.cuh"
 
 namespace {
@@ -95,12 +97,20 @@ struct shape {
   std::int64_t m, n, k, batch = 1;
 };
 
-// Runs one problem through sm90::gemm<K> and compares with the host reference. C's
-// leading dimension is N rounded up to 16 bytes plus `ldc_extra` elements (default: 16
-// bytes more); `c_via_tma`, where given, receives whether the epilogue stored C through TMA.
+// The kernel of a key as the registry runs it (gemm_kernel_cuda.cuh): sm90::gemm<K>, or for
+// column-major C the row-major kernel on the transposed problem (column_major_c.cuh).
+template <gemm_key K>
+using kernel_of = kernels::gemm_kernel<K, backend::cuda>;
+
+// Runs one problem through the key's kernel and compares with the host reference. C's
+// leading dimension is its stored rows' length (N, or M for column-major C) rounded up to
+// 16 bytes plus `ldc_extra` elements (default: 16 bytes more); `c_via_tma`, where given,
+// receives whether the epilogue stored C through TMA.
 template <gemm_key K>
 void check_problem(shape s, float alpha, float beta, unsigned seed, std::int64_t ldc_extra = -1,
                    bool* c_via_tma = nullptr) {
+  using kernel = kernel_of<K>;
+  constexpr bool c_row = K.sig.lay.c == layout::row;
   using in_t = kernels::cuda::storage_t<K.sig.a>;
   using out_t = kernels::cuda::storage_t<K.sig.c>;
   constexpr bool multi_d = K.sig.variant == gemm_variant::multi_d;
@@ -133,10 +143,12 @@ void check_problem(shape s, float alpha, float beta, unsigned seed, std::int64_t
   const auto hb = random_vec(p.stride_b * s.batch, in_t{});
   std::vector<out_t> hc(p.stride_c * s.batch);
   std::memset(hc.data(), 0xFF, hc.size() * sizeof(out_t));
+  // Element (i, j) of C (and of each D) within one batch entry, for either layout of C.
+  const auto c_at = [&](std::int64_t i, std::int64_t j, std::int64_t ld) { return c_row ? i * ld + j : j * ld + i; };
   if (beta != 0.0f) {
     for (std::int64_t b = 0; b < s.batch; ++b)
       for (std::int64_t i = 0; i < s.m; ++i)
-        for (std::int64_t j = 0; j < s.n; ++j) hc[b * p.stride_c + i * p.ldc + j] = from_f<out_t>(uni(rng));
+        for (std::int64_t j = 0; j < s.n; ++j) hc[b * p.stride_c + c_at(i, j, p.ldc)] = from_f<out_t>(uni(rng));
   }
   std::vector<std::vector<out_t>> hd;
   for (int i = 0; i < num_d; ++i) hd.push_back(random_vec(p.stride_d * s.batch, out_t{}));
@@ -154,15 +166,18 @@ void check_problem(shape s, float alpha, float beta, unsigned seed, std::int64_t
   }
   // Split-K reduces inside a thread-block cluster; only a split tail needs workspace, a slot
   // and a flag per block (run() takes memory of its own here, as no workspace is lent).
-  const sm90::launch_plan plan = sm90::gemm<K>::plan(p);
-  EXPECT_EQ(sm90::gemm<K>::workspace_bytes(p),
+  const sm90::launch_plan plan = kernel::plan(p);
+  EXPECT_EQ(kernel::workspace_bytes(p),
             plan.sched.tail_tiles > 0 ? sm90::tail_workspace::bytes(plan.grid, K.algo.tile.m, K.algo.tile.n) : 0u);
 
-  const auto why = sm90::gemm<K>::why_not(p, args);
+  const auto why = kernel::why_not(p, args);
   ASSERT_FALSE(why.has_value()) << *why;
-  if (c_via_tma != nullptr)
-    *c_via_tma = sm90::gemm<K>::stores_c_through_tma(p, args, sm90::gemm<K>::plan(p).sched.splits);
-  const status st = sm90::gemm<K>::run(p, args, nullptr);
+  if (c_via_tma != nullptr) {
+    const gemm_problem rp = sm90::transposed_for_row_major_c(p);
+    *c_via_tma = sm90::gemm<sm90::row_major_c_key(K)>::stores_c_through_tma(rp, sm90::transposed_for_row_major_c(args),
+                                                                            plan.sched.splits);
+  }
+  const status st = kernel::run(p, args, nullptr);
   ASSERT_TRUE(st.is_ok()) << st.message();
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   const auto out = dc.download();
@@ -187,8 +202,8 @@ void check_problem(shape s, float alpha, float beta, unsigned seed, std::int64_t
           double acc = 0;
           for (std::int64_t kk = 0; kk < s.k; ++kk) acc += arow[kk] * B(b, kk, j);
           double v = alpha * acc;
-          if (beta != 0.0f) v += beta * double(to_f(hc[b * p.stride_c + i * p.ldc + j]));
-          for (int d = 0; d < num_d; ++d) v += double(to_f(hd[d][b * p.stride_d + i * p.ldd + j]));
+          if (beta != 0.0f) v += beta * double(to_f(hc[b * p.stride_c + c_at(i, j, p.ldc)]));
+          for (int d = 0; d < num_d; ++d) v += double(to_f(hd[d][b * p.stride_d + c_at(i, j, p.ldd)]));
           ref[(b * s.m + i) * s.n + j] = apply_ew(K.sig.ew, v);
         }
       }
@@ -198,22 +213,24 @@ void check_problem(shape s, float alpha, float beta, unsigned seed, std::int64_t
   double err2 = 0, ref2 = 0;
   std::int64_t bad_padding = 0, nans = 0;
   for (std::int64_t b = 0; b < s.batch; ++b)
-    for (std::int64_t i = 0; i < s.m; ++i) {
+    for (std::int64_t i = 0; i < s.m; ++i)
       for (std::int64_t j = 0; j < s.n; ++j) {
-        const double o = to_f(out[b * p.stride_c + i * p.ldc + j]);
+        const double o = to_f(out[b * p.stride_c + c_at(i, j, p.ldc)]);
         const double r = ref[(b * s.m + i) * s.n + j];
         if (std::isnan(o)) ++nans;
         err2 += (o - r) * (o - r);
         ref2 += r * r;
       }
-      for (std::int64_t j = s.n; j < p.ldc; ++j) {  // must not be written
+  // Stored rows (C's rows, or its columns when column-major) must not be written past their length...
+  for (std::int64_t b = 0; b < s.batch; ++b)
+    for (std::int64_t r = 0; r < p.rows_c(); ++r)
+      for (std::int64_t c = p.cols_c(); c < p.ldc; ++c) {
         out_t poison;
         std::memset(&poison, 0xFF, sizeof poison);
-        if (std::memcmp(&out[b * p.stride_c + i * p.ldc + j], &poison, sizeof poison) != 0) ++bad_padding;
+        if (std::memcmp(&out[b * p.stride_c + r * p.ldc + c], &poison, sizeof poison) != 0) ++bad_padding;
       }
-    }
-  for (std::int64_t b = 0; b < s.batch; ++b)  // nor past row m: the gap after each matrix's last row
-    for (std::int64_t e = (s.m - 1) * p.ldc + p.ldc; e < p.stride_c; ++e) {
+  for (std::int64_t b = 0; b < s.batch; ++b)  // nor past the last one: the gap before the next matrix
+    for (std::int64_t e = (p.rows_c() - 1) * p.ldc + p.ldc; e < p.stride_c; ++e) {
       out_t poison;
       std::memset(&poison, 0xFF, sizeof poison);
       if (std::memcmp(&out[b * p.stride_c + e], &poison, sizeof poison) != 0) ++bad_padding;
@@ -285,6 +302,41 @@ TEST(GemmSm90, UnpaddedKeyOnDivisibleSizes) {
   check_problem<bf16_rcr_nopad>({256, 384, 512}, 1.0f, 0.0f, 11);
   check_problem<bf16_rcr_nopad>({128, 128, 64, 2}, 2.0f, 0.5f, 12);
   check_problem<bf16_rcr_nopad>({128, 256, 4096}, 1.0f, 0.0f, 13);  // split-K
+}
+
+// Column-major C, every layout: the row-major kernel of row_major_c_key(K) on C^T
+// (column_major_c.cuh), A and B exchanged and read as their transposes.
+constexpr gemm_key bf16_rcc_128x256 = make_key(dtype::bf16, dtype::bf16, rcc, 128, 256, 2, 4, gemm_variant::standard,
+                                               elementwise::pass_through, 0, tristate::yes, epilogue::cshuffle);
+constexpr gemm_key fp16_rrc_64x128 = make_key(dtype::fp16, dtype::fp16, rrc, 64, 128, 1, 8);
+constexpr gemm_key bf16_crc_128x128 = make_key(dtype::bf16, dtype::bf16, crc, 128, 128, 2, 6, gemm_variant::standard,
+                                               elementwise::pass_through, 0, tristate::yes, epilogue::cshuffle);
+constexpr gemm_key fp16_ccc_f32out = make_key(dtype::fp16, dtype::fp32, ccc, 128, 128, 2, 4);
+constexpr gemm_key bf16_rcc_gelu_d2 = make_key(dtype::bf16, dtype::bf16, rcc, 64, 128, 1, 6, gemm_variant::multi_d,
+                                               elementwise::gelu, 2, tristate::yes, epilogue::cshuffle);
+static_assert(sm90::row_major_c_key(bf16_rcc_128x256).sig.lay == rcr);
+static_assert(sm90::row_major_c_key(fp16_rrc_64x128).sig.lay == ccr);
+static_assert(sm90::row_major_c_key(bf16_crc_128x128).sig.lay == crr);
+static_assert(sm90::row_major_c_key(fp16_ccc_f32out).sig.lay == rrr);
+
+TEST(GemmSm90ColumnMajorC, Bf16RccTile128x256) { KDECL_SM90_REQUIRE_DEVICE(); run_edge_shapes<bf16_rcc_128x256>(); }
+TEST(GemmSm90ColumnMajorC, Fp16RrcTile64x128) { KDECL_SM90_REQUIRE_DEVICE(); run_edge_shapes<fp16_rrc_64x128>(); }
+TEST(GemmSm90ColumnMajorC, Bf16CrcTile128x128) { KDECL_SM90_REQUIRE_DEVICE(); run_edge_shapes<bf16_crc_128x128>(); }
+TEST(GemmSm90ColumnMajorC, Fp16CccFp32Out) { KDECL_SM90_REQUIRE_DEVICE(); run_edge_shapes<fp16_ccc_f32out>(); }
+TEST(GemmSm90ColumnMajorC, MultiDGeluTwoD) {
+  KDECL_SM90_REQUIRE_DEVICE();
+  check_problem<bf16_rcc_gelu_d2>({129, 1000, 129}, 1.0f, 0.0f, 31);
+  check_problem<bf16_rcc_gelu_d2>({1000, 63, 1000, 2}, 0.5f, 0.5f, 32);
+}
+// C^T's rows are C's columns: M elements long. M a multiple of 8 (16 bytes) and beta = 0:
+// the TMA store; an odd M: the staged epilogue. Both against the reference.
+TEST(GemmSm90ColumnMajorC, TmaStoreAndStagedPaths) {
+  KDECL_SM90_REQUIRE_DEVICE();
+  bool via_tma = false;
+  check_problem<bf16_rcc_128x256>({1000, 72, 192}, 1.0f, 0.0f, 33, -1, &via_tma);
+  EXPECT_TRUE(via_tma);
+  check_problem<bf16_rcc_128x256>({999, 72, 192}, 1.0f, 0.0f, 34, -1, &via_tma);
+  EXPECT_FALSE(via_tma);
 }
 
 // multi_d: every elementwise op, 1..4 D tensors.

@@ -265,6 +265,30 @@ TEST(DslValidate, MulticastClustersAreCooperativeStandardKernels) {
   EXPECT_EQ(std::string(dsl::describe(d).view()), "cluster 1x2 is built for the standard variant only on sm_90");
 }
 
+// Column-major C on tma_wgmma (run as C^T = B^T A^T on the row-major kernel): every 16-bit
+// layout, rcc for 8-bit and tf32, no multicast cluster.
+TEST(DslValidate, TmaWgmmaTakesColumnMajorC) {
+  gemm_key k = dsl::expand<sets::sched_any_two_wg>()[0];  // bf16 rcr 128x128, cooperative
+  for (const gemm_layout lay : {rcc, rrc, crc, ccc}) {
+    k.sig.lay = lay;
+    EXPECT_TRUE(dsl::validate(k, arch_id::sm_90).ok()) << dsl::describe(dsl::validate(k, arch_id::sm_90)).view();
+  }
+  k.sig.lay = rcc;
+  k.algo.cluster_m = 2;
+  auto d = dsl::validate(k, arch_id::sm_90);
+  EXPECT_EQ(d.r, dsl::rule::multicast_cluster_unsupported);
+  EXPECT_EQ(std::string(dsl::describe(d).view()),
+            "cluster 2x1 is built for row-major C only (column-major C runs as its transpose) on sm_90");
+  k.algo.cluster_m = 1;
+  k.sig.a = k.sig.b = k.sig.compute = dtype::fp8;  // K-major types: rcc, not rrc
+  k.sig.c = dtype::bf16;
+  k.algo.tile.k = 128;
+  k.algo.warp_tile.k = 32;
+  EXPECT_TRUE(dsl::validate(k, arch_id::sm_90).ok()) << dsl::describe(dsl::validate(k, arch_id::sm_90)).view();
+  k.sig.lay = rrc;
+  EXPECT_FALSE(dsl::validate(k, arch_id::sm_90).ok());
+}
+
 TEST(DslValidate, RunTimeDiagnosticsNameRuleAndValues) {
   gemm_key k{};
   k.sig = {dtype::fp16, dtype::fp16, dtype::fp16, dtype::fp32, dtype::fp16};

@@ -122,19 +122,22 @@ inline constexpr shape2 tma_wgmma_clusters[] = {{1, 1}, {2, 1}, {1, 2}};
 // of one wgmma m64nNk16; warps (4,1,1) or (8,1,1) consumers plus a producer warpgroup.
 // 8-bit operands use wgmma k32 and tf32 k8 (32 bytes of K per instruction either
 // way); wgmma reads them only K-major from shared memory (no transpose immediate),
-// so they are offered in layout rcr alone, standard variant only
+// so they are offered in layout rcr (and rcc, below) alone, standard variant only
 // (sm90/gemm_sm90_config.cuh, sm90_operand_class). fp8/bf8 mix freely, compute =
 // A's type; per-tensor scales fold into alpha (alpha = scale_a * scale_b, divided
 // by C's scale for fp8 output).
 inline constexpr shape3 wgmma_tiles_k16[] = {{16, 64, 16}, {16, 128, 16}, {16, 192, 16}, {16, 256, 16}};
 inline constexpr shape3 wgmma_tiles_k32[] = {{16, 64, 32}, {16, 128, 32}, {16, 192, 32}, {16, 256, 32}};
 inline constexpr shape3 wgmma_tiles_k8[] = {{16, 64, 8}, {16, 128, 8}, {16, 192, 8}, {16, 256, 8}};
-inline constexpr std::uint32_t wgmma_k_major_layouts = layouts(rcr);
+// Column-major C runs as C^T = B^T A^T on the row-major-C kernel (A and B exchanged and read
+// as their transposes: sm90/column_major_c.cuh): every 16-bit layout; for the K-major types
+// rcc, whose transpose is rcr. No multicast cluster with column-major C (the DSL's cluster rule).
+inline constexpr std::uint32_t wgmma_k_major_layouts = layouts(rcr, rcc);
 inline constexpr std::uint32_t c_wgmma_fp8 = bits(dtype::fp16, dtype::bf16, dtype::fp32, dtype::fp8);
 inline constexpr std::uint32_t standard_only = bits(gemm_variant::standard);
 inline constexpr dtype_offer tma_wgmma_dtypes[] = {
-    {dtype::fp16, dtype::fp16, dtype::fp32, dtype::fp16, c_16bit, four_layouts, wgmma_tiles_k16, {}, unshuffled_variants},
-    {dtype::bf16, dtype::bf16, dtype::fp32, dtype::bf16, c_16bit, four_layouts, wgmma_tiles_k16, {}, unshuffled_variants},
+    {dtype::fp16, dtype::fp16, dtype::fp32, dtype::fp16, c_16bit, all_layouts, wgmma_tiles_k16, {}, unshuffled_variants},
+    {dtype::bf16, dtype::bf16, dtype::fp32, dtype::bf16, c_16bit, all_layouts, wgmma_tiles_k16, {}, unshuffled_variants},
     {dtype::fp8, dtype::fp8, dtype::fp32, dtype::fp8, c_wgmma_fp8, wgmma_k_major_layouts, wgmma_tiles_k32, {}, standard_only},
     {dtype::fp8, dtype::bf8, dtype::fp32, dtype::fp8, c_wgmma_fp8, wgmma_k_major_layouts, wgmma_tiles_k32, {}, standard_only},
     {dtype::bf8, dtype::fp8, dtype::fp32, dtype::bf8, c_wgmma_fp8, wgmma_k_major_layouts, wgmma_tiles_k32, {}, standard_only},

@@ -107,7 +107,7 @@ constexpr message describe(const diagnostic& d) {
           << " with " << pipe << " on " << arch;
       // Offers limited to A row-major, B column-major (rcr = 2, rcc = 3): say why.
       if (v[1] != 0 && (v[1] & ~long{0xC}) == 0)
-        m << " (these operands must be K-major: A row-major, B column-major, layout rcr; the matrix "
+        m << " (these operands must be K-major: A row-major, B column-major, layout rcr or rcc; the matrix "
              "instructions read 8-bit and tf32 operands only K-major)";
       break;
     case rule::preshuffle_requires_preshuffle_pipeline:
@@ -224,12 +224,13 @@ constexpr message describe(const diagnostic& d) {
       m << "cluster " << v[0] << "x" << v[1] << " needs sm_90, not " << arch;
       break;
     case rule::multicast_cluster_unsupported: {
-      constexpr std::string_view why[4] = {
+      constexpr std::string_view why[5] = {
           "is built for the standard variant only",
           "is built for the cooperative (intrawave) schedule only",
           "with column-major A needs tile_m a multiple of 128 (the two blocks share A's 64-row boxes)",
-          "with row-major B needs tile_n a multiple of 128 (the two blocks share B's 64-column boxes)"};
-      m << "cluster " << v[1] << "x" << v[2] << " " << why[v[0] % 4] << " on " << arch;
+          "with row-major B needs tile_n a multiple of 128 (the two blocks share B's 64-column boxes)",
+          "is built for row-major C only (column-major C runs as its transpose)"};
+      m << "cluster " << v[1] << "x" << v[2] << " " << why[v[0] % 5] << " on " << arch;
       break;
     }
     case rule::cluster_not_offered_by_pipeline:

@@ -370,6 +370,7 @@ constexpr diagnostic check_cluster_kernel(const gemm_key& k) {
   };
   if (k.sig.variant != gemm_variant::standard) return no(0, field::variant);
   if (k.algo.sched != scheduler::intrawave) return no(1, field::sched);
+  if (k.sig.lay.c != layout::row) return no(4, field::layout);  // column-major C runs as C^T: no cluster
   if (cn == 2 && k.sig.lay.a != layout::row && (k.algo.tile.m / 64) % 2 != 0) return no(2, field::tile_m | field::layout);
   if (cm == 2 && k.sig.lay.b != layout::col && (k.algo.tile.n / 64) % 2 != 0) return no(3, field::tile_n | field::layout);
   return {};

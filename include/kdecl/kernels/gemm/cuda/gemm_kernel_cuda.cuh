@@ -6,14 +6,21 @@
 #pragma once
 
 #include "kdecl/kernels/gemm/cuda/sm80/gemm_sm80.cuh"
+#include "kdecl/kernels/gemm/cuda/sm90/column_major_c.cuh"
 #include "kdecl/kernels/gemm/cuda/sm90/gemm_sm90.cuh"
 #include "kdecl/kernels/gemm/gemm_kernel.hpp"
 
 namespace kdecl::kernels {
 
+// The sm_90 family's kernel for a key: its own, or for column-major C the row-major kernel
+// on the transposed problem (sm90/column_major_c.cuh).
+template <gemm_key K>
+using sm90_gemm_for = std::conditional_t<K.sig.lay.c == layout::col, cuda::sm90::gemm_column_major_c<K>,
+                                         cuda::sm90::gemm<K>>;
+
 template <gemm_key K>
 struct gemm_kernel<K, backend::cuda>
-    : std::conditional_t<K.algo.pipe == pipeline::tma_wgmma, cuda::sm90::gemm<K>, cuda::sm80::gemm<K>> {
+    : std::conditional_t<K.algo.pipe == pipeline::tma_wgmma, sm90_gemm_for<K>, cuda::sm80::gemm<K>> {
   static_assert(K.algo.pipe == pipeline::tma_wgmma || K.algo.pipe == pipeline::cp_async,
                 "kdecl: no CUDA kernel family implements this pipeline");
 };

@@ -61,11 +61,37 @@ constexpr int sm90_instruction_k(sm90_operand_class c) {
   return c == sm90_operand_class::bits16 ? 16 : c == sm90_operand_class::tf32 ? 8 : 32;
 }
 
+// A column-major C is C^T = B^T A^T stored row-major: the signature of that product, A and B
+// exchanged (dtypes, and each operand's layout flipped: B^T of a column-major B is row-major;
+// fp8 mixes name A's type as the compute type), C (and D) row-major. A row-major C's is its own.
+constexpr gemm_signature row_major_c_signature(const gemm_signature& s) {
+  if (s.lay.c == layout::row) return s;
+  const auto flip = [](layout l) { return l == layout::row ? layout::col : layout::row; };
+  gemm_signature t = s;
+  t.a = s.b;
+  t.b = s.a;
+  if (sm90_is_fp8_family(s.a) && s.compute == s.a) t.compute = t.a;
+  t.lay = {flip(s.lay.b), flip(s.lay.a), layout::row};
+  return t;
+}
+
+// The key of the kernel that computes a column-major C: the same tile, schedule and epilogue
+// over C^T (whose rows are C's columns: column_major_c.cuh exchanges M and N).
+constexpr gemm_key row_major_c_key(const gemm_key& k) {
+  gemm_key t = k;
+  t.sig = row_major_c_signature(k.sig);
+  return t;
+}
+
 // nullptr when the key is one this pipeline implements, else the first reason it is not.
 constexpr const char* key_unsupported_reason(const gemm_key& k) {
   const auto& s = k.sig;
   const auto& a = k.algo;
   if (a.pipe != pipeline::tma_wgmma) return "pipeline is not tma_wgmma";
+  if (s.lay.c == layout::col) {
+    if (a.cluster_m * a.cluster_n != 1) return "multicast clusters are built for row-major C only";
+    return key_unsupported_reason(row_major_c_key(k));
+  }
   const sm90_operand_class cls = sm90_operand_class_of(s);
   if (cls == sm90_operand_class::none)
     return "dtypes must be fp16 or bf16 (same A, B, compute; fp32 acc), fp8/bf8 in any mix (compute = A, fp32 "
@@ -78,9 +104,9 @@ constexpr const char* key_unsupported_reason(const gemm_key& k) {
   if (cls == sm90_operand_class::int8 && s.c != dtype::int32 && s.c != dtype::int8)
     return "C dtype of an int8 GEMM must be int32 or int8 (alpha scales, saturating)";
   if (cls == sm90_operand_class::tf32 && s.c != dtype::fp32) return "C dtype of a tf32 GEMM must be fp32";
-  if (s.lay.c != layout::row) return "C must be row-major";
   if (cls != sm90_operand_class::bits16 && !(s.lay.a == layout::row && s.lay.b == layout::col))
-    return "8-bit and tf32 operands must be K-major (layout rcr): wgmma reads them only K-major from shared memory";
+    return "8-bit and tf32 operands must be K-major (layout rcr, or rcc with column-major C): wgmma reads them only "
+           "K-major from shared memory";
   if (cls != sm90_operand_class::bits16 && s.variant != gemm_variant::standard)
     return "8-bit and tf32 GEMMs are built for the standard variant only";
   if (s.variant == gemm_variant::preshuffle) return "preshuffled B is not supported";
@@ -127,6 +153,8 @@ constexpr const char* key_unsupported_reason(const gemm_key& k) {
 template <gemm_key K>
 struct sm90_config {
   static_assert(key_unsupported_reason(K) == nullptr, "key not supported by the sm90 tma_wgmma kernel");
+  static_assert(K.sig.lay.c == layout::row,
+                "the kernel stores C row-major: a column-major C runs as row_major_c_key(K) (column_major_c.cuh)");
 
   static constexpr gemm_key key = K;
   using out_t = storage_t<K.sig.c>;
