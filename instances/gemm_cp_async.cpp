@@ -43,6 +43,19 @@ DECL_KERNEL_SET(gemm_cp_async_16bit,
     h16.dtype(bf16).layout(rcr).vector_bytes(8), h16_narrow.dtype(bf16).layout(rcr).vector_bytes(4),
     h16.dtype(fp16).layout(rcr).variant(preshuffle), h16.dtype(bf16).layout(rcr).variant(preshuffle));
 
+// Column-major C (cuBLAS's own layout) in every operand layout, 16-bit and fp32: the widest
+// width here, 4 and 2 bytes in gemm_cp_async_narrow.cpp (fp16 rcc is in the set above).
+DECL_KERNEL_SET(gemm_cp_async_column_major_c,
+    targets(sm_80, sm_90),
+    h16.dtype(fp16).layout(rrc), h16.dtype(fp16).layout(crc), h16.dtype(fp16).layout(ccc),
+    h16.dtype(bf16).layout(rcc), h16.dtype(bf16).layout(rrc), h16.dtype(bf16).layout(crc), h16.dtype(bf16).layout(ccc),
+    tf32_tile.layout(rcc), tf32_tile.layout(rrc), tf32_tile.layout(crc), tf32_tile.layout(ccc),
+    fp32_exact.layout(rcc), fp32_exact.layout(rrc), fp32_exact.layout(crc), fp32_exact.layout(ccc),
+    tf32_narrow.layout(rcc).vector_bytes(4), tf32_narrow.layout(rrc).vector_bytes(4),
+    tf32_narrow.layout(crc).vector_bytes(4), tf32_narrow.layout(ccc).vector_bytes(4),
+    fp32_exact.layout(rcc).vector_bytes(4), fp32_exact.layout(rrc).vector_bytes(4),
+    fp32_exact.layout(crc).vector_bytes(4), fp32_exact.layout(ccc).vector_bytes(4));
+
 DECL_KERNEL_SET(gemm_cp_async_32bit,
     targets(sm_80, sm_90),
     tf32_tile.layout(rcr), tf32_tile.layout(rrr), tf32_tile.layout(crr), tf32_tile.layout(ccr),

@@ -28,6 +28,12 @@ DECL_KERNEL_SET(gemm_cp_async_16bit_narrow,
     h16_v4.dtype(bf16).layout(crr), h16_v2.dtype(bf16).layout(crr),
     h16_v4.dtype(bf16).layout(ccr), h16_v2.dtype(bf16).layout(ccr),
     h16_v4.dtype(fp16).layout(rcc), h16_v2.dtype(fp16).layout(rcc),
+    // column-major C in the other layouts (the 16-byte width: gemm_cp_async.cpp)
+    h16_v4.dtype(fp16).layout(rrc), h16_v2.dtype(fp16).layout(rrc), h16_v4.dtype(fp16).layout(crc),
+    h16_v2.dtype(fp16).layout(crc), h16_v4.dtype(fp16).layout(ccc), h16_v2.dtype(fp16).layout(ccc),
+    h16_v4.dtype(bf16).layout(rcc), h16_v2.dtype(bf16).layout(rcc), h16_v4.dtype(bf16).layout(rrc),
+    h16_v2.dtype(bf16).layout(rrc), h16_v4.dtype(bf16).layout(crc), h16_v2.dtype(bf16).layout(crc),
+    h16_v4.dtype(bf16).layout(ccc), h16_v2.dtype(bf16).layout(ccc),
     h16_v4.dtypes(fp16, fp16, fp32).layout(rcr), h16_v2.dtypes(fp16, fp16, fp32).layout(rcr),
     h16_v4.dtypes(bf16, bf16, fp32).layout(rcr), h16_v2.dtypes(bf16, bf16, fp32).layout(rcr),
     // Pre-shuffled B is one 16-byte aligned image; these widths are A's.
