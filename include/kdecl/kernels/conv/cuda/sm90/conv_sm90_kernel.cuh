@@ -265,19 +265,19 @@ __device__ __forceinline__ void conv_consume_tiles(const Params& p, Mainloop& ma
     const int warp_row0 = w.tile_m * Cfg::tile_m + tile_row0;
     if constexpr (Cfg::staged_epilogue) {
       float* strip = strips + (consumer * 4 + warp) * cshuffle_warp_floats;
+      bool stored = false;
       if constexpr (stores_through_tma) {
         if (q.out.c_via_tma) {
           epilogue_tma_store<G, Cfg>(acc, q.out, w.batch, warp_row0, w.tile_n * Cfg::tile_n,
                                      reinterpret_cast<unsigned char*>(strip), lane);
-          if constexpr (Cfg::pingpong) {
-            if (next_unit < units) skip_unit(next_unit);
-          }
-          continue;
+          stored = true;
         }
       }
-      const d_ring_view no_d{nullptr, nullptr, nullptr, nullptr, 0, 0};  // the conv epilogue reads no D tensors
-      epilogue_cshuffle<G, Cfg, false>(acc, q.out, w.batch, warp_row0, w.tile_n * Cfg::tile_n, strip, lane, no_d,
-                                       tile_row0, rows);
+      if (!stored) {
+        const d_ring_view no_d{nullptr, nullptr, nullptr, nullptr, 0, 0};  // the conv epilogue reads no D tensors
+        epilogue_cshuffle<G, Cfg, false>(acc, q.out, w.batch, warp_row0, w.tile_n * Cfg::tile_n, strip, lane, no_d,
+                                         tile_row0, rows);
+      }
     } else {
       epilogue_direct<G, Cfg>(acc, q.out, w.batch, warp_row0 + lane / 4, w.tile_n * Cfg::tile_n + 2 * (lane % 4),
                               rows);
