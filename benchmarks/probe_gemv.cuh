@@ -20,6 +20,8 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include "kdecl/kernels/cuda/device_types.cuh"  // from_float
+
 namespace kdecl_probe {
 
 template <class T>
@@ -38,13 +40,6 @@ __device__ __forceinline__ float2 pair_to_float2<__half>(std::uint32_t w) {
   __builtin_memcpy(&h, &w, sizeof(w));
   return __half22float2(h);
 }
-
-template <class T>
-__device__ __forceinline__ T probe_from_float(float v);
-template <>
-__device__ __forceinline__ __nv_bfloat16 probe_from_float<__nv_bfloat16>(float v) { return __float2bfloat16(v); }
-template <>
-__device__ __forceinline__ __half probe_from_float<__half>(float v) { return __float2half(v); }
 
 // acc += dot of 8 values of a and 8 of b (one 16-byte chunk each).
 template <class T>
@@ -118,7 +113,7 @@ __global__ void __launch_bounds__(gemv_threads) gemv_rcr(const T* __restrict__ a
         float v = acc[m][r];
 #pragma unroll
         for (int off = 16; off > 0; off /= 2) v += __shfl_xor_sync(0xffffffffu, v, off);
-        if (lane == 0 && n0 + r < last) c[m * ldc + n0 + r] = probe_from_float<T>(alpha * v);
+        if (lane == 0 && n0 + r < last) c[m * ldc + n0 + r] = kdecl::kernels::cuda::from_float<T>(alpha * v);
       }
     }
   }
