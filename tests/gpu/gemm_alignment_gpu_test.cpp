@@ -99,7 +99,10 @@ TEST(AlignmentGpu, EveryNarrowKernelRunsMisalignedData) {
   EXPECT_GT(checked, 0);
 }
 
-// The shape class: bf16 rcr with an odd vocabulary N (ldc = 50257).
+// The shape class: bf16 rcr with an odd vocabulary N (ldc = 50257). The odd row length
+// (and, at M = 3, a C pointer 2 bytes off) must not push the problem off the TMA kernels on sm_90:
+// the best-ranked one runs it correctly, as does the dispatcher's choice (which the learned model
+// may make a cp_async kernel at small M, where the H200 data measure one 2-6% faster).
 TEST(AlignmentGpu, OddVocabularyRows) {
   auto dev = cuda_device();
   if (!dev) GTEST_SKIP() << "no CUDA device";
@@ -110,8 +113,16 @@ TEST(AlignmentGpu, OddVocabularyRows) {
     dp.offset_c = m == 3 ? 1 : 0;
     auto sel = d.select(dp.problem);
     ASSERT_TRUE(sel) << sel.explain();
-    if (dev->arch == arch_id::sm_90) EXPECT_EQ(sel.kernel->key().algo.pipe, pipeline::tma_wgmma);
     expect_runs_correctly(d, dp, 1.0f, 0.5f, 77 + m);
+    if (dev->arch != arch_id::sm_90) continue;
+    std::string tma;
+    for (const auto& [kernel, estimate] : d.ranked(dp.problem))
+      if (kernel->key().algo.pipe == pipeline::tma_wgmma) {
+        tma = kernel->name();
+        break;
+      }
+    ASSERT_FALSE(tma.empty()) << "m = " << m << ": no tma_wgmma kernel is eligible";
+    expect_runs_correctly(d, dp, 1.0f, 0.5f, 78 + m, nullptr, tma);
   }
 }
 
