@@ -1,6 +1,6 @@
 // Must not compile: the sm_90 tma_wgmma_ws kernel holds head dims in whole 128-byte rows: it is declared
-// with hdim 64 or 128 (a 96 problem runs on the 128 kernel, zero-padded).
-// expect-error: rule::fmha_pipeline_requires_hdim_64_or_128, kdecl::arch_id::sm_90, 0, 96, 96
+// with hdim 64, 128, 192 or 256 (a 96 problem runs on the 128 kernel, zero-padded).
+// expect-error: rule::fmha_pipeline_requires_hdim_multiple_of_64, kdecl::arch_id::sm_90, 0, 96, 96
 #include "kdecl/dsl/dsl.hpp"
 
 namespace case_fmha_tma_hdim_96 {

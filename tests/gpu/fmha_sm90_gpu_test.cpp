@@ -129,6 +129,13 @@ TEST(FmhaSm90Gpu, EveryScheduleMatchesTheReference) {
   fmha_problem oss;  // sinks and a sliding window (gpt-oss)
   oss.sizes(1, 333, 333).heads(8, 1).head_dim(64).dtype(dtype::bf16).sliding_window(128, 0).with_sinks().return_lse();
   problems.push_back(oss);
+  fmha_problem gemma_wide;  // head dim 256 (80-key tiles), soft-cap, a sliding window (Gemma 2's local layers)
+  gemma_wide.sizes(1, 300, 450).heads(8, 4).head_dim(256).dtype(dtype::bf16).sliding_window(160, 0)
+      .logits_soft_cap(50.0f).return_lse();
+  problems.push_back(gemma_wide);
+  fmha_problem mla;  // head dims 192/128 (DeepSeek's prefill), causal
+  mla.sizes(1, 260, 260).heads(4, 4).head_dims(192, 128).dtype(dtype::fp16).causal().return_lse();
+  problems.push_back(mla);
   fmha_problem one_tile;  // a single key tile: the overlapped schedules' prologue and epilogue only
   one_tile.sizes(1, 200, 100).heads(2, 2).head_dim(128).dtype(dtype::bf16).return_lse();
   problems.push_back(one_tile);
@@ -174,18 +181,22 @@ TEST(FmhaSm90Gpu, DispatcherPrefersTmaWgmmaAndFallsBack) {
   ASSERT_TRUE(c) << c.explain();
   EXPECT_EQ(c.kernel->key().algo.pipe, fmha_pipeline::tma_wgmma_ws);
   EXPECT_TRUE(check(dispatcher, capped, c.kernel->name(), 3).passed);
-  // No key in any sequence (TMA maps no empty tensor) and head dim 256: mma_sync takes them.
+  // No key in any sequence (TMA maps no empty tensor): mma_sync takes it.
   fmha_problem keyless = fmha_problem(llama).return_lse();
   keyless.sizes(2, 70, 0);
   auto k = dispatcher.select(keyless);
   ASSERT_TRUE(k) << k.explain();
   EXPECT_EQ(k.kernel->key().algo.pipe, fmha_pipeline::mma_sync);
   EXPECT_TRUE(check(dispatcher, keyless, k.kernel->name(), 4).passed);
-  fmha_problem wide = fmha_problem(llama).head_dim(256);
-  wide.sizes(1, 100, 100);
-  auto w = dispatcher.select(wide);
-  ASSERT_TRUE(w) << w.explain();
-  EXPECT_EQ(w.kernel->key().algo.pipe, fmha_pipeline::mma_sync);
+  // Head dims 256 (80-key tiles), 192/128 and 200 (padded onto 256) run on the sm_90 kernel.
+  for (auto [hq, hv] : {std::pair<std::int64_t, std::int64_t>{256, 256}, {192, 128}, {200, 200}}) {
+    fmha_problem wide = fmha_problem(llama).head_dims(hq, hv);
+    wide.sizes(1, 100, 100);
+    auto w = dispatcher.select(wide);
+    ASSERT_TRUE(w) << w.explain();
+    EXPECT_EQ(w.kernel->key().algo.pipe, fmha_pipeline::tma_wgmma_ws) << hq << "/" << hv;
+    EXPECT_TRUE(check(dispatcher, wide, w.kernel->name(), 6).passed) << w.kernel->name();
+  }
 }
 
 }  // namespace

@@ -78,8 +78,23 @@ TEST(FmhaDsl, Sm90TmaWgmmaRulesAreTheKernels) {
     return k;
   };
   for (int hdim : {64, 128}) EXPECT_TRUE(dsl::validate(key(hdim), arch_id::sm_90).ok()) << hdim;
-  for (int hdim : {96, 256})
-    EXPECT_EQ(dsl::validate(key(hdim), arch_id::sm_90).r, dsl::rule::fmha_pipeline_requires_hdim_64_or_128) << hdim;
+  for (int hdim : {96, 160})
+    EXPECT_EQ(dsl::validate(key(hdim), arch_id::sm_90).r, dsl::rule::fmha_pipeline_requires_hdim_multiple_of_64)
+        << hdim;
+  fmha_key mla = key(192);  // DeepSeek's 192/128: Q's and V's head dims apart
+  mla.sig.hdim_v = 128;
+  EXPECT_TRUE(dsl::validate(mla, arch_id::sm_90).ok());
+  // 192/192 and 256 with 128-key tiles: two K/V stages no longer fit beside Q in 227 KiB. Head dim
+  // 256 takes 80-key tiles, as FlashAttention-3 tiles it: 224 KiB, and O's 128 plus S's 40
+  // accumulators per consumer thread within the cap of 176.
+  EXPECT_EQ(dsl::validate(key(192), arch_id::sm_90).r, dsl::rule::fmha_smem_exceeds_capacity);
+  EXPECT_EQ(dsl::validate(key(256), arch_id::sm_90).r, dsl::rule::fmha_smem_exceeds_capacity);
+  fmha_key wide = key(256);
+  wide.algo.tile.n0 = 80;
+  EXPECT_TRUE(dsl::validate(wide, arch_id::sm_90).ok());
+  fmha_key wide_v = key(64);  // 64/256: the memory fits, but O (128) and S (64) exceed the cap
+  wide_v.sig.hdim_v = 256;
+  EXPECT_EQ(dsl::validate(wide_v, arch_id::sm_90).r, dsl::rule::fmha_accumulators_exceed_register_cap);
   fmha_key capped = key(128);  // score modifiers are the kernel's (kernels/fmha/cuda/score_mod.cuh)
   capped.sig.logits_soft_cap = true;
   capped.sig.sink = true;

@@ -475,6 +475,11 @@ constexpr message describe(const diagnostic& d) {
       m << "fmha pipeline " << name<fmha_pipeline>(v[3]) << " needs hdim 64, 128 or 256 (smaller ones run padded), not "
         << v[0];
       break;
+    case rule::fmha_pipeline_requires_hdim_multiple_of_64:
+      m << "fmha pipeline " << name<fmha_pipeline>(v[3]) << " holds head dims in whole 128-byte rows: hdim_q and "
+        << "hdim_v must be multiples of 64 up to 256 (smaller problems run on them zero-padded), not " << v[1] << "/"
+        << v[2];
+      break;
     case rule::fmha_tile_not_offered_for_pipeline:
       m << "fmha tile m0 x n0 " << v[0] << "x" << v[1] << " not offered for " << name<fmha_pipeline>(v[3])
         << " (its one tile: " << v[2] / 1000 << "x" << v[2] % 1000 << ")";

@@ -152,9 +152,11 @@ constexpr diagnostic check_algorithm(const fmha_key& k) {
   if (po->rules == rule_style::tma_wgmma && t.m0 != w0.m * 16)
     return fail(rule::fmha_tile_m0_must_be_64_rows_per_consumer_warpgroup, k, tile_m | warps, t.m0, w0.m * 16);
   // The tma_wgmma_ws kernel (kernels/fmha/cuda/sm90/) holds head dims in whole 128-byte swizzled
-  // rows (64 or 128); smaller head dims run on it padded.
-  if (po->rules == rule_style::tma_wgmma && !(s.hdim_q == s.hdim_v && (s.hdim_q == 64 || s.hdim_q == 128)))
-    return fail(rule::fmha_pipeline_requires_hdim_64_or_128, k, pipe | op_specific, 0, s.hdim_q, s.hdim_v);
+  // rows (64, 128, 192, 256; Q's and V's apart, e.g. 192/128); smaller head dims run on it padded.
+  // Which pairs fit is then the accumulator cap's and shared memory's to say.
+  auto whole_rows = [](long d) { return d > 0 && d % 64 == 0 && d <= 256; };
+  if (po->rules == rule_style::tma_wgmma && !(whole_rows(s.hdim_q) && whole_rows(s.hdim_v)))
+    return fail(rule::fmha_pipeline_requires_hdim_multiple_of_64, k, pipe | op_specific, 0, s.hdim_q, s.hdim_v);
   const long dims[6][2] = {{t.m0, w0.m * x0.m}, {t.n0, w0.n * x0.n}, {t.k0, w0.k * x0.k},
                            {t.n1, w1.n * x1.n}, {t.k1, w1.k * x1.k}, {t.m0, w1.m * x1.m}};
   // (paged_append has no tiles; paged_decode's one tile fits its warps by construction.)

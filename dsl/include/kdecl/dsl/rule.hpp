@@ -133,6 +133,7 @@ enum class rule : std::uint8_t {
   fmha_pipeline_requires_hdim_64_128_or_256,
   fmha_tile_not_offered_for_pipeline,
   fmha_family_requires_mode,
+  fmha_pipeline_requires_hdim_multiple_of_64,
   no_kernel_built_for_fmha_pipeline,      // expand<>: the tables accept the pipeline, kdecl builds no kernel for it
 };
 

@@ -28,7 +28,7 @@ struct fmha_ws_traits {
   using element = storage_t<Dt>;
   static constexpr dtype type = Dt;
   static constexpr bool bf16 = Dt == dtype::bf16;
-  static constexpr int d = HdimQ, dv = HdimV;  // padded head dims (k0max, n1), multiples of 64
+  static constexpr int d = HdimQ, dv = HdimV;  // padded head dims (k0max, n1), multiples of 64 up to 256
   static constexpr int block_m = BlockM, block_n = BlockN, stages = Stages;
   static constexpr bool masked = Masked, soft_cap = SoftCap, sink = Sink;
   static constexpr fmha_bias bias = Bias;
@@ -53,7 +53,7 @@ struct fmha_ws_traits {
   static_assert(d % 64 == 0 && dv % 64 == 0, "padded head dims are whole 128-byte swizzled rows");
   static_assert(block_m == 128, "two consumer warpgroups of 64 query rows");
   static_assert(block_n % 16 == 0 && block_n <= 256, "block_n is a wgmma N (Q K^T) and a multiple of 16 (P V's k)");
-  static_assert(dv <= 256, "dv is a wgmma N (P V)");
+  static_assert(d <= 256 && dv <= 256, "head dims up to 256 (dv is the N of the P V wgmma)");
   static_assert(stages >= 2, "the K/V ring has at least two stages");
   static_assert(q_bytes % 1024 == 0 && k_stage_bytes % 1024 == 0 && v_stage_bytes % 1024 == 0,
                 "every tile starts on a swizzle-atom boundary");
@@ -73,7 +73,7 @@ constexpr const char* key_unsupported_reason(const fmha_key& k) {
   if (a.tile.k0 != a.tile.k0max || a.tile.k1 != a.tile.n0) return "k0 = k0max and k1 = n0";
   if (a.tile.k0max % 64 != 0 || a.tile.n1 % 64 != 0)
     return "the tma_wgmma_ws attention kernel needs padded head dims that are multiples of 64 (128-byte rows)";
-  if (a.tile.k0max > 128 || a.tile.n1 > 128) return "the tma_wgmma_ws attention kernel has head dims 64 and 128 only";
+  if (a.tile.k0max > 256 || a.tile.n1 > 256) return "the tma_wgmma_ws attention kernel has head dims up to 256";
   if (a.tile.k0max < s.hdim_q || a.tile.n1 < s.hdim_v) return "k0max and n1 hold the head dims";
   if (!(a.warps0 == mnk{8, 1, 1}) || !(a.warps1 == a.warps0)) return "two consumer warpgroups (warps 8x1x1)";
   if (a.tile.m0 != 128) return "m0 = 128: 64 query rows per consumer warpgroup";
