@@ -9,6 +9,10 @@
 // plus the fused multi-D epilogues on the large tile, and 64-bit-offset variants
 // of the large tile for matrices of 2^31 elements or more.
 //
+// Column-major C (rcc, rrc, crc, ccc) runs as C^T = B^T A^T on the row-major-C kernel of the
+// same tile (rcr, ccr, crr, rrr: kernels/gemm/cuda/sm90/column_major_c.cuh); declared in the same
+// translation unit, those keys add no device code of their own.
+//
 // Alignment: A and B go through TMA (16-byte aligned pointers, leading dimensions
 // and batch strides); C and D through an epilogue that takes any alignment of
 // their dtype. Problems whose A or B is aligned to less than 16 bytes run on the
@@ -42,6 +46,18 @@ DECL_KERNEL_SET(gemm_sm90_tma_fp16,
     large.dtype(fp16).layout(ccr), medium.dtype(fp16).layout(ccr),
     small_m.dtype(fp16).layout(ccr), tiny_m.dtype(fp16).layout(ccr),
     wide_n.dtype(fp16).layout(ccr), small_m_wide_n.dtype(fp16).layout(ccr),
+    large.dtype(fp16).layout(rcc), medium.dtype(fp16).layout(rcc),
+    small_m.dtype(fp16).layout(rcc), tiny_m.dtype(fp16).layout(rcc),
+    wide_n.dtype(fp16).layout(rcc), small_m_wide_n.dtype(fp16).layout(rcc),
+    large.dtype(fp16).layout(rrc), medium.dtype(fp16).layout(rrc),
+    small_m.dtype(fp16).layout(rrc), tiny_m.dtype(fp16).layout(rrc),
+    wide_n.dtype(fp16).layout(rrc), small_m_wide_n.dtype(fp16).layout(rrc),
+    large.dtype(fp16).layout(crc), medium.dtype(fp16).layout(crc),
+    small_m.dtype(fp16).layout(crc), tiny_m.dtype(fp16).layout(crc),
+    wide_n.dtype(fp16).layout(crc), small_m_wide_n.dtype(fp16).layout(crc),
+    large.dtype(fp16).layout(ccc), medium.dtype(fp16).layout(ccc),
+    small_m.dtype(fp16).layout(ccc), tiny_m.dtype(fp16).layout(ccc),
+    wide_n.dtype(fp16).layout(ccc), small_m_wide_n.dtype(fp16).layout(ccc),
     large.dtypes(fp16, fp16, fp32).layout(rcr));
 
 DECL_KERNEL_SET(gemm_sm90_tma_bf16,
@@ -58,6 +74,18 @@ DECL_KERNEL_SET(gemm_sm90_tma_bf16,
     large.dtype(bf16).layout(ccr), medium.dtype(bf16).layout(ccr),
     small_m.dtype(bf16).layout(ccr), tiny_m.dtype(bf16).layout(ccr),
     wide_n.dtype(bf16).layout(ccr), small_m_wide_n.dtype(bf16).layout(ccr),
+    large.dtype(bf16).layout(rcc), medium.dtype(bf16).layout(rcc),
+    small_m.dtype(bf16).layout(rcc), tiny_m.dtype(bf16).layout(rcc),
+    wide_n.dtype(bf16).layout(rcc), small_m_wide_n.dtype(bf16).layout(rcc),
+    large.dtype(bf16).layout(rrc), medium.dtype(bf16).layout(rrc),
+    small_m.dtype(bf16).layout(rrc), tiny_m.dtype(bf16).layout(rrc),
+    wide_n.dtype(bf16).layout(rrc), small_m_wide_n.dtype(bf16).layout(rrc),
+    large.dtype(bf16).layout(crc), medium.dtype(bf16).layout(crc),
+    small_m.dtype(bf16).layout(crc), tiny_m.dtype(bf16).layout(crc),
+    wide_n.dtype(bf16).layout(crc), small_m_wide_n.dtype(bf16).layout(crc),
+    large.dtype(bf16).layout(ccc), medium.dtype(bf16).layout(ccc),
+    small_m.dtype(bf16).layout(ccc), tiny_m.dtype(bf16).layout(ccc),
+    wide_n.dtype(bf16).layout(ccc), small_m_wide_n.dtype(bf16).layout(ccc),
     large.dtypes(bf16, bf16, fp32).layout(rcr));
 
 DECL_KERNEL_SET(gemm_sm90_tma_multi_d,

@@ -1,6 +1,7 @@
 #include "cublas_gemm.hpp"
 
 #include <stdexcept>
+#include <utility>
 
 #include <cublasLt.h>
 #include <cuda_runtime.h>
@@ -30,6 +31,21 @@ std::optional<cudaDataType_t> cuda_type(dtype d) {
 
 constexpr std::size_t workspace_bytes = 64u << 20;
 
+// A column-major C is, byte for byte, its transpose stored row-major, and C^T = B^T A^T: the
+// problem with M and N, A and B (dtypes, layouts read as their transposes, leading dimensions,
+// batch strides) exchanged has a row-major C, which the mapping below takes. Row-major C: as is.
+gemm_problem with_row_major_c(gemm_problem p) {
+  if (p.sig.lay.c == layout::row) return p;
+  auto flip = [](layout l) { return l == layout::row ? layout::col : layout::row; };
+  const gemm_layout lay = p.sig.lay;
+  std::swap(p.m, p.n);
+  std::swap(p.lda, p.ldb);
+  std::swap(p.stride_a, p.stride_b);
+  std::swap(p.sig.a, p.sig.b);
+  p.sig.lay = {flip(lay.b), flip(lay.a), layout::row};
+  return p;
+}
+
 }  // namespace
 
 struct cublas_gemm::impl {
@@ -42,17 +58,18 @@ struct cublas_gemm::impl {
   float alpha = 1, beta = 0;
   std::int32_t ialpha = 1, ibeta = 0;
   bool integer = false;
+  bool swap_ab = false;  // column-major C: run as C^T = B^T A^T (with_row_major_c)
 };
 
-std::optional<std::string> cublas_gemm::unsupported(const gemm_problem& p) {
+std::optional<std::string> cublas_gemm::unsupported(const gemm_problem& problem) {
+  const gemm_problem p = with_row_major_c(problem);
   const auto& s = p.sig;
   if (!cuda_type(s.a) || !cuda_type(s.b) || !cuda_type(s.c))
     return fmt::format("cuBLASLt has no type for {}/{}/{}", to_string(s.a), to_string(s.b), to_string(s.c));
   if (s.variant == gemm_variant::preshuffle) return "cuBLASLt has no pre-shuffled B";
-  if (s.lay.c != layout::row) return "the baseline maps only row-major C";
   const bool eight_bit = bits_of(s.a) == 8;
   if (eight_bit && !(s.lay.a == layout::row && s.lay.b == layout::col))
-    return "cuBLASLt 8-bit GEMMs need the TN layout (our rcr)";
+    return "cuBLASLt 8-bit GEMMs need the TN layout (our rcr, or rcc with column-major C)";
   return std::nullopt;
 }
 
@@ -62,10 +79,12 @@ namespace {
 bool fp8_output(const gemm_signature& s) { return s.c == dtype::fp8 || s.c == dtype::bf8; }
 }  // namespace
 
-cublas_gemm::cublas_gemm(const gemm_problem& p, float alpha, float beta) : impl_(std::make_unique<impl>()) {
-  if (auto why = unsupported(p)) throw std::runtime_error(*why);
+cublas_gemm::cublas_gemm(const gemm_problem& problem, float alpha, float beta) : impl_(std::make_unique<impl>()) {
+  if (auto why = unsupported(problem)) throw std::runtime_error(*why);
+  const gemm_problem p = with_row_major_c(problem);
   const auto& s = p.sig;
   auto& st = *impl_;
+  st.swap_ab = problem.sig.lay.c == layout::col;
   st.alpha = alpha;
   st.beta = beta;
   st.ialpha = std::int32_t(alpha);
@@ -135,6 +154,7 @@ cublas_gemm::~cublas_gemm() {
 
 void cublas_gemm::run(const void* a, const void* b, void* c) const {
   const auto& st = *impl_;
+  if (st.swap_ab) std::swap(a, b);
   const void* alpha = st.integer ? static_cast<const void*>(&st.ialpha) : &st.alpha;
   const void* beta = st.integer ? static_cast<const void*>(&st.ibeta) : &st.beta;
   check(cublasLtMatmul(st.handle, st.op, alpha, b, st.la, a, st.lb, beta, c, st.lc16 ? st.lc16 : st.lc, c, st.lc,

@@ -67,7 +67,7 @@ void gemm_options::add_to(CLI::App& app, bool sizes_required) {
       ->capture_default_str();
   app.add_option("--dtypes", dtypes, "dtypes of A,B,C when they differ, e.g. int8,int8,int32");
   app.add_option("--compute", compute, "multiply precision: tf32 lets fp32 data use tensor cores");
-  app.add_option("--layout", layout, "layouts of A, B, C: rcr rrr crr ccr (r row-, c column-major)")
+  app.add_option("--layout", layout, "layouts of A, B, C: rcr rrr crr ccr rcc rrc crc ccc (r row-, c column-major)")
       ->capture_default_str();
   app.add_option("--multi-d", multi_d, "fuse D tensors and an op, OP:N, e.g. gelu:1 or multi_d_add:2");
   app.add_flag("--preshuffle", preshuffle, "B is stored pre-shuffled (preshuffle variant)");
