@@ -54,7 +54,7 @@ fmha_host_inputs make_fmha_inputs(const fmha_problem& p, std::uint64_t seed) {
     const auto& s = p.bias_strides;
     const std::int64_t bb = p.bias_per_batch ? p.batch : 1, bh = p.bias_per_head ? p.heads_q : 1;
     const std::size_t nb = p.seqlen_q > 0 && p.seqlen_kv > 0
-                               ? std::size_t((bb - 1) * s.batch + (bh - 1) * s.head + (p.seqlen_q - 1) * s.seq +
+                               ? std::size_t((bb - 1) * s.batch + (bh - 1) * s.head + (p.seqlen_q - 1) * s.seq +  // seq 0: key bias
                                              p.seqlen_kv)
                                : 0;
     in.bias.resize(bytes(nb, p.qkv));

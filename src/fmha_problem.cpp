@@ -143,11 +143,13 @@ fmha_problem fmha_problem::normalized() const {
   fill(p.o_strides, seqlen_q, heads_q, hdim_v);
   if (bias == fmha_bias::elementwise) {
     auto& b = p.bias_strides;
-    if (b.seq == 0) b.seq = seqlen_kv;
+    if (!bias_per_row) b.seq = 0;  // key_bias: every query row reads the same row
+    else if (b.seq == 0) b.seq = seqlen_kv;
+    const std::int64_t plane = bias_per_row ? mul_sat(seqlen_q, b.seq) : seqlen_kv;
     if (!bias_per_head) b.head = 0;
-    else if (b.head == 0) b.head = mul_sat(seqlen_q, b.seq);
+    else if (b.head == 0) b.head = plane;
     if (!bias_per_batch) b.batch = 0;
-    else if (b.batch == 0) b.batch = (bias_per_head ? mul_sat(heads_q, b.head) : mul_sat(seqlen_q, b.seq));
+    else if (b.batch == 0) b.batch = (bias_per_head ? mul_sat(heads_q, b.head) : plane);
   }
   if (lse) {
     if (p.lse_head_stride == 0) p.lse_head_stride = g ? total_q() : seqlen_q;
@@ -223,7 +225,7 @@ std::optional<std::string> fmha_problem::validate() const {
                             {"the bias", bias == fmha_bias::elementwise
                                              ? span128({{p.bias_strides.batch, bias_per_batch ? batch : 1},
                                                         {p.bias_strides.head, bias_per_head ? heads_q : 1},
-                                                        {p.bias_strides.seq, seqlen_q}},
+                                                        {p.bias_strides.seq, bias_per_row ? seqlen_q : 1}},
                                                        seqlen_kv)
                                              : __int128(0)}})
     if (span > int64_max)
@@ -250,6 +252,11 @@ std::optional<std::string> fmha_problem::validate() const {
                        window_right, to_string(mask));
   if (bias != fmha_bias::elementwise && bias_strides != fmha_strides{})
     return fmt::format("bias strides are set but the bias is {}, not elementwise", to_string(bias));
+  if (bias == fmha_bias::elementwise && !bias_per_row && bias_strides.seq != 0)
+    return fmt::format("a key bias ([Bb, Hb, 1, Skv]) has one row for every query row: its row stride must be 0 "
+                       "(unset), not {}", bias_strides.seq);
+  if (bias != fmha_bias::elementwise && !bias_per_row)
+    return fmt::format("the bias is {}: only an elementwise bias can be a key bias", to_string(bias));
   if (!std::isfinite(scale)) return fmt::format("scale = {} is not finite", scale);
   if (!std::isfinite(soft_cap) || soft_cap < 0.0f)
     return fmt::format("soft_cap = {} must be positive and finite (0 turns it off)", soft_cap);
@@ -289,9 +296,9 @@ double fmha_problem::bytes() const {
   if (bias == fmha_bias::elementwise) {
     double cells = 0.0;
     if (bias_per_batch && group_mode())
-      for (std::int64_t i = 0; i < batch; ++i) cells += double(seqlen_q_of(i) * seqlen_kv_of(i));
+      for (std::int64_t i = 0; i < batch; ++i) cells += double((bias_per_row ? seqlen_q_of(i) : 1) * seqlen_kv_of(i));
     else
-      cells = double(seqlen_q * seqlen_kv) * double(bias_per_batch ? batch : 1);
+      cells = double((bias_per_row ? seqlen_q : 1) * seqlen_kv) * double(bias_per_batch ? batch : 1);
     b += cells * double(bias_per_head ? heads_q : 1) * e;
   }
   return b;

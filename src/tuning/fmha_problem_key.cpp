@@ -93,7 +93,10 @@ std::string problem_key(const fmha_problem& problem) {
   if (p.mask == fmha_mask::generic) mask += fmt::format("-l{}r{}", p.window_left, p.window_right);
   std::string bias(to_string(p.bias));
   if (p.bias == fmha_bias::alibi && p.alibi_per_batch) bias += "-b";
-  if (p.bias == fmha_bias::elementwise) bias += fmt::format("_b{}h{}", int(p.bias_per_batch), int(p.bias_per_head));
+  if (p.bias == fmha_bias::elementwise) {
+    bias += fmt::format("_b{}h{}", int(p.bias_per_batch), int(p.bias_per_head));
+    if (!p.bias_per_row) bias += "r0";  // a key bias; per-row biases keep the older spelling
+  }
   const std::string strides =
       same_strides(p, packed_of(p))
           ? std::string("packed")
@@ -146,9 +149,12 @@ fmha_problem parse_fmha_problem_key(std::string_view key) {
       if (p.bias == fmha_bias::alibi) p.alibi(false);
     }
     if (p.bias == fmha_bias::elementwise) {
-      if (b.size() != 2) bad(key, parts[5], "is not elementwise_b<0|1>h<0|1>");
-      auto f = lettered(key, b[1], "bh");
-      p.elementwise_bias(f[0] != 0, f[1] != 0);
+      if (b.size() != 2) bad(key, parts[5], "is not elementwise_b<0|1>h<0|1>[r0]");
+      const bool rows = b[1].find('r') == std::string_view::npos;
+      auto f = lettered(key, b[1], rows ? "bh" : "bhr");
+      if (!rows && f[2] != 0) bad(key, parts[5], "spells a per-row bias with r; only r0 (a key bias) is written");
+      if (rows) p.elementwise_bias(f[0] != 0, f[1] != 0);
+      else p.key_bias(f[0] != 0, f[1] != 0);
     } else if (b.size() != 1) {
       bad(key, parts[5], "gives broadcast flags to a bias that is not elementwise");
     }

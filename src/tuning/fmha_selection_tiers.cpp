@@ -43,7 +43,7 @@ struct fmha_op {
   static detail::byte_key cache_key(const fmha_problem& p) {
     detail::byte_key k;
     k.add(p.batch, p.seqlen_q, p.seqlen_kv, p.heads_q, p.heads_kv, p.hdim_q, p.hdim_v, p.qkv, p.o, p.mask,
-          p.window_left, p.window_right, p.bias, p.bias_per_batch, p.bias_per_head, p.alibi_per_batch, p.scale,
+          p.window_left, p.window_right, p.bias, p.bias_per_batch, p.bias_per_head, p.bias_per_row, p.alibi_per_batch, p.scale,
           p.soft_cap, p.sinks, p.lse, p.lse_batch_stride, p.lse_head_stride);
     for (const fmha_strides* t : {&p.q_strides, &p.k_strides, &p.v_strides, &p.o_strides, &p.bias_strides})
       k.add(t->batch, t->seq, t->head);

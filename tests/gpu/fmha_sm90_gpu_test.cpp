@@ -133,6 +133,9 @@ TEST(FmhaSm90Gpu, EveryScheduleMatchesTheReference) {
   gemma_wide.sizes(1, 300, 450).heads(8, 4).head_dim(256).dtype(dtype::bf16).sliding_window(160, 0)
       .logits_soft_cap(50.0f).return_lse();
   problems.push_back(gemma_wide);
+  fmha_problem padding;  // a key bias ([B, 1, 1, Skv], BERT's padding mask): the bias's row stride is 0
+  padding.sizes(3, 200, 200).heads(4, 4).head_dim(64).dtype(dtype::fp16).key_bias(true, false).return_lse();
+  problems.push_back(padding);
   fmha_problem mla;  // head dims 192/128 (DeepSeek's prefill), causal
   mla.sizes(1, 260, 260).heads(4, 4).head_dims(192, 128).dtype(dtype::fp16).causal().return_lse();
   problems.push_back(mla);

@@ -63,6 +63,8 @@ TEST(FmhaHost, SlidingWindowsBiasSoftCapSinks) {
   EXPECT_PASSES(fmha_problem(base).logits_soft_cap(1.5f).alibi());
   EXPECT_PASSES(fmha_problem(base).with_sinks().sliding_window(8, 0));  // gpt-oss
   EXPECT_PASSES(fmha_problem(base).with_sinks().logits_soft_cap(3.0f).elementwise_bias(true, false));
+  EXPECT_PASSES(fmha_problem(base).key_bias(true, false).causal());  // a padding mask, per sequence
+  EXPECT_PASSES(fmha_problem(base).key_bias(true, true).logits_soft_cap(5.0f));
 }
 
 TEST(FmhaHost, FullyMaskedRowsGiveZerosAndMinusInfinity) {

@@ -142,6 +142,25 @@ TEST(FmhaProblem, BytesCountEachTensorOnce) {
   EXPECT_DOUBLE_EQ(p.bytes(), q + kv + o);
   EXPECT_DOUBLE_EQ(fmha_problem(p).return_lse().bytes(), q + kv + o + 2 * 10 * 4 * 4);
   EXPECT_DOUBLE_EQ(fmha_problem(p).elementwise_bias(false, true).bytes(), q + kv + o + 10 * 20 * 4 * 2);
+  EXPECT_DOUBLE_EQ(fmha_problem(p).key_bias(true, false).bytes(), q + kv + o + 2 * 20 * 2);  // [B, 1, 1, Skv]
+}
+
+// A key bias ([Bb, Hb, 1, Skv], a padding mask) is an elementwise bias whose row stride is 0.
+TEST(FmhaProblem, KeyBiasBroadcastsOneRowOverTheQueries) {
+  fmha_problem p;
+  p.sizes(3, 10, 20).heads(4, 2).head_dim(64).dtype(dtype::bf16).key_bias();
+  const auto n = p.normalized();
+  EXPECT_EQ(n.bias, fmha_bias::elementwise);
+  EXPECT_FALSE(n.bias_per_row);
+  EXPECT_EQ(n.bias_strides, (fmha_strides{20, 0, 0}));  // per batch: one row of 20 keys each
+  EXPECT_EQ(fmha_problem(p).key_bias(true, true).normalized().bias_strides, (fmha_strides{80, 0, 20}));
+  EXPECT_EQ(fmha_problem(p).key_bias(false, true).normalized().bias_strides, (fmha_strides{0, 0, 20}));
+  EXPECT_FALSE(p.validate());
+  EXPECT_EQ(fmha_problem(p).key_bias(true, false, {40, 20, 0}).validate().value_or(""),
+            "a key bias ([Bb, Hb, 1, Skv]) has one row for every query row: its row stride must be 0 (unset), not 20");
+  fmha_problem switched = fmha_problem(p).elementwise_bias();  // elementwise_bias() makes it per row again
+  EXPECT_TRUE(switched.bias_per_row);
+  EXPECT_EQ(switched.normalized().bias_strides.seq, 20);
 }
 
 TEST(FmhaVisibility, MasksFollowFlashAttentionConventions) {

@@ -26,6 +26,32 @@ fmha_args host_args(const fmha_host_inputs& in) {
   return a;
 }
 
+// A key bias is the elementwise bias whose rows are all the same: the reference gives the same
+// numbers for a [B, 1, 1, Skv] row and for the [B, 1, Sq, Skv] plane that repeats it.
+TEST(FmhaReference, KeyBiasIsAPlaneOfEqualRows) {
+  fmha_problem keys;
+  keys.sizes(2, 5, 7).heads(2, 1).head_dim(4).dtype(dtype::fp32).key_bias(true, false).causal().return_lse();
+  fmha_problem plane = fmha_problem(keys).elementwise_bias(true, false);
+  std::vector<float> q(2 * 5 * 2 * 4), k(2 * 7 * 4), v(2 * 7 * 4), row(2 * 7), full(2 * 5 * 7);
+  for (std::size_t i = 0; i < q.size(); ++i) q[i] = float(int(i * 7 % 11) - 5) / 8.0f;
+  for (std::size_t i = 0; i < k.size(); ++i) k[i] = float(int(i * 5 % 13) - 6) / 8.0f;
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = float(int(i * 3 % 7) - 3);
+  for (std::size_t i = 0; i < row.size(); ++i) row[i] = i % 3 == 0 ? -1e4f : float(i % 5) / 4.0f;  // padding
+  for (int b = 0; b < 2; ++b)
+    for (int i = 0; i < 5; ++i)
+      for (int j = 0; j < 7; ++j) full[std::size_t((b * 5 + i) * 7 + j)] = row[std::size_t(b * 7 + j)];
+  fmha_args a;
+  a.q = q.data();
+  a.k = k.data();
+  a.v = v.data();
+  a.bias = row.data();
+  const auto by_row = reference::fmha(keys, a);
+  a.bias = full.data();
+  const auto by_plane = reference::fmha(plane, a);
+  EXPECT_EQ(by_row.o, by_plane.o);
+  EXPECT_EQ(by_row.lse, by_plane.lse);
+}
+
 // One query, two keys, head dim 1, fp32: every feature by hand.
 TEST(FmhaReference, HandComputedRow) {
   fmha_problem p;

@@ -85,6 +85,7 @@ TEST(FmhaShapes, EveryRowIsAValidProblemWithASource) {
       else EXPECT_EQ(c["mask"], "none");
       const std::string bias = c["bias"];
       if (bias == "alibi") p.alibi();
+      else if (bias.starts_with("keys")) p.key_bias(bias == "keys" || bias == "keys:b", bias == "keys" || bias == "keys:h");
       else if (bias.starts_with("elementwise")) p.elementwise_bias(bias == "elementwise" || bias == "elementwise:b",
                                                                    bias == "elementwise" || bias == "elementwise:h");
       else EXPECT_EQ(bias, "none");

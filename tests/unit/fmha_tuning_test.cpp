@@ -76,6 +76,7 @@ TEST(FmhaProblemKey, RoundTripsAndNamesBadSegments) {
   problems.back().lse = true;
   problems.push_back(fmha_problem{}.sizes(3, 77, 129).heads(8, 1).head_dim(64).dtype(dtype::fp16).elementwise_bias(false, true));
   problems.push_back(fmha_problem{}.sizes(2, 256, 256).heads(8, 8).head_dim(64).dtype(dtype::bf16).bhsd());
+  problems.push_back(fmha_problem{}.sizes(3, 77, 129).heads(8, 1).head_dim(64).dtype(dtype::fp16).key_bias(true, false));
   std::set<std::string> keys;
   for (const auto& p : problems) {
     const auto key = problem_key(p);
@@ -93,6 +94,8 @@ TEST(FmhaProblemKey, RoundTripsAndNamesBadSegments) {
             std::string::npos)
       << problem_key(problems[1]);
   EXPECT_NE(problem_key(problems[2]).find("/elementwise_b0h1/"), std::string::npos) << problem_key(problems[2]);
+  EXPECT_NE(problem_key(problems[4]).find("/elementwise_b1h0r0/"), std::string::npos) << problem_key(problems[4]);
+  EXPECT_FALSE(parse_fmha_problem_key(problem_key(problems[4])).bias_per_row);
   EXPECT_NE(problem_key(problems[3]).find("/st"), std::string::npos) << problem_key(problems[3]);
   EXPECT_EQ(problem_signature(problems[1]), "fmha/fwd/fp16-fp16/group");
 

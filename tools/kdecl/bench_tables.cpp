@@ -8,6 +8,7 @@
 #include <fmt/ranges.h>
 
 #include "bench_timing.hpp"
+#include "bias_option.hpp"
 #include "problem_table.hpp"
 
 namespace kdecl::cli {
@@ -101,12 +102,9 @@ std::vector<fmha_row> read_fmha_rows(const std::string& path, dtype d) {
     else if (mask != "none")
       throw std::invalid_argument(fmt::format("{}: column mask: '{}' is not none, causal or window", where, mask));
     const std::string bias = cell("bias");
-    if (bias == "alibi") p.alibi();
-    else if (bias == "elementwise" || bias == "elementwise:b" || bias == "elementwise:h" || bias == "elementwise:1")
-      p.elementwise_bias(bias == "elementwise" || bias == "elementwise:b", bias == "elementwise" || bias == "elementwise:h");
-    else if (bias != "none")
-      throw std::invalid_argument(fmt::format("{}: column bias: '{}' is not none, alibi or elementwise[:b|:h|:1]",
-                                              where, bias));
+    if (!apply_bias_option(p, bias))
+      throw std::invalid_argument(fmt::format(
+          "{}: column bias: '{}' is not none, alibi, elementwise[:b|:h|:1] or keys[:b|:h|:1]", where, bias));
     const std::string sinks = cell("sinks");
     if (sinks != "0" && sinks != "1")
       throw std::invalid_argument(fmt::format("{}: column sinks: '{}' is not 0 or 1", where, sinks));
@@ -182,7 +180,8 @@ std::string fmha_key(const fmha_problem& p) {
   else if (p.mask != fmha_mask::none) key += fmt::format(" {}", to_string(p.mask));
   if (p.bias == fmha_bias::alibi) key += p.alibi_per_batch ? " alibi:b" : " alibi";
   if (p.bias == fmha_bias::elementwise)
-    key += fmt::format(" bias:{}{}", p.bias_per_batch ? "b" : "", p.bias_per_head ? "h" : (p.bias_per_batch ? "" : "1"));
+    key += fmt::format(" {}:{}{}", p.bias_per_row ? "bias" : "keybias", p.bias_per_batch ? "b" : "",
+                       p.bias_per_head ? "h" : (p.bias_per_batch ? "" : "1"));
   if (p.soft_cap > 0) key += fmt::format(" softcap{:g}", p.soft_cap);
   if (p.scale != 0) key += fmt::format(" scale{:g}", p.scale);
   if (p.sinks) key += " sinks";

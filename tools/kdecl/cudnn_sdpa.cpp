@@ -102,7 +102,8 @@ cudnn_sdpa::cudnn_sdpa(const device& dev, const fmha_problem& p) : impl_(std::ma
     auto bias = g.tensor(fe::graph::Tensor_attributes()
                              .set_name("bias")
                              .set_uid(bias_uid)
-                             .set_dim({p.bias_per_batch ? b : 1, p.bias_per_head ? p.heads_q : 1, sq, skv})
+                             .set_dim({p.bias_per_batch ? b : 1, p.bias_per_head ? p.heads_q : 1,
+                                       p.bias_per_row ? sq : 1, skv})
                              .set_stride({p.bias_per_batch ? s.batch : 0, p.bias_per_head ? s.head : 0, s.seq, 1}));
     opts.set_bias(bias);
   }

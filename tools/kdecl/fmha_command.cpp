@@ -25,7 +25,8 @@ std::string describe(const fmha_problem& p) {
   s += fmt::format(", heads {}/{}, d {}/{}, {}, mask {}", p.heads_q, p.heads_kv, p.hdim_q, p.hdim_v, to_string(p.qkv),
                    to_string(p.mask));
   if (p.mask == fmha_mask::generic) s += fmt::format(" ({}, {})", p.window_left, p.window_right);
-  if (p.bias != fmha_bias::none) s += fmt::format(", bias {}", to_string(p.bias));
+  if (p.bias != fmha_bias::none)
+    s += fmt::format(", bias {}{}", to_string(p.bias), p.bias == fmha_bias::elementwise && !p.bias_per_row ? " (one row per key)" : "");
   if (p.soft_cap > 0) s += fmt::format(", soft-cap {}", p.soft_cap);
   if (p.sinks) s += ", sinks";
   return s;

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "bias_option.hpp"
 #include "gemm_options.hpp"
 #include "problem_table.hpp"
 
@@ -43,7 +44,9 @@ void fmha_options::add_to(CLI::App& app, mode m) {
   app.add_option("--mask", mask, "none, causal (= top_left), top_left, bottom_right, window")->capture_default_str();
   app.add_option("--window", window, "sliding window L,R around the bottom-right diagonal (-1: unbounded)");
   app.add_option("--bias", bias, "none, alibi, elementwise [B,H,Sq,Skv], elementwise:b [B,1,Sq,Skv], "
-                                 "elementwise:h [1,H,Sq,Skv], elementwise:1 [Sq,Skv]")->capture_default_str();
+                                 "elementwise:h [1,H,Sq,Skv], elementwise:1 [Sq,Skv]; keys, keys:b, keys:h, keys:1: "
+                                 "the same with one row for every query ([B,1,1,Skv]: a padding mask)")
+      ->capture_default_str();
   app.add_option("--softcap", softcap, "logit soft-cap (tanh; 0: off)");
   app.add_option("--scale", scale, "softmax scale (0: 1/sqrt(d))");
   app.add_flag("--sinks", sinks, "one learned logit per query head joins the softmax denominator");
@@ -99,14 +102,10 @@ fmha_problem fmha_options::problem() const {
   } else if (mask == "window" || mask == "generic") {
     throw std::invalid_argument("--mask window needs --window L,R");
   }
-  if (bias == "alibi") p.alibi();
-  else if (bias == "elementwise") p.elementwise_bias(true, true);
-  else if (bias == "elementwise:b") p.elementwise_bias(true, false);
-  else if (bias == "elementwise:h") p.elementwise_bias(false, true);
-  else if (bias == "elementwise:1") p.elementwise_bias(false, false);
-  else if (bias != "none")
+  if (!apply_bias_option(p, bias))
     throw std::invalid_argument(fmt::format("--bias '{}' is not none, alibi, elementwise (per batch and head), "
-                                            "elementwise:b (per batch), elementwise:h (per head) or elementwise:1",
+                                            "elementwise:b (per batch), elementwise:h (per head), elementwise:1, "
+                                            "or keys[:b|:h|:1] (one row of key biases)",
                                             bias));
   p.logits_soft_cap(softcap).softmax_scale(scale).with_sinks(sinks).return_lse(lse);
   if (auto e = p.validate()) throw std::invalid_argument(*e);

@@ -7,7 +7,8 @@
 //
 //  * cap(s) = soft_cap * tanh(s / soft_cap) when soft_cap > 0 (Gemma 2), else s.
 //  * bias: an additive tensor [Bb, Hb, Sq, Skv] (Bb in {1, batch}, Hb in {1, heads_q}:
-//    broadcast over what is 1), or ALiBi: -slope[h] * |j - (i + offset)|, slopes per
+//    broadcast over what is 1; key_bias(): [Bb, Hb, 1, Skv], one bias per key for every
+//    query row, as a padding mask is), or ALiBi: -slope[h] * |j - (i + offset)|, slopes per
 //    head (or per batch and head), offset the mask's diagonal (below).
 //  * mask: none; top_left causal (j <= i); bottom_right causal (j <= i + Skv - Sq);
 //    generic = a sliding window around the bottom-right diagonal: key j is visible
@@ -63,6 +64,7 @@ struct fmha_problem {
 
   fmha_bias bias = fmha_bias::none;
   bool bias_per_batch = true, bias_per_head = true;  // elementwise bias: false broadcasts that dimension
+  bool bias_per_row = true;                          // false: one row of key biases for every query row
   fmha_strides bias_strides{};                       // batch, head, row (seq) strides; 0: packed
   bool alibi_per_batch = false;                      // ALiBi slopes [heads_q] or [batch, heads_q]
 
@@ -95,7 +97,15 @@ struct fmha_problem {
     mask = fmha_mask::generic; window_left = left; window_right = right; return *this;
   }
   fmha_problem& elementwise_bias(bool per_batch = true, bool per_head = true, fmha_strides s = {}) {
-    bias = fmha_bias::elementwise; bias_per_batch = per_batch; bias_per_head = per_head; bias_strides = s;
+    bias = fmha_bias::elementwise; bias_per_batch = per_batch; bias_per_head = per_head; bias_per_row = true;
+    bias_strides = s;
+    return *this;
+  }
+  // One additive bias per key, the same for every query row ([Bb, Hb, 1, Skv]: a padding mask, e.g.
+  // BERT's, per batch and broadcast over heads). Its row stride is 0; s gives the batch and head ones.
+  fmha_problem& key_bias(bool per_batch = true, bool per_head = false, fmha_strides s = {}) {
+    elementwise_bias(per_batch, per_head, s);
+    bias_per_row = false;
     return *this;
   }
   fmha_problem& alibi(bool per_batch = false) { bias = fmha_bias::alibi; alibi_per_batch = per_batch; return *this; }
