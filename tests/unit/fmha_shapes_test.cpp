@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "bias_option.hpp"
 #include "kdecl/fmha/fmha_dispatcher.hpp"
 
 namespace kdecl {
@@ -83,12 +84,7 @@ TEST(FmhaShapes, EveryRowIsAValidProblemWithASource) {
       if (c["mask"] == "causal") p.causal(fmha_mask::bottom_right);
       else if (c["mask"] == "window") p.sliding_window(std::stoll(c["window_left"]), std::stoll(c["window_right"]));
       else EXPECT_EQ(c["mask"], "none");
-      const std::string bias = c["bias"];
-      if (bias == "alibi") p.alibi();
-      else if (bias.starts_with("keys")) p.key_bias(bias == "keys" || bias == "keys:b", bias == "keys" || bias == "keys:h");
-      else if (bias.starts_with("elementwise")) p.elementwise_bias(bias == "elementwise" || bias == "elementwise:b",
-                                                                   bias == "elementwise" || bias == "elementwise:h");
-      else EXPECT_EQ(bias, "none");
+      EXPECT_TRUE(cli::apply_bias_option(p, c["bias"])) << c["bias"];  // the bench's own reading of the column
       p.logits_soft_cap(std::stof(c["softcap"])).softmax_scale(std::stof(c["scale"])).with_sinks(c["sinks"] == "1");
       EXPECT_EQ(p.validate().value_or("valid"), "valid");
       auto sel = host.select(p);
