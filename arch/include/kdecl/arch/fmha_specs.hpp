@@ -316,6 +316,20 @@ constexpr int n1_for(arch_id a, int hdim_v) {
   return round_up(hdim_v, 16);
 }
 
+// The tma_wgmma_ws kernel's shared memory with `q_buffers` Q tiles: Q, the K/V ring, the mbarriers
+// (K and V full/empty per stage, Q full/empty per buffer) and 1 KiB of alignment slack.
+constexpr long tma_ws_smem_bytes(const fmha_key& k, int q_buffers) {
+  const auto& t = k.algo.tile;
+  const long e = bits_of(k.sig.qkv) / 8;
+  return q_buffers * long(t.m0) * t.k0max * e + long(k.algo.stages) * t.n0 * (t.k0max + t.n1) * e +
+         8 * (4 * k.algo.stages + 2 * q_buffers) + 1024;
+}
+
+// Q tiles the tma_wgmma_ws kernel holds: two where they fit sm_90's shared memory (the next tile's
+// Q then lands while this tile runs: short sequences have few key tiles to hide its load behind),
+// else one (head dim 256, or deep K/V rings).
+constexpr int tma_ws_q_buffers(const fmha_key& k) { return tma_ws_smem_bytes(k, 2) <= smem_sm90 ? 2 : 1; }
+
 // Shared memory the pipeline's formula gives for a key (bytes); 0 for none/unmodelled.
 constexpr long smem_bytes(smem_formula f, const fmha_key& k) {
   const auto& t = k.algo.tile;
@@ -328,8 +342,7 @@ constexpr long smem_bytes(smem_formula f, const fmha_key& k) {
       return t.m0 * q_row + long(k.algo.stages) * t.n0 * ((t.k0max * e + 16) + (t.n1 * e + 16));
     }
     case smem_formula::tma_q_kv_ring_o:
-      return long(t.m0) * t.k0max * e + long(k.algo.stages) * t.n0 * (t.k0max + t.n1) * e +
-             8 * (4 * k.algo.stages + 2) + 1024;
+      return tma_ws_smem_bytes(k, tma_ws_q_buffers(k));
     case smem_formula::paged_decode_ring: {
       const bool fp8 = k.sig.cache == dtype::fp8;
       const long d = t.k0max, pitch = d * 2 + 16, cache_pitch = d * (fp8 ? 1 : 2) + 16;

@@ -64,4 +64,13 @@ __device__ __forceinline__ float fmha_logit_log2(float s, const fmha_score_mod& 
   }
 }
 
+// The same with the elementwise bias value read by the caller (the sm_90 kernel loads a key tile's
+// bias ahead, two values per 32-bit load).
+template <bool SoftCap>
+__device__ __forceinline__ float fmha_logit_log2_biased(float s, const fmha_score_mod& m, float bias) {
+  float x = s * m.scale;
+  if constexpr (SoftCap) x = m.soft_cap * fmha_tanh_approx(x * m.inv_soft_cap);
+  return (x + bias) * fmha_log2e;
+}
+
 }  // namespace kdecl::kernels::cuda

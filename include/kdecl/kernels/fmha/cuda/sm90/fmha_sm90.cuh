@@ -12,8 +12,10 @@
 // up (run(); KDECL_FMHA_SM90_GRID=persistent|per_tile overrides the choice).
 // Three warpgroups:
 //  * the producer warpgroup gives most of its registers away (setmaxnreg) and
-//    one of its threads issues TMA copies: Q once per tile (when the consumers
-//    have released the previous tile's), then K and V tiles of
+//    one of its threads issues TMA copies: Q once per tile (into one of two
+//    buffers where shared memory allows, so that the next tile's Q lands while
+//    this tile runs; else into the one the consumers have just released), then
+//    K and V tiles of
 //    block_n keys into a `stages`-deep ring, each stage guarded by a "full"
 //    mbarrier (transaction bytes) and an "empty" one (consumer arrivals), K and
 //    V separately so that Q K^T starts before V has landed; the ring runs on
@@ -41,6 +43,7 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <type_traits>
 
 #include <cuda.h>
 #include <cuda_bf16.h>
@@ -77,6 +80,7 @@ struct fmha_ws_params {
   std::int64_t o_batch, o_seq, o_head;
   std::int64_t lse_batch, lse_head;
   std::int64_t bias_batch, bias_head, bias_seq;
+  bool bias_pairs;                  // the bias and its strides allow 32-bit loads of two adjacent keys
   int alibi_batch_stride;           // 0 (slopes per head) or heads_q
   int seqlen_q, seqlen_kv;          // batch mode
   int q_blocks, heads_q, tiles;     // tiles = q_blocks x heads_q x batch, taken in rounds of gridDim.x
@@ -143,19 +147,11 @@ __device__ __forceinline__ int tile_of_round(const fmha_ws_params& p, int block,
 template <class Tr>
 __device__ __forceinline__ fmha_tile tile_at(const fmha_ws_params& p, int i) {
   fmha_tile w{};
-  int m_rev;
-  if (p.rows_slowest) {
-    const int heads_and_batches = p.tiles / p.q_blocks;
-    m_rev = i / heads_and_batches;
-    const int rest = i % heads_and_batches;
-    w.h = rest % p.heads_q;
-    w.b = rest / p.heads_q;
-  } else {
-    const int rest = i / p.q_blocks;
-    m_rev = i % p.q_blocks;
-    w.h = rest % p.heads_q;
-    w.b = rest / p.heads_q;
-  }
+  const int heads_and_batches = p.tiles / p.q_blocks;
+  const int m_rev = p.rows_slowest ? i / heads_and_batches : i % p.q_blocks;
+  const int rest = p.rows_slowest ? i % heads_and_batches : i / p.q_blocks;  // head + heads_q x sequence
+  w.h = rest % p.heads_q;
+  w.b = rest / p.heads_q;
   w.m0 = (p.q_blocks - 1 - m_rev) * Tr::block_m;
   w.sq = p.seqlen_q;
   w.skv = p.seqlen_kv;
@@ -199,16 +195,16 @@ __global__ void __launch_bounds__(Tr::threads, 1) tma_wgmma_ws_fmha_kernel(const
   constexpr float neg_inf = -std::numeric_limits<float>::infinity();
   extern __shared__ unsigned char smem_raw[];
   unsigned char* smem = smem_raw + ((1024 - (shared_address(smem_raw) & 1023)) & 1023);
-  unsigned char* s_q = smem;
-  unsigned char* s_k = s_q + Tr::q_bytes;
+  unsigned char* s_q = smem;  // q_buffers tiles, taken in turn
+  unsigned char* s_k = s_q + Tr::q_buffers * Tr::q_bytes;
   unsigned char* s_v = s_k + S * Tr::k_stage_bytes;
   auto* bars = reinterpret_cast<std::uint64_t*>(smem + Tr::barrier_offset);
   std::uint64_t* k_full = bars;
   std::uint64_t* k_empty = bars + S;
   std::uint64_t* v_full = bars + 2 * S;
   std::uint64_t* v_empty = bars + 3 * S;
-  std::uint64_t* q_full = bars + 4 * S;
-  std::uint64_t* q_empty = bars + 4 * S + 1;
+  std::uint64_t* q_full = bars + 4 * S;                   // per Q buffer
+  std::uint64_t* q_empty = bars + 4 * S + Tr::q_buffers;
 
   if (threadIdx.x == 0) {
     for (int s = 0; s < S; ++s) {
@@ -217,8 +213,10 @@ __global__ void __launch_bounds__(Tr::threads, 1) tma_wgmma_ws_fmha_kernel(const
       mbarrier_init(&k_empty[s], Tr::consumer_warpgroups * 4);  // one arrival per consumer warp
       mbarrier_init(&v_empty[s], Tr::consumer_warpgroups * 4);
     }
-    mbarrier_init(q_full, 1);
-    mbarrier_init(q_empty, Tr::consumer_warpgroups * 4);  // Q is free again: one arrival per consumer warp
+    for (int b = 0; b < Tr::q_buffers; ++b) {
+      mbarrier_init(&q_full[b], 1);
+      mbarrier_init(&q_empty[b], Tr::consumer_warpgroups * 4);  // Q is free again: one arrival per consumer warp
+    }
     mbarrier_init_fence();
   }
   __syncthreads();
@@ -238,12 +236,15 @@ __global__ void __launch_bounds__(Tr::threads, 1) tma_wgmma_ws_fmha_kernel(const
       if (i < 0) continue;
       const fmha_tile w = tile_at<Tr>(p, i);
       if (w.empty || w.kr.n_blocks == 0) continue;  // the consumers skip the same tiles
-      if (q_loads > 0) mbarrier_wait(q_empty, (q_loads - 1) & 1);  // the previous tile's Q K^T are done
+      // Buffer qb last held the Q of the tile q_buffers back: wait until its Q K^T are done.
+      const int qb = q_loads % Tr::q_buffers;
+      if (q_loads >= Tr::q_buffers) mbarrier_wait(&q_empty[qb], ((q_loads / Tr::q_buffers) - 1) & 1);
       ++q_loads;
-      mbarrier_arrive_expect_tx(q_full, Tr::q_bytes);
+      mbarrier_arrive_expect_tx(&q_full[qb], Tr::q_bytes);
 #pragma unroll
       for (int c = 0; c < Tr::d_chunks; ++c)
-        tma_load_4d(s_q + c * Tr::q_chunk_bytes, &p.map_q, q_full, c * 64, w.q_row0 + w.m0, w.h, w.batch);
+        tma_load_4d(s_q + qb * Tr::q_bytes + c * Tr::q_chunk_bytes, &p.map_q, &q_full[qb], c * 64, w.q_row0 + w.m0,
+                    w.h, w.batch);
       for (int t = 0; t < w.kr.n_blocks; ++t, ++loaded) {
         const int s = loaded % S;
         const std::uint32_t wrap_parity = ((loaded / S) & 1) ^ 1;  // the previous use's phase of this stage
@@ -282,13 +283,16 @@ __global__ void __launch_bounds__(Tr::threads, 1) tma_wgmma_ws_fmha_kernel(const
   float acc_o[OR];
   float row_max[2], row_sum[2];
   float acc_s[SR];
+  constexpr bool bias_tensor = Tr::bias == fmha_bias::elementwise;
+  float bias_s[bias_tensor ? SR : 1];  // the elementwise bias of acc_s's elements, loaded ahead of S
   std::uint32_t pa[BN / 16][4];  // P of the previous tile, wgmma's register-A fragments
   fmha_tile w{};                 // the tile in hand
   int ring = 0;                  // key tiles consumed before it: the ring position of its first one
   const T* bias = nullptr;
   fmha_score_mod mod{p.scale, p.scale_log2, p.soft_cap, p.inv_soft_cap, 0.0f, p.bias_seq};
 
-  const std::uint32_t q_base = shared_address(s_q) + wg_row0 * Tr::row_bytes;
+  const std::uint32_t q_rows = shared_address(s_q) + wg_row0 * Tr::row_bytes;  // in Q buffer 0
+  std::uint32_t q_base = q_rows;                                               // in the tile's Q buffer
   const std::uint32_t k_base = shared_address(s_k), v_base = shared_address(s_v);
   auto stage = [&](int t) { return (ring + t) % S; };
   auto phase = [&](int t) { return std::uint32_t(((ring + t) / S) & 1); };
@@ -316,6 +320,41 @@ __global__ void __launch_bounds__(Tr::threads, 1) tma_wgmma_ws_fmha_kernel(const
     }
     wgmma_commit_group();
   };
+  // The elementwise bias of key tile t into bias_s, issued while S(t) is on the tensor cores. Rows past
+  // the sequence read its last row (their results are never stored); inside the keys, the two adjacent
+  // keys a thread holds come in one 32-bit load where aligned, and a key bias ([.., 1, Skv]: rows 0
+  // elements apart) is loaded once for both rows.
+  auto load_bias = [&](int t) {
+    if constexpr (bias_tensor) {
+      const int j0 = (w.kr.n_begin + t) * BN, jb = j0 + 2 * t4;
+      const T* row[2];
+#pragma unroll
+      for (int r = 0; r < 2; ++r) row[r] = bias + std::int64_t(min(w.m0 + row_a + 8 * r, w.sq - 1)) * p.bias_seq;
+      if (p.bias_pairs && j0 + BN <= w.skv) {
+        const bool one_row = p.bias_seq == 0;
+#pragma unroll
+        for (int k = 0; k < BN / 8; ++k)
+#pragma unroll
+          for (int r = 0; r < 2; ++r) {
+            if (r == 1 && one_row) {
+              bias_s[4 * k + 2] = bias_s[4 * k];
+              bias_s[4 * k + 3] = bias_s[4 * k + 1];
+              continue;
+            }
+            using pair = std::conditional_t<Tr::bf16, __nv_bfloat162, __half2>;
+            const pair v = *reinterpret_cast<const pair*>(row[r] + jb + 8 * k);
+            bias_s[4 * k + 2 * r] = fmha_to_float(v.x);
+            bias_s[4 * k + 2 * r + 1] = fmha_to_float(v.y);
+          }
+      } else {
+#pragma unroll
+        for (int i = 0; i < SR; ++i) {
+          const int j = jb + 8 * (i / 4) + i % 2;
+          bias_s[i] = j < w.skv ? fmha_to_float(row[(i / 2) % 2][j]) : 0.0f;
+        }
+      }
+    }
+  };
   // S of key tile t -> P = 2^(scale_log2 * s - new max) in acc_s (the scale folded into one FMA per
   // element; maxima are taken on the raw scores, the scale being positive); returns the factors O and
   // the sums scale by. Row maxima are kept in the log2 domain.
@@ -335,19 +374,33 @@ __global__ void __launch_bounds__(Tr::threads, 1) tma_wgmma_ws_fmha_kernel(const
       for (int i = 0; i < SR; ++i) {
         const int qi = w.m0 + row_a + 8 * ((i / 2) % 2);
         const int j = j0 + 8 * (i / 4) + 2 * t4 + i % 2;
-        acc_s[i] = fmha_logit_log2<Tr::soft_cap, Tr::bias>(acc_s[i], mod, bias, qi, j, w.offset, w.sq, w.skv);
+        if constexpr (bias_tensor) acc_s[i] = fmha_logit_log2_biased<Tr::soft_cap>(acc_s[i], mod, bias_s[i]);
+        else acc_s[i] = fmha_logit_log2<Tr::soft_cap, Tr::bias>(acc_s[i], mod, bias, qi, j, w.offset, w.sq, w.skv);
       }
     }
     if (edge) {
+      // Each of the thread's two rows sees the keys [lo, hi]; relative to its first column jb, element i
+      // sits at column 8 (i / 4) + i % 2, a constant: two compares with immediates and a select per
+      // element, no branches (written with || the test compiled to two branches per element).
+      const int jb = j0 + 2 * t4;
+      int lo[2], hi[2];
+#pragma unroll
+      for (int r = 0; r < 2; ++r) {
+        const std::int64_t diag = std::int64_t(w.m0 + row_a + 8 * r) + w.offset;  // the row's diagonal key
+        std::int64_t first = 0, last = w.skv - 1;
+        if constexpr (Tr::masked) {
+          if (p.window_left >= 0 && diag - p.window_left > first) first = diag - p.window_left;
+          if (p.window_right >= 0 && diag + p.window_right < last) last = diag + p.window_right;
+        }
+        // Clamped to just outside the tile's columns (first > last leaves every column hidden).
+        lo[r] = first - jb < -1 ? -1 : first - jb > BN ? BN : int(first - jb);
+        hi[r] = last - jb > BN ? BN : last - jb < -1 ? -1 : int(last - jb);
+      }
 #pragma unroll
       for (int i = 0; i < SR; ++i) {
-        const int qi = w.m0 + row_a + 8 * ((i / 2) % 2);
-        const int j = j0 + 8 * (i / 4) + 2 * t4 + i % 2;
-        bool visible = j < w.skv;
-        if constexpr (Tr::masked)
-          visible = visible && (p.window_left < 0 || j >= qi + w.offset - p.window_left) &&
-                    (p.window_right < 0 || j <= qi + w.offset + p.window_right);
-        if (!visible) acc_s[i] = neg_inf;
+        const int c = 8 * (i / 4) + i % 2, r = (i / 2) % 2;
+        const bool hidden = (c < lo[r]) | (c > hi[r]);
+        acc_s[i] = hidden ? neg_inf : acc_s[i];
       }
     }
 #pragma unroll
@@ -385,23 +438,26 @@ __global__ void __launch_bounds__(Tr::threads, 1) tma_wgmma_ws_fmha_kernel(const
   };
 
   // Ping-pong turns: warpgroup c waits on barrier 1 + c before issuing, then hands the turn on. Both
-  // warpgroups work on the same tiles, and every tile leaves both barriers empty.
+  // warpgroups issue the same GEMMs (they work on the same tiles), so the turns alternate over the
+  // whole kernel, across tiles: one warpgroup's epilogue and next Q K^T run under the other's last
+  // P V. The first warpgroup goes first (the second arrives once up front) and takes the second's
+  // last hand-over after its loop, which leaves both barriers empty at the exit.
   constexpr bool pingpong = Schedule == fmha_ws_schedule::pingpong;
   constexpr int turn_threads = 256;
   const int my_turn = 1 + consumer, other_turn = 2 - consumer;
-  int issues_left = 0;
   auto take_turn = [&] {
     if constexpr (pingpong) named_barrier_sync(my_turn, turn_threads);
   };
   auto pass_turn = [&] {
-    if constexpr (pingpong) {
-      // The second warpgroup's last hand-over would have no taker: skipped, so no barrier is left half full.
-      if (--issues_left > 0 || consumer == 0) named_barrier_arrive(other_turn, turn_threads);
-    }
+    if constexpr (pingpong) named_barrier_arrive(other_turn, turn_threads);
   };
-  // Q K^T of the tile are all done: the producer may load the next tile's Q.
+  if constexpr (pingpong) {
+    if (consumer == 1) named_barrier_arrive(1, turn_threads);
+  }
+  // Q K^T of the tile are all done: the producer may load another tile's Q into its buffer.
+  int qb = 0;  // the tile's Q buffer
   auto release_q = [&] {
-    if (lane == 0) mbarrier_arrive(q_empty);
+    if (lane == 0) mbarrier_arrive(&q_empty[qb]);
   };
 
   int q_uses = 0;  // tiles whose Q this block consumed
@@ -423,11 +479,9 @@ __global__ void __launch_bounds__(Tr::threads, 1) tma_wgmma_ws_fmha_kernel(const
     const int n = w.kr.n_blocks;
 
     if (n > 0) {
-      issues_left = n + 1;  // QK(0), n - 1 x (QK(t) + PV(t-1)), PV(n-1)
-      mbarrier_wait(q_full, q_uses & 1);
-      if constexpr (pingpong) {
-        if (consumer == 1) named_barrier_arrive(1, turn_threads);  // the first warpgroup goes first
-      }
+      qb = q_uses % Tr::q_buffers;
+      q_base = q_rows + qb * Tr::q_bytes;
+      mbarrier_wait(&q_full[qb], (q_uses / Tr::q_buffers) & 1);
       if constexpr (Schedule == fmha_ws_schedule::plain) {
         // One tile at a time: S, softmax, P V.
         for (int t = 0; t < n; ++t) {
@@ -435,6 +489,7 @@ __global__ void __launch_bounds__(Tr::threads, 1) tma_wgmma_ws_fmha_kernel(const
           mbarrier_wait(&k_full[s], phase(t));
           wgmma_fence();
           issue_qk(s);
+          load_bias(t);
           wgmma_wait_group<0>();
           fence_accumulators(acc_s);
           if (lane == 0) mbarrier_arrive(&k_empty[s]);
@@ -458,6 +513,7 @@ __global__ void __launch_bounds__(Tr::threads, 1) tma_wgmma_ws_fmha_kernel(const
         wgmma_fence();
         issue_qk(stage(0));
         pass_turn();
+        load_bias(0);
         wgmma_wait_group<0>();
         fence_accumulators(acc_s);
         if (lane == 0) mbarrier_arrive(&k_empty[stage(0)]);
@@ -475,6 +531,7 @@ __global__ void __launch_bounds__(Tr::threads, 1) tma_wgmma_ws_fmha_kernel(const
           issue_qk(s);
           issue_pv(prev);
           pass_turn();
+          load_bias(t);
           wgmma_wait_group<1>();  // S(t) has landed; P(t-1) V(t-1) may still run
           fence_accumulators(acc_s);
           if (lane == 0) mbarrier_arrive(&k_empty[s]);
@@ -501,9 +558,15 @@ __global__ void __launch_bounds__(Tr::threads, 1) tma_wgmma_ws_fmha_kernel(const
       ++q_uses;
     }
 
-    // ---- epilogue: O / l, predicated 32-bit stores; the LSE --------------------------
+    // ---- epilogue: O / l in 8-byte stores; the LSE ----------------------------------
+    // A quad's four threads hold columns 8k + 2 t4 and + 1 of every group k of 8 columns of their two
+    // rows. One exchange between neighbours (xor 1) gives each thread four adjacent columns of groups k
+    // and k + 1 (even t4 keeps group k and takes its neighbour's half of it, odd t4 group k + 1), so that
+    // a quad writes whole 32-byte sectors (4-byte stores left every sector half written and doubled the
+    // store requests). why_not() asks O's address and strides for it.
     T* o = static_cast<T*>(p.o) + std::int64_t(w.batch) * p.o_batch + std::int64_t(w.q_row0) * p.o_seq +
            std::int64_t(w.h) * p.o_head;
+    const bool odd = t4 & 1;
 #pragma unroll
     for (int r = 0; r < 2; ++r) {
       float l = row_sum[r];
@@ -511,20 +574,27 @@ __global__ void __launch_bounds__(Tr::threads, 1) tma_wgmma_ws_fmha_kernel(const
       l += __shfl_xor_sync(0xffffffffu, l, 2);
       const float inv = l > 0.0f ? 1.0f / l : 0.0f;  // a row that saw nothing writes zeros
       const int qi = w.m0 + row_a + 8 * r;
-      if (qi < w.sq) {
-        T* orow = o + std::int64_t(qi) * p.o_seq;
+      const bool row_in = qi < w.sq;  // every lane takes part in the exchanges; only rows inside store
+      T* orow = o + std::int64_t(row_in ? qi : 0) * p.o_seq;
 #pragma unroll
-        for (int i = 2 * r; i < OR; i += 4) {  // registers i, i + 1 of row r
-          const int col = 8 * (i / 4) + 2 * t4;
-          if (col < p.hdim_v)
-            *reinterpret_cast<std::uint32_t*>(orow + col) = pack<Tr::bf16>(acc_o[i] * inv, acc_o[i + 1] * inv);
-        }
-        if (p.lse != nullptr && t4 == 0) {
-          const float lse = l > 0.0f ? (row_max[r] + log2f(l)) * ln2 : neg_inf;
-          p.lse[std::int64_t(w.batch) * p.lse_batch + std::int64_t(w.h) * p.lse_head + w.q_row0 + qi] = lse;
-        }
+      for (int k = 0; k < Tr::dv / 8; k += 2) {
+        const int i0 = 4 * k + 2 * r, i1 = i0 + 4;  // group k's and group k + 1's registers of row r
+        const std::uint32_t v0 = pack<Tr::bf16>(acc_o[i0] * inv, acc_o[i0 + 1] * inv);
+        const std::uint32_t v1 = pack<Tr::bf16>(acc_o[i1] * inv, acc_o[i1 + 1] * inv);
+        const std::uint32_t got = __shfl_xor_sync(0xffffffffu, odd ? v0 : v1, 1);
+        const std::uint32_t kept = odd ? v1 : v0;
+        const int col = 8 * (k + odd) + 4 * (t4 >> 1);
+        if (row_in && col < p.hdim_v)
+          *reinterpret_cast<uint2*>(orow + col) = odd ? make_uint2(got, kept) : make_uint2(kept, got);
+      }
+      if (row_in && p.lse != nullptr && t4 == 0) {
+        const float lse = l > 0.0f ? (row_max[r] + log2f(l)) * ln2 : neg_inf;
+        p.lse[std::int64_t(w.batch) * p.lse_batch + std::int64_t(w.h) * p.lse_head + w.q_row0 + qi] = lse;
       }
     }
+  }
+  if constexpr (pingpong) {
+    if (consumer == 0) take_turn();  // the second warpgroup's last hand-over (or its arrival up front)
   }
 #endif
 }
@@ -572,6 +642,10 @@ struct fmha {
     if ((p.seqlen_q + traits::block_m - 1) / traits::block_m * p.heads_q * p.batch >= (std::int64_t(1) << 30))
       return "the kernel numbers its tiles (128 query rows x query heads x sequences) with 32 bits: "
              "fewer than 2^30 tiles";
+    if (reinterpret_cast<std::uintptr_t>(a.o) % 8 != 0 || p.o_strides.seq % 4 != 0 || p.o_strides.head % 4 != 0 ||
+        p.o_strides.batch % 4 != 0)
+      return "O's address and strides must allow 8-byte stores (4 values; the dispatcher's 16-byte access width "
+             "asks more)";
     if (p.bias == fmha_bias::elementwise && !a.bias) return "elementwise bias pointer is null";
     if (p.bias == fmha_bias::alibi && !a.alibi_slopes) return "ALiBi slopes pointer is null";
     if (p.sinks && !a.sinks) return "sinks pointer is null";
@@ -647,6 +721,8 @@ struct fmha {
     kp.bias_batch = p.bias_strides.batch;
     kp.bias_head = p.bias_strides.head;
     kp.bias_seq = p.bias_strides.seq;
+    kp.bias_pairs = reinterpret_cast<std::uintptr_t>(a.bias) % 4 == 0 && p.bias_strides.seq % 2 == 0 &&
+                    p.bias_strides.head % 2 == 0 && p.bias_strides.batch % 2 == 0;
     kp.alibi_batch_stride = p.alibi_per_batch ? int(p.heads_q) : 0;
 
     // Persistent in batch mode (one block per SM: the shared memory allows no second); one block per

@@ -9,9 +9,10 @@
 // keys that differ only there share one compiled kernel.
 //
 // Shared memory (every region starts on a 1 KiB boundary, as the 128-byte
-// swizzle needs): Q [d/64][block_m rows][128 B], then `stages` K tiles
+// swizzle needs): `q_buffers` Q tiles [d/64][block_m rows][128 B] (two where
+// they fit: arch/fmha_specs.hpp tma_ws_q_buffers), then `stages` K tiles
 // [d/64][block_n][128 B], then `stages` V tiles [dv/64][block_n][128 B], then
-// the mbarriers: K full/empty and V full/empty per stage, Q full, and spares.
+// the mbarriers: K full/empty and V full/empty per stage, Q full/empty per buffer.
 #pragma once
 
 #include <cstdint>
@@ -22,14 +23,14 @@
 
 namespace kdecl::kernels::cuda::sm90 {
 
-template <dtype Dt, int HdimQ, int HdimV, int BlockM, int BlockN, int Stages, bool Masked, fmha_bias Bias,
-          bool SoftCap, bool Sink>
+template <dtype Dt, int HdimQ, int HdimV, int BlockM, int BlockN, int Stages, int QBuffers, bool Masked,
+          fmha_bias Bias, bool SoftCap, bool Sink>
 struct fmha_ws_traits {
   using element = storage_t<Dt>;
   static constexpr dtype type = Dt;
   static constexpr bool bf16 = Dt == dtype::bf16;
   static constexpr int d = HdimQ, dv = HdimV;  // padded head dims (k0max, n1), multiples of 64 up to 256
-  static constexpr int block_m = BlockM, block_n = BlockN, stages = Stages;
+  static constexpr int block_m = BlockM, block_n = BlockN, stages = Stages, q_buffers = QBuffers;
   static constexpr bool masked = Masked, soft_cap = SoftCap, sink = Sink;
   static constexpr fmha_bias bias = Bias;
   static constexpr int consumer_warpgroups = BlockM / 64;
@@ -46,8 +47,8 @@ struct fmha_ws_traits {
   static constexpr int q_bytes = block_m * d * e;
   static constexpr int k_stage_bytes = block_n * d * e;
   static constexpr int v_stage_bytes = block_n * dv * e;
-  static constexpr int barriers = 4 * stages + 2;  // K full/empty, V full/empty per stage; Q full; a spare
-  static constexpr int barrier_offset = q_bytes + stages * (k_stage_bytes + v_stage_bytes);
+  static constexpr int barriers = 4 * stages + 2 * q_buffers;  // K, V full/empty per stage; Q full/empty per buffer
+  static constexpr int barrier_offset = q_buffers * q_bytes + stages * (k_stage_bytes + v_stage_bytes);
   static constexpr int smem_bytes = barrier_offset + 8 * barriers + 1024;  // + alignment slack
 
   static_assert(d % 64 == 0 && dv % 64 == 0, "padded head dims are whole 128-byte swizzled rows");
@@ -55,6 +56,7 @@ struct fmha_ws_traits {
   static_assert(block_n % 16 == 0 && block_n <= 256, "block_n is a wgmma N (Q K^T) and a multiple of 16 (P V's k)");
   static_assert(d <= 256 && dv <= 256, "head dims up to 256 (dv is the N of the P V wgmma)");
   static_assert(stages >= 2, "the K/V ring has at least two stages");
+  static_assert(q_buffers == 1 || q_buffers == 2, "one Q tile, or two taking turns");
   static_assert(q_bytes % 1024 == 0 && k_stage_bytes % 1024 == 0 && v_stage_bytes % 1024 == 0,
                 "every tile starts on a swizzle-atom boundary");
 };
@@ -84,7 +86,8 @@ constexpr const char* key_unsupported_reason(const fmha_key& k) {
 
 template <fmha_key K>
 using fmha_ws_traits_of = fmha_ws_traits<K.sig.qkv, K.algo.tile.k0max, K.algo.tile.n1, K.algo.tile.m0,
-                                         K.algo.tile.n0, K.algo.stages, K.sig.mask != fmha_mask::none, K.sig.bias,
+                                         K.algo.tile.n0, K.algo.stages, kdecl::arch::fmha::tma_ws_q_buffers(K),
+                                         K.sig.mask != fmha_mask::none, K.sig.bias,
                                          K.sig.logits_soft_cap, K.sig.sink>;
 
 // The arch table's formula and the kernel's layout are the same number.
