@@ -4,7 +4,8 @@
 #
 # Kernel-set device code: machine code (SASS) for sm_80 and sm_90a where a GPU can run it;
 # without one (CI, a laptop) PTX only: nvcc still instantiates and compiles every kernel,
-# only ptxas is skipped, about a third of the kernels' build time. KDECL_DEVICE_CODE=sass
+# only ptxas is skipped, about a third of the kernels' build time. The project's own CUDA
+# programs (GPU tests, benchmarks, the tool) follow the same choice (cmake/KdeclDeviceCode.cmake). KDECL_DEVICE_CODE=sass
 # or ptx overrides the guess; -DKDECL_DEFAULT_CUDA_GENCODES=... among the arguments wins.
 set -euo pipefail
 cd "$(dirname "$0")/.."
