@@ -51,12 +51,7 @@ fmha_host_inputs make_fmha_inputs(const fmha_problem& p, std::uint64_t seed) {
                                                        (p.heads_q - 1) * p.lse_head_stride + p.seqlen_q);
   in.lse_elements = std::max<std::size_t>(in.lse_elements, 1);
   if (p.bias == fmha_bias::elementwise) {
-    const auto& s = p.bias_strides;
-    const std::int64_t bb = p.bias_per_batch ? p.batch : 1, bh = p.bias_per_head ? p.heads_q : 1;
-    const std::size_t nb = p.seqlen_q > 0 && p.seqlen_kv > 0
-                               ? std::size_t((bb - 1) * s.batch + (bh - 1) * s.head + (p.seqlen_q - 1) * s.seq +  // seq 0: key bias
-                                             p.seqlen_kv)
-                               : 0;
+    const std::size_t nb = std::size_t(p.bias_elements());
     in.bias.resize(bytes(nb, p.qkv));
     numeric::fill_uniform(in.bias.data(), p.qkv, nb, seed + 3);
   }

@@ -286,6 +286,13 @@ double fmha_problem::flops() const {
   return 2.0 * double(heads_q) * double(hdim_q + hdim_v) * pairs;
 }
 
+std::int64_t fmha_problem::bias_elements() const {
+  if (bias != fmha_bias::elementwise || seqlen_q <= 0 || seqlen_kv <= 0) return 0;
+  const fmha_strides s = normalized().bias_strides;  // a key bias's row stride is 0
+  const std::int64_t bb = bias_per_batch ? batch : 1, bh = bias_per_head ? heads_q : 1;
+  return (bb - 1) * s.batch + (bh - 1) * s.head + (seqlen_q - 1) * s.seq + seqlen_kv;
+}
+
 double fmha_problem::bytes() const {
   if (validate()) return 0.0;
   const double e = double(element_bytes(qkv)), eo = double(element_bytes(o));

@@ -161,6 +161,13 @@ TEST(FmhaProblem, KeyBiasBroadcastsOneRowOverTheQueries) {
   fmha_problem switched = fmha_problem(p).elementwise_bias();  // elementwise_bias() makes it per row again
   EXPECT_TRUE(switched.bias_per_row);
   EXPECT_EQ(switched.normalized().bias_strides.seq, 20);
+  // A buffer for the bias: one row per sequence here, a whole plane per sequence and head below.
+  EXPECT_EQ(p.bias_elements(), 3 * 20);
+  EXPECT_EQ(fmha_problem(p).elementwise_bias(true, true).bias_elements(), 3 * 4 * 10 * 20);
+  EXPECT_EQ(fmha_problem(p).sizes(3, 0, 20).bias_elements(), 0);
+  fmha_problem slopes = fmha_problem(p).alibi();  // so does alibi(): the key bias's shape goes with it
+  EXPECT_TRUE(slopes.bias_per_row);
+  EXPECT_FALSE(slopes.validate()) << slopes.validate().value_or("");
 }
 
 TEST(FmhaVisibility, MasksFollowFlashAttentionConventions) {

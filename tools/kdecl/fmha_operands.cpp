@@ -1,5 +1,6 @@
 #include "fmha_operands.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 
@@ -28,11 +29,7 @@ fmha_spans spans_of(const fmha_problem& p) {
     s.lse = std::size_t(p.group_mode() ? (p.heads_q - 1) * p.lse_head_stride + p.total_q()
                                        : (p.batch - 1) * p.lse_batch_stride + (p.heads_q - 1) * p.lse_head_stride +
                                              p.seqlen_q);
-  if (p.bias == fmha_bias::elementwise) {
-    const auto& b = p.bias_strides;
-    const std::int64_t bb = p.bias_per_batch ? p.batch : 1, bh = p.bias_per_head ? p.heads_q : 1;
-    s.bias = std::size_t((bb - 1) * b.batch + (bh - 1) * b.head + (p.seqlen_q - 1) * b.seq + p.seqlen_kv);
-  }
+  if (p.bias == fmha_bias::elementwise) s.bias = std::max<std::size_t>(std::size_t(p.bias_elements()), 1);
   return s;
 }
 

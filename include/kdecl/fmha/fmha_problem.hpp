@@ -108,7 +108,10 @@ struct fmha_problem {
     bias_per_row = false;
     return *this;
   }
-  fmha_problem& alibi(bool per_batch = false) { bias = fmha_bias::alibi; alibi_per_batch = per_batch; return *this; }
+  // ALiBi replaces any bias tensor, a key bias's one-row shape included.
+  fmha_problem& alibi(bool per_batch = false) {
+    bias = fmha_bias::alibi; alibi_per_batch = per_batch; bias_per_row = true; return *this;
+  }
   fmha_problem& softmax_scale(float s) { scale = s; return *this; }
   fmha_problem& logits_soft_cap(float cap) { soft_cap = cap; return *this; }
   fmha_problem& with_sinks(bool on = true) { sinks = on; return *this; }
@@ -143,6 +146,9 @@ struct fmha_problem {
   // Bytes every implementation must move at least: Q, K, V and the bias read once,
   // O and the LSE written once.
   double bytes() const;
+  // Elements the elementwise bias spans, from its first to its last through its (normalized) strides: what
+  // a buffer for it holds. 0 without such a bias or without query or key rows.
+  std::int64_t bias_elements() const;
   // Attended (query, key) pairs of sequence b (per head).
   std::int64_t attended_pairs(std::int64_t b) const;
 };
