@@ -42,6 +42,14 @@ __int128 span128(std::initializer_list<std::pair<std::int64_t, std::int64_t>> st
   return span;
 }
 
+// Elements the elementwise bias spans through a normalized problem's strides (a key bias's row stride is 0).
+__int128 bias_span(const fmha_problem& n) {
+  return span128({{n.bias_strides.batch, n.bias_per_batch ? n.batch : 1},
+                  {n.bias_strides.head, n.bias_per_head ? n.heads_q : 1},
+                  {n.bias_strides.seq, n.bias_per_row ? n.seqlen_q : 1}},
+                 n.seqlen_kv);
+}
+
 // Offsets must be non-decreasing from 0; returns the longest sequence or an error.
 std::optional<std::string> check_offsets(const char* name, const std::vector<std::int32_t>& cu, std::size_t want) {
   if (cu.size() != want)
@@ -222,12 +230,7 @@ std::optional<std::string> fmha_problem::validate() const {
                             {"O", span_of(p.o_strides, rows, heads_q, hdim_v)},
                             {"LSE", lse ? span128({{p.lse_head_stride, heads_q}, {p.lse_batch_stride, batches}}, rows)
                                         : __int128(0)},
-                            {"the bias", bias == fmha_bias::elementwise
-                                             ? span128({{p.bias_strides.batch, bias_per_batch ? batch : 1},
-                                                        {p.bias_strides.head, bias_per_head ? heads_q : 1},
-                                                        {p.bias_strides.seq, bias_per_row ? seqlen_q : 1}},
-                                                       seqlen_kv)
-                                             : __int128(0)}})
+                            {"the bias", bias == fmha_bias::elementwise ? bias_span(p) : __int128(0)}})
     if (span > int64_max)
       return fmt::format("{} spans {} elements: beyond 64-bit offsets (2^63 - 1 elements at most)", what,
                          decimal(span));
@@ -288,9 +291,7 @@ double fmha_problem::flops() const {
 
 std::int64_t fmha_problem::bias_elements() const {
   if (bias != fmha_bias::elementwise || seqlen_q <= 0 || seqlen_kv <= 0) return 0;
-  const fmha_strides s = normalized().bias_strides;  // a key bias's row stride is 0
-  const std::int64_t bb = bias_per_batch ? batch : 1, bh = bias_per_head ? heads_q : 1;
-  return (bb - 1) * s.batch + (bh - 1) * s.head + (seqlen_q - 1) * s.seq + seqlen_kv;
+  return std::int64_t(bias_span(normalized()));  // validate() bounds it by 2^63 - 1
 }
 
 double fmha_problem::bytes() const {
