@@ -37,10 +37,13 @@ std::optional<std::string> fmha_paged_rejection(const fmha_paged_instance& kerne
   dispatch::staged_check check(closeness);
   if (s.family != p.family)
     return check.reject(fmt::format("family is {}, the problem's is {}", to_string(s.family), to_string(p.family)));
+  check.passed_stage();  // (each signature check a stage: a kernel that differs later is closer)
   if (s.qkv != p.qkv) return check.reject(fmt::format("Q/O dtype is {}, the problem's is {}", to_string(s.qkv), to_string(p.qkv)));
+  check.passed_stage();
   const dtype cache = s.cache == dtype::any ? s.qkv : s.cache;
   if (cache != p.cache_dtype())
     return check.reject(fmt::format("cache dtype is {}, the problem's is {}", to_string(cache), to_string(p.cache_dtype())));
+  check.passed_stage();
   if (p.family != fmha_family::fwd_appendkv) {
     if (s.mask != fmha_mask::generic && s.mask != p.mask)
       return check.reject(fmt::format("mask is {} (generic takes every mask), the problem's is {}", to_string(s.mask),
@@ -96,7 +99,12 @@ double fmha_paged_estimate_us(const fmha_key& key, const fmha_paged_problem& p) 
       pairs += p.mask == fmha_mask::none ? sq * skv : sq * std::max(0.0, skv - sq / 2.0);
     }
     const double flops = 4.0 * double(p.heads_q) * double(key.sig.hdim_q) * pairs;
-    const double efficiency = a.arch == arch_id::host ? 1.0 : a.arch == arch_id::sm_90 ? 0.35 : 0.6;
+    // The share of peak each prefill kernel reaches (the forward dispatcher's rates): tma_wgmma_ws 70%,
+    // mma_sync 35% on sm_90 and 60% on sm_80.
+    const double efficiency = a.arch == arch_id::host                ? 1.0
+                              : a.pipe == fmha_pipeline::tma_wgmma_ws ? 0.7
+                              : a.arch == arch_id::sm_90             ? 0.35
+                                                                     : 0.6;
     seconds = std::max(seconds, flops / (tflops * 1e12 * efficiency));
   }
   const double second_launch = p.family == fmha_family::fwd_splitkv ? launch_us * 0.5 : 0.0;

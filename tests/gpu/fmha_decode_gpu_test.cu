@@ -22,6 +22,7 @@
 #include "kdecl/runtime/fmha_paged_case.hpp"
 #include "kdecl/kernels/fmha/cuda/decode/paged_append.cuh"
 #include "kdecl/kernels/fmha/cuda/decode/paged_decode.cuh"
+#include "kdecl/kernels/fmha/cuda/decode/paged_direct.cuh"
 #include "kdecl/kernels/fmha/cuda/decode/paged_prefill.cuh"
 #include "kdecl/kernels/fmha/host/fmha_paged_host.hpp"
 #include "kdecl/numeric/host_storage.hpp"
@@ -411,6 +412,73 @@ TEST(FmhaPrefillGpu, ChunkedPrefillOverPages) {
   device_case<fp16> dc(c);
   const status st = dec::run_paged_prefill(c.p, dc.args(), nullptr);
   EXPECT_NE(st.message().find("soft-cap and sinks are not built"), std::string::npos) << st.message();
+}
+
+// batch_prefill on sm_90: the dispatcher's choice is the tma_wgmma_ws kernel loading K/V tiles page
+// by page through TMA (pages of 8 rows or more; 80-key tiles at head dim 256 come in 16-row boxes),
+// with NaN in every slot no sequence owns (P V must not read a stale V row after a sequence's last
+// key); pages of 4 rows go to mma_sync.
+TEST(FmhaPrefillGpu, TmaWgmmaLoadsPagesThroughTma) {
+  REQUIRE_GPU();
+  if (default_device().arch != arch_id::sm_90) GTEST_SKIP() << "the tma_wgmma_ws prefill is sm_90a code";
+  const fmha_paged_dispatcher dispatcher(default_device());
+  auto run = [&](test::paged_config cfg, dtype dt, bool want_tma, const std::string& what) {
+    cfg.family = fmha_family::batch_prefill;
+    cfg.nan_in_free_slots = true;
+    auto one = [&](auto tag) {
+      using T = decltype(tag);
+      auto c = test::make_paged_case<T>(cfg, dt);
+      ASSERT_FALSE(c.p.validate().has_value()) << *c.p.validate();
+      device_case<T> d(c);
+      auto a = d.args();
+      const auto sel = dispatcher.select(c.p, &a);
+      ASSERT_TRUE(sel) << sel.explain();
+      const bool tma = sel.kernel->name().find("tma_wgmma_ws") != std::string::npos;
+      EXPECT_EQ(tma, want_tma) << what << ": " << sel.explain();
+      const errors e = run_and_compare(c, dt == dtype::bf16 ? 1e-2 : 5e-3);
+      EXPECT_EQ(e.bad, 0u) << what << ": " << e.bad << " bad values, first " << e.first;
+      std::printf("  %-60s %s  max O error %.2e  LSE error %.2e\n", what.c_str(), tma ? "tma" : "mma_sync", e.o, e.lse);
+    };
+    if (dt == dtype::bf16) one(bf16{});
+    else one(fp16{});
+  };
+  test::paged_config cfg;  // Hq 32, Hkv 8, D 128
+  cfg.lengths = {1, 700, 0, 513, 1000, 64, 129};
+  cfg.q_lengths = {1, 200, 0, 513, 64, 64, 129};
+  cfg.mask = fmha_mask::bottom_right;
+  for (std::int64_t page : {8, 16, 64, 256}) {
+    cfg.page_size = page;
+    run(cfg, dtype::bf16, true, "causal, d128, block table, page " + std::to_string(page));
+  }
+  cfg.table = page_table_kind::page_list;
+  cfg.page_size = 32;
+  cfg.mask = fmha_mask::none;
+  cfg.heads_kv = 1;  // MQA
+  run(cfg, dtype::fp16, true, "no mask, MQA, page list of 32, fp16");
+  cfg.table = page_table_kind::block_table;
+  cfg.mask = fmha_mask::generic;
+  cfg.window_left = 100;
+  cfg.window_right = 0;
+  cfg.heads_q = 16;
+  cfg.heads_kv = 2;
+  for (std::int64_t d : {64, 96, 256, 200}) {
+    for (std::int64_t page : {8, 16, 128}) {
+      cfg.hdim = d;
+      cfg.page_size = page;
+      run(cfg, dtype::fp16, true,
+          "window 100, fp16, head dim " + std::to_string(d) + ", page " + std::to_string(page));
+    }
+  }
+  cfg.hdim = 128;
+  cfg.page_size = 4;
+  run(cfg, dtype::bf16, false, "page 4: mma_sync");
+  // Long sequences: many tiles per block, the ring running over sequences and Q buffers.
+  cfg.lengths = {4099, 2048, 17};
+  cfg.q_lengths = {3000, 2048, 17};
+  cfg.heads_q = 8;
+  cfg.mask = fmha_mask::bottom_right;
+  cfg.page_size = 16;
+  run(cfg, dtype::bf16, true, "causal, long, page 16");
 }
 
 TEST(FmhaDecodeGpu, ErrorsNameTheRule) {

@@ -34,8 +34,10 @@ std::vector<const fmha_instance*> tma_instances() {
   for (const auto& e : registry::global().filter([](const registered_kernel& k) {
          return k.instance->op() == op_kind::fmha && k.instance->arch() == arch_id::sm_90;
        })) {
-    const auto* f = static_cast<const fmha_instance*>(e.instance.get());
-    if (f->key().algo.pipe == fmha_pipeline::tma_wgmma_ws) out.push_back(f);
+    // The forward kernels (the paged batch_prefill ones are fmha_paged_instances, tested with decode).
+    const auto* f = dynamic_cast<const fmha_instance*>(e.instance.get());
+    if (f != nullptr && f->key().algo.pipe == fmha_pipeline::tma_wgmma_ws && f->key().sig.family == fmha_family::fwd)
+      out.push_back(f);
   }
   return out;
 }

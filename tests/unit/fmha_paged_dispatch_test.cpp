@@ -283,6 +283,51 @@ TEST(FmhaPagedDispatch, DirectKernelCallsValidateTheProblem) {
   EXPECT_GE(refused, 1) << "the host registers split-KV kernels with an fp8 cache";
 }
 
+// Offline batch_prefill on sm_90: the tma_wgmma_ws kernel (K/V tiles through TMA, page by page)
+// for pages of 8 rows or more, ranked ahead of mma_sync; pages of 4 rows get mma_sync, and the
+// tma kernel's refusal names the rule; sm_80 has only mma_sync.
+TEST(FmhaPagedDispatch, OfflineSm90PrefillTakesTmaWgmmaForPagesOf8OrMore) {
+  if (paged_kernels(arch_id::sm_90).empty()) GTEST_SKIP() << "this build has no CUDA kernels";
+  device sm90;
+  sm90.arch = arch_id::sm_90;
+  sm90.description = "offline sm_90";
+  test::paged_config cfg;
+  cfg.family = fmha_family::batch_prefill;
+  cfg.lengths = {700, 64};
+  cfg.q_lengths = {200, 64};
+  cfg.mask = fmha_mask::bottom_right;
+  for (std::int64_t d : {64, 128, 200}) {
+    for (std::int64_t page : {8, 16, 256}) {
+      cfg.hdim = d;
+      cfg.page_size = page;
+      auto c = test::make_paged_case<bf16_t>(cfg, dtype::bf16);
+      const auto sel = fmha_paged_dispatcher(sm90).select(c.p, nullptr, true);
+      ASSERT_TRUE(sel) << sel.explain();
+      EXPECT_NE(sel.kernel->name().find("tma_wgmma_ws"), std::string::npos) << "d " << d << " page " << page << ": "
+                                                                            << sel.explain();
+    }
+  }
+  cfg.hdim = 128;
+  cfg.page_size = 4;
+  auto c = test::make_paged_case<bf16_t>(cfg, dtype::bf16);
+  const auto sel = fmha_paged_dispatcher(sm90).select(c.p, nullptr, true);
+  ASSERT_TRUE(sel) << sel.explain();
+  EXPECT_NE(sel.kernel->name().find("mma_sync"), std::string::npos) << sel.explain();
+  bool tma_refused = false;
+  for (const auto& r : sel.rejected)
+    tma_refused |= r.kernel.find("tma_wgmma_ws") != std::string::npos &&
+                   r.reason.find("page_size = 4: the tma_wgmma_ws prefill loads whole boxes of at least 8 rows") !=
+                       std::string::npos;
+  EXPECT_TRUE(tma_refused) << "the tma_wgmma_ws prefill's refusal names the page size and the rule";
+  device sm80 = sm90;
+  sm80.arch = arch_id::sm_80;
+  cfg.page_size = 16;
+  auto c80 = test::make_paged_case<bf16_t>(cfg, dtype::bf16);
+  const auto sel80 = fmha_paged_dispatcher(sm80).select(c80.p);
+  ASSERT_TRUE(sel80) << sel80.explain();
+  EXPECT_NE(sel80.kernel->name().find("mma_sync"), std::string::npos) << sel80.explain();
+}
+
 // Offline selection for sm_90 (CUDA kernels registered): the smallest head dim that holds
 // the problem's, the cache dtype, split-KV planned from the table's 132 SMs.
 TEST(FmhaPagedDispatch, OfflineSm90PicksTheNarrowestHeadDim) {

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <numeric>
 #include <random>
 #include <utility>
@@ -31,6 +32,9 @@ struct paged_config {
   bool sinks = false;
   int splits = 0;
   bool fp8_cache = false, scale_per_head = false;  // an e4m3 cache with fp32 scales
+  // 16-bit caches: every slot no sequence owns (after a sequence's last key in its last page,
+  // the spare pages) holds NaN, as a stale or never-written cache may.
+  bool nan_in_free_slots = false;
   std::uint64_t seed = 1;
 };
 
@@ -220,6 +224,25 @@ paged_case<T> make_paged_case(const paged_config& cfg, dtype dt) {
     c.v_cache.resize(std::size_t(cache_elems));
     for (auto& x : c.k_cache) x = T(uni(rng));
     for (auto& x : c.v_cache) x = T(uni(rng));
+    if (cfg.nan_in_free_slots) {
+      std::vector<bool> owned(std::size_t(p.num_pages * p.page_size), false);  // [page][row]
+      for (std::int64_t b = 0; b < p.batch; ++b)
+        for (std::int64_t j = 0; j < p.keys_after(b); ++j) {
+          const std::int64_t slot = p.table == page_table_kind::block_table
+                                        ? c.table[std::size_t(b * p.table_stride + j / p.page_size)]
+                                        : c.table[std::size_t(p.page_offsets[std::size_t(b)] + j / p.page_size)];
+          owned[std::size_t(slot * p.page_size + j % p.page_size)] = true;
+        }
+      const T nan = T(std::numeric_limits<float>::quiet_NaN());
+      for (std::int64_t pg = 0; pg < p.num_pages; ++pg)
+        for (std::int64_t r = 0; r < p.page_size; ++r)
+          if (!owned[std::size_t(pg * p.page_size + r)])
+            for (std::int64_t h = 0; h < p.heads_kv; ++h)
+              for (std::int64_t e = 0; e < p.hdim; ++e) {
+                c.k_cache[std::size_t(pg * p.k_strides.page + r * p.k_strides.row + h * p.k_strides.head + e)] = nan;
+                c.v_cache[std::size_t(pg * p.v_strides.page + r * p.v_strides.row + h * p.v_strides.head + e)] = nan;
+              }
+    }
   }
   c.q.resize(std::size_t(p.total_q() * p.heads_q * p.hdim));
   for (auto& x : c.q) x = T(uni(rng));

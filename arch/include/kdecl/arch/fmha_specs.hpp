@@ -205,8 +205,9 @@ constexpr pipeline_offer mma_sync(int smem) {
 }
 constexpr pipeline_offer tma_wgmma_ws(int smem) {
   // Consumer threads run with 240 registers (setmaxnreg); 176 of them may hold accumulators.
+  // batch_prefill: the same kernel loading K/V tiles page by page (kernels/fmha/cuda/decode/paged_prefill_sm90.cuh).
   return {P::tma_wgmma_ws, rule_style::tma_wgmma, tma_wgmma_warps, 4, tma_wgmma_m0, tma_wgmma_n0, {}, {2, 4, 2},
-          smem_formula::tma_q_kv_ring_o, smem, 176, 256, true, 16, bit(fmha_family::fwd)};
+          smem_formula::tma_q_kv_ring_o, smem, 176, 256, true, 16, forward_families};
 }
 // paged_decode: 16 query rows (the query heads sharing a KV head times the query tokens) by 64
 // keys per tile; its 4 warps take 16 keys each (warps 1x4x1) and merge their partial O at the end.

@@ -4,7 +4,9 @@
 //                 per call from the device's SMs and this kernel's occupancy (decode_plan.hpp);
 //   paged_append  fwd_appendkv: paged_append.cuh, paged_append_kernel<T, Cache>;
 //   mma_sync      batch_prefill: the mma_sync forward kernel with paged K/V loads
-//                 (paged_prefill.cuh), fmha_traits of the key's tile, warps and stages.
+//                 (paged_prefill.cuh), fmha_traits of the key's tile, warps and stages;
+//   tma_wgmma_ws  batch_prefill on sm_90a: the tma_wgmma_ws forward kernel loading K/V tiles
+//                 page by page through TMA (paged_prefill_sm90.cuh), pages of 8 rows or more.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -22,6 +24,7 @@
 #include "kdecl/kernels/fmha/cuda/decode/paged_append.cuh"
 #include "kdecl/kernels/fmha/cuda/decode/paged_decode.cuh"
 #include "kdecl/kernels/fmha/cuda/decode/paged_prefill.cuh"
+#include "kdecl/kernels/fmha/cuda/decode/paged_prefill_sm90.cuh"
 #include "kdecl/kernels/fmha/fmha_paged_kernel.hpp"
 #include "kdecl/kernels/fmha/paged_pointers.hpp"
 
@@ -33,7 +36,8 @@ struct fmha_paged_kernel<K, backend::cuda> {
   static_assert(K.sig.qkv == K.sig.o && (K.sig.qkv == dtype::fp16 || K.sig.qkv == dtype::bf16),
                 "kdecl: the paged CUDA kernels compute fp16 and bf16 (O in Q's dtype)");
   static_assert(K.algo.pipe == fmha_pipeline::paged_decode || K.algo.pipe == fmha_pipeline::paged_append ||
-                    (K.algo.pipe == fmha_pipeline::mma_sync && K.sig.family == fmha_family::batch_prefill),
+                    ((K.algo.pipe == fmha_pipeline::mma_sync || K.algo.pipe == fmha_pipeline::tma_wgmma_ws) &&
+                     K.sig.family == fmha_family::batch_prefill),
                 "kdecl: no CUDA serving-attention kernel implements this pipeline and family");
 
   using T = std::conditional_t<K.sig.qkv == dtype::bf16, __nv_bfloat16, __half>;
@@ -41,7 +45,8 @@ struct fmha_paged_kernel<K, backend::cuda> {
   static constexpr bool decode = K.algo.pipe == fmha_pipeline::paged_decode;
   static constexpr bool append = K.algo.pipe == fmha_pipeline::paged_append;
   static constexpr int D = K.sig.hdim_q;  // decode: 64, 128 or 256; the problem's head dim runs padded
-  using prefill_traits = cuda::sm80::fmha_traits_of<K>;
+  static constexpr bool tma = K.algo.pipe == fmha_pipeline::tma_wgmma_ws;
+  using prefill_traits = cuda::sm80::fmha_traits_of<K>;  // mma_sync
 
   // The plan of a decode on the current device (offline, without one: the arch table's SMs and
   // shared memory, decode_blocks_per_sm_offline, as `kdecl select fmha --paged` assumes).
@@ -72,6 +77,8 @@ struct fmha_paged_kernel<K, backend::cuda> {
       if (auto why = detail::paged_pointers_missing(p, a)) return why;
       if (p.batch * p.seqlen_q > std::int64_t(1) << 31) return std::string("too many new tokens for the grid");
       return std::nullopt;
+    } else if constexpr (tma) {
+      return cuda::decode::paged_prefill_sm90<K>::why_not(p, a);
     } else {
       return cuda::decode::paged_prefill_args_reason(p, a);
     }
@@ -95,6 +102,7 @@ struct fmha_paged_kernel<K, backend::cuda> {
     } else {
       if (auto why = why_not(p, a)) return status::error(*why);
       if constexpr (append) return cuda::decode::launch_paged_append<T, Cache>(p, a, s);
+      else if constexpr (tma) return cuda::decode::paged_prefill_sm90<K>::run(p, a, s);
       else return cuda::decode::run_paged_prefill_with<prefill_traits>(p, a, s);
     }
   }

@@ -138,14 +138,4 @@ inline status launch_paged_append(const fmha_paged_problem& p, const fmha_paged_
   return status::ok();
 }
 
-inline status run_paged_append(const fmha_paged_problem& problem, const fmha_paged_args& a, cudaStream_t stream) {
-  if (auto e = problem.validate()) return status::error(*e);
-  if (problem.family != fmha_family::fwd_appendkv) return status::error("run_paged_append takes fwd_appendkv problems");
-  const fmha_paged_problem p = problem.normalized();
-  if (p.qkv == dtype::bf16)
-    return p.fp8_cache() ? launch_paged_append<__nv_bfloat16, __nv_fp8_e4m3>(p, a, stream)
-                         : launch_paged_append<__nv_bfloat16, __nv_bfloat16>(p, a, stream);
-  return p.fp8_cache() ? launch_paged_append<__half, __nv_fp8_e4m3>(p, a, stream) : launch_paged_append<__half, __half>(p, a, stream);
-}
-
 }  // namespace kdecl::kernels::cuda::decode

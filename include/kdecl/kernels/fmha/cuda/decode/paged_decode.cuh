@@ -573,16 +573,6 @@ inline std::optional<std::string> paged_decode_args_reason(const fmha_paged_prob
   return std::nullopt;
 }
 
-// Runs a (valid) problem with a plan from plan_paged_decode (normalizes it first).
-inline status run_paged_decode(const fmha_paged_problem& problem, const fmha_paged_args& a, const decode_plan& plan,
-                               cudaStream_t stream) {
-  if (auto e = problem.validate()) return status::error(*e);
-  const fmha_paged_problem p = problem.normalized();
-  if (auto why = paged_decode_args_reason(p, a, plan)) return status::error(*why);
-  if (p.batch == 0) return status::ok();
-  return visit_decode_kernel(p, [&]<class T, class Cache, int D>() { return launch_paged_decode<T, Cache, D>(p, a, plan, stream); });
-}
-
 // Decode blocks one SM runs at once of one decode kernel on the current device.
 template <class T, class Cache, int D, int Stages = decode_default_stages(D, sizeof(Cache) == 1)>
 inline int decode_blocks_per_sm() {
@@ -593,54 +583,5 @@ inline int decode_blocks_per_sm() {
   cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, Tr::threads, Tr::smem_bytes);
   return std::max(1, per_sm);
 }
-
-// Decode blocks one SM runs at once for a problem's (default-stage) kernel on the current device.
-inline int paged_decode_blocks_per_sm(const fmha_paged_problem& p) {
-  return visit_decode_kernel(p, [&]<class T, class Cache, int D>() { return decode_blocks_per_sm<T, Cache, D>(); });
-}
-
-// The serving decoder: plans each call from the problem and the current device,
-// and lends the split-KV workspace (grown on demand, kept between calls, freed
-// with the decoder) when the caller's args carry none.
-class paged_decoder {
- public:
-  paged_decoder() = default;
-  paged_decoder(const paged_decoder&) = delete;
-  paged_decoder& operator=(const paged_decoder&) = delete;
-  ~paged_decoder() {
-    if (workspace_) cudaFree(workspace_);
-  }
-
-  decode_plan plan(const fmha_paged_problem& problem) const {
-    const fmha_paged_problem p = problem.normalized();
-    int dev = 0, sms = 1;
-    cudaGetDevice(&dev);
-    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-    return plan_paged_decode(p, sms, paged_decode_blocks_per_sm(p));
-  }
-
-  status run(const fmha_paged_problem& problem, const fmha_paged_args& args, cudaStream_t stream = nullptr) {
-    if (auto e = problem.validate()) return status::error(*e);
-    const decode_plan pl = plan(problem);
-    fmha_paged_args a = args;
-    if (pl.workspace_bytes > 0 && (a.workspace == nullptr || a.workspace_bytes < pl.workspace_bytes)) {
-      if (capacity_ < pl.workspace_bytes) {
-        if (workspace_) cudaFree(workspace_);
-        workspace_ = nullptr;
-        capacity_ = 0;
-        const cudaError_t e = cudaMalloc(&workspace_, pl.workspace_bytes);
-        if (e != cudaSuccess) return status::error(std::string("paged decode workspace: ") + cudaGetErrorString(e));
-        capacity_ = pl.workspace_bytes;
-      }
-      a.workspace = workspace_;
-      a.workspace_bytes = capacity_;
-    }
-    return run_paged_decode(problem, a, pl, stream);
-  }
-
- private:
-  void* workspace_ = nullptr;
-  std::size_t capacity_ = 0;
-};
 
 }  // namespace kdecl::kernels::cuda::decode

@@ -107,21 +107,4 @@ inline status run_paged_prefill_with(const fmha_paged_problem& p, const fmha_pag
   return launch_paged_prefill<Tr>(p, a, stream, contiguous_cu_kv);
 }
 
-// Runs a valid batch_prefill problem (normalized here) on the shipped tiles for its head dim.
-inline status run_paged_prefill(const fmha_paged_problem& problem, const fmha_paged_args& a, cudaStream_t stream,
-                                const std::int32_t* contiguous_cu_kv = nullptr) {
-  if (auto e = problem.validate()) return status::error(*e);
-  if (!problem.prefill()) return status::error("run_paged_prefill takes batch_prefill problems");
-  const fmha_paged_problem p = problem.normalized();
-  const int d = p.hdim <= 64 ? 64 : p.hdim <= 128 ? 128 : 256;
-  if (p.qkv == dtype::bf16) {
-    if (d == 64) return run_paged_prefill_with<prefill_traits<dtype::bf16, 64>>(p, a, stream, contiguous_cu_kv);
-    if (d == 128) return run_paged_prefill_with<prefill_traits<dtype::bf16, 128>>(p, a, stream, contiguous_cu_kv);
-    return run_paged_prefill_with<prefill_traits<dtype::bf16, 256>>(p, a, stream, contiguous_cu_kv);
-  }
-  if (d == 64) return run_paged_prefill_with<prefill_traits<dtype::fp16, 64>>(p, a, stream, contiguous_cu_kv);
-  if (d == 128) return run_paged_prefill_with<prefill_traits<dtype::fp16, 128>>(p, a, stream, contiguous_cu_kv);
-  return run_paged_prefill_with<prefill_traits<dtype::fp16, 256>>(p, a, stream, contiguous_cu_kv);
-}
-
 }  // namespace kdecl::kernels::cuda::decode

@@ -54,6 +54,7 @@
 #include "kdecl/fmha/fmha_problem.hpp"
 #include "kdecl/kernels/cuda/fast_exp2.cuh"
 #include "kdecl/kernels/cuda/device_info.cuh"
+#include "kdecl/kernels/cuda/sm90/cp_async_barrier.cuh"
 #include "kdecl/kernels/cuda/sm90/mbarrier.cuh"
 #include "kdecl/kernels/cuda/sm90/named_barrier_arrive.cuh"
 #include "kdecl/kernels/cuda/sm90/tensor_map_4d.cuh"
@@ -90,6 +91,15 @@ struct fmha_ws_params {
   int window_left, window_right;    // masked kernels; negative: unbounded
   bool top_left;                    // diagonal through (0, 0) rather than the bottom-right corner
   float scale, scale_log2, soft_cap, inv_soft_cap;
+  // batch_prefill over a paged cache (Tr::paged; kdecl/fmha/paged_kv.hpp): map_k and map_v span the
+  // pools as (head dim, page rows, KV head, page); key j of sequence b is row j % page_size of page
+  // pages[b * pages_stride (or page_offsets[b]) + j / page_size]; seqlens_kv[b] keys; boxes of
+  // 2^box_shift rows; oob_page (the pool's page count) names no page: TMA fills its box with zeros.
+  const std::int32_t* pages;
+  const std::int32_t* page_offsets;  // page lists; null for a block table
+  const std::int32_t* seqlens_kv;
+  std::int64_t pages_stride;
+  int page_shift, box_shift, oob_page;
 };
 
 namespace fmha_ws_detail {
@@ -158,9 +168,14 @@ __device__ __forceinline__ fmha_tile tile_at(const fmha_ws_params& p, int i) {
   w.batch = w.b;
   if (p.cu_q != nullptr) {
     w.q_row0 = p.cu_q[w.b];
-    w.kv_row0 = p.cu_kv[w.b];
     w.sq = p.cu_q[w.b + 1] - w.q_row0;
-    w.skv = p.cu_kv[w.b + 1] - w.kv_row0;
+    if constexpr (Tr::paged) {
+      w.kv_row0 = 0;  // keys are addressed through the sequence's pages
+      w.skv = p.seqlens_kv[w.b];
+    } else {
+      w.kv_row0 = p.cu_kv[w.b];
+      w.skv = p.cu_kv[w.b + 1] - w.kv_row0;
+    }
     w.batch = 0;
   }
   w.empty = w.m0 >= w.sq;
@@ -225,10 +240,16 @@ __global__ void __launch_bounds__(Tr::threads, 1) tma_wgmma_ws_fmha_kernel(const
   if (warpgroup == 0) {
     // ---- producer ------------------------------------------------------------
     warpgroup_release_registers<Tr::producer_regs>();
-    if (threadIdx.x != 0) return;
-    tma_prefetch_descriptor(&p.map_q);
-    tma_prefetch_descriptor(&p.map_k);
-    tma_prefetch_descriptor(&p.map_v);
+    // One thread issues the copies; over a paged cache its whole warp reads the page table (lane k
+    // the page of the tile's box k, before the waits, so that the reads' latency hides under them).
+    if (threadIdx.x >= (Tr::paged ? 32u : 1u)) return;
+    const int lane = int(threadIdx.x);
+    const bool leader = lane == 0;
+    if (leader) {
+      tma_prefetch_descriptor(&p.map_q);
+      tma_prefetch_descriptor(&p.map_k);
+      tma_prefetch_descriptor(&p.map_v);
+    }
     int loaded = 0;   // key tiles put into the ring so far, over every tile of this block
     int q_loads = 0;  // tiles whose Q was loaded
     for (int r = 0; r * int(gridDim.x) < p.tiles; ++r) {
@@ -238,29 +259,65 @@ __global__ void __launch_bounds__(Tr::threads, 1) tma_wgmma_ws_fmha_kernel(const
       if (w.empty || w.kr.n_blocks == 0) continue;  // the consumers skip the same tiles
       // Buffer qb last held the Q of the tile q_buffers back: wait until its Q K^T are done.
       const int qb = q_loads % Tr::q_buffers;
-      if (q_loads >= Tr::q_buffers) mbarrier_wait(&q_empty[qb], ((q_loads / Tr::q_buffers) - 1) & 1);
-      ++q_loads;
-      mbarrier_arrive_expect_tx(&q_full[qb], Tr::q_bytes);
+      if (leader) {
+        if (q_loads >= Tr::q_buffers) mbarrier_wait(&q_empty[qb], ((q_loads / Tr::q_buffers) - 1) & 1);
+        mbarrier_arrive_expect_tx(&q_full[qb], Tr::q_bytes);
 #pragma unroll
-      for (int c = 0; c < Tr::d_chunks; ++c)
-        tma_load_4d(s_q + qb * Tr::q_bytes + c * Tr::q_chunk_bytes, &p.map_q, &q_full[qb], c * 64, w.q_row0 + w.m0,
-                    w.h, w.batch);
+        for (int c = 0; c < Tr::d_chunks; ++c)
+          tma_load_4d(s_q + qb * Tr::q_bytes + c * Tr::q_chunk_bytes, &p.map_q, &q_full[qb], c * 64,
+                      w.q_row0 + w.m0, w.h, w.batch);
+      }
+      ++q_loads;
+      const std::int32_t* pages = nullptr;  // the sequence's page indices
+      if constexpr (Tr::paged)
+        pages = p.page_offsets != nullptr ? p.pages + p.page_offsets[w.b] : p.pages + w.b * p.pages_stride;
       for (int t = 0; t < w.kr.n_blocks; ++t, ++loaded) {
         const int s = loaded % S;
         const std::uint32_t wrap_parity = ((loaded / S) & 1) ^ 1;  // the previous use's phase of this stage
         const int j0 = w.kv_row0 + (w.kr.n_begin + t) * BN;
-        if (loaded >= S) mbarrier_wait(&k_empty[s], wrap_parity);
-        mbarrier_arrive_expect_tx(&k_full[s], Tr::k_stage_bytes);
+        if constexpr (Tr::paged) {
+          // Box k holds keys j0 + k 2^box_shift on; boxes past the sequence name no page (zeros).
+          const int boxes = BN >> p.box_shift, jk = j0 + (lane << p.box_shift);
+          const int page = lane < boxes && jk < w.skv ? __ldg(pages + (jk >> p.page_shift)) : p.oob_page;
+          const int in_page = (1 << p.page_shift) - 1;
+          if (leader) {
+            if (loaded >= S) mbarrier_wait(&k_empty[s], wrap_parity);
+            mbarrier_arrive_expect_tx(&k_full[s], Tr::k_stage_bytes);
+          }
+          for (int k = 0; k < boxes; ++k) {
+            const int pg = __shfl_sync(0xffffffffu, page, k), row = (j0 + (k << p.box_shift)) & in_page;
+            if (leader)
 #pragma unroll
-        for (int c = 0; c < Tr::d_chunks; ++c)
-          tma_load_4d(s_k + s * Tr::k_stage_bytes + c * Tr::kv_chunk_bytes, &p.map_k, &k_full[s], c * 64, j0, w.hk,
-                      w.batch);
-        if (loaded >= S) mbarrier_wait(&v_empty[s], wrap_parity);
-        mbarrier_arrive_expect_tx(&v_full[s], Tr::v_stage_bytes);
+              for (int c = 0; c < Tr::d_chunks; ++c)
+                tma_load_4d(s_k + s * Tr::k_stage_bytes + c * Tr::kv_chunk_bytes + (k << p.box_shift) * Tr::row_bytes,
+                            &p.map_k, &k_full[s], c * 64, row, w.hk, pg);
+          }
+          if (leader) {
+            if (loaded >= S) mbarrier_wait(&v_empty[s], wrap_parity);
+            mbarrier_arrive_expect_tx(&v_full[s], Tr::v_stage_bytes);
+          }
+          for (int k = 0; k < boxes; ++k) {
+            const int pg = __shfl_sync(0xffffffffu, page, k), row = (j0 + (k << p.box_shift)) & in_page;
+            if (leader)
 #pragma unroll
-        for (int c = 0; c < Tr::dv_chunks; ++c)
-          tma_load_4d(s_v + s * Tr::v_stage_bytes + c * Tr::kv_chunk_bytes, &p.map_v, &v_full[s], c * 64, j0, w.hk,
-                      w.batch);
+              for (int c = 0; c < Tr::dv_chunks; ++c)
+                tma_load_4d(s_v + s * Tr::v_stage_bytes + c * Tr::kv_chunk_bytes + (k << p.box_shift) * Tr::row_bytes,
+                            &p.map_v, &v_full[s], c * 64, row, w.hk, pg);
+          }
+        } else {
+          if (loaded >= S) mbarrier_wait(&k_empty[s], wrap_parity);
+          mbarrier_arrive_expect_tx(&k_full[s], Tr::k_stage_bytes);
+#pragma unroll
+          for (int c = 0; c < Tr::d_chunks; ++c)
+            tma_load_4d(s_k + s * Tr::k_stage_bytes + c * Tr::kv_chunk_bytes, &p.map_k, &k_full[s], c * 64, j0, w.hk,
+                        w.batch);
+          if (loaded >= S) mbarrier_wait(&v_empty[s], wrap_parity);
+          mbarrier_arrive_expect_tx(&v_full[s], Tr::v_stage_bytes);
+#pragma unroll
+          for (int c = 0; c < Tr::dv_chunks; ++c)
+            tma_load_4d(s_v + s * Tr::v_stage_bytes + c * Tr::kv_chunk_bytes, &p.map_v, &v_full[s], c * 64, j0, w.hk,
+                        w.batch);
+        }
       }
     }
     return;
@@ -437,6 +494,26 @@ __global__ void __launch_bounds__(Tr::threads, 1) tma_wgmma_ws_fmha_kernel(const
       for (int r = 0; r < 4; ++r) pa[kb][r] = pack<Tr::bf16>(acc_s[8 * kb + 2 * r], acc_s[8 * kb + 2 * r + 1]);
   };
 
+  // A paged cache's last page may hold anything after the sequence's last key (a stale or never
+  // written slot, NaN included): P is 0 there, but 0 x NaN is NaN, so before the P V of a tile that
+  // ends past the sequence its V rows there are zeroed (whole 128-byte rows: the swizzle permutes
+  // within a row). Both warpgroups write the same zeros; each fences its own writes into the async
+  // proxy and syncs its 128 threads (named barrier 3 + consumer) before its wgmma reads them.
+  auto clear_v_tail = [&](int s, int t) {
+    if constexpr (Tr::paged) {
+      const int valid = w.skv - (w.kr.n_begin + t) * BN;
+      if (valid >= BN) return;
+      const int rows = BN - valid;
+      unsigned char* vs = s_v + s * Tr::v_stage_bytes + valid * Tr::row_bytes;
+      for (int i = tw; i < Tr::dv_chunks * rows * 8; i += 128) {
+        const int c = i / (rows * 8), rest = i % (rows * 8);
+        *reinterpret_cast<uint4*>(vs + c * Tr::kv_chunk_bytes + rest * 16) = make_uint4(0, 0, 0, 0);
+      }
+      fence_proxy_async_shared();
+      named_barrier_sync(3 + consumer, 128);
+    }
+  };
+
   // Ping-pong turns: warpgroup c waits on barrier 1 + c before issuing, then hands the turn on. Both
   // warpgroups issue the same GEMMs (they work on the same tiles), so the turns alternate over the
   // whole kernel, across tiles: one warpgroup's epilogue and next Q K^T run under the other's last
@@ -499,6 +576,7 @@ __global__ void __launch_bounds__(Tr::threads, 1) tma_wgmma_ws_fmha_kernel(const
           rescale_o(rescale);
           pack_p();
           mbarrier_wait(&v_full[s], phase(t));
+          if (t == n - 1) clear_v_tail(s, t);
           wgmma_fence();
           issue_pv(s);
           wgmma_wait_group<0>();
@@ -546,6 +624,7 @@ __global__ void __launch_bounds__(Tr::threads, 1) tma_wgmma_ws_fmha_kernel(const
         release_q();
         const int last = stage(n - 1);
         mbarrier_wait(&v_full[last], phase(n - 1));
+        clear_v_tail(last, n - 1);
         take_turn();
         wgmma_fence();
         issue_pv(last);
@@ -598,6 +677,52 @@ __global__ void __launch_bounds__(Tr::threads, 1) tma_wgmma_ws_fmha_kernel(const
   }
 #endif
 }
+
+namespace fmha_ws_detail {
+
+// The mask's run-time parameters: a band of keys around each query's diagonal (negative: unbounded).
+inline void set_mask(fmha_ws_params& kp, fmha_mask mask, std::int64_t window_left, std::int64_t window_right) {
+  auto window = [](std::int64_t w) { return w < 0 || w > (1 << 30) ? -1 : int(w); };  // beyond any sequence
+  kp.top_left = mask == fmha_mask::top_left;
+  kp.window_left = kp.window_right = -1;
+  if (mask == fmha_mask::top_left || mask == fmha_mask::bottom_right) kp.window_right = 0;
+  if (mask == fmha_mask::generic) {
+    kp.window_left = window(window_left);
+    kp.window_right = window(window_right);
+  }
+}
+
+// Launches the kernel of traits Tr on kp (its tiles set). The consumers' schedule: pingpong, or
+// KDECL_FMHA_SM90_SCHEDULE=plain|overlap|pingpong (an A/B switch for measurements, read per call;
+// the paged kernels are built with pingpong only). The grid: persistent in batch mode (one block per
+// SM: the shared memory allows no second); one block per tile in group mode, whose tiles differ by
+// sequence in ways the kernel's order does not know. (H200, 2026-12-02, before the alternating
+// rounds: a plain stride over causal tiles left SMs idle at the end, 0.836x cuDNN at head dim 128,
+// 4k, against 0.854x one block per tile; without a mask, 512-long, 0.784x persistent against
+// 0.717x.) KDECL_FMHA_SM90_GRID=persistent|per_tile (read per call) overrides the choice.
+template <class Tr>
+status launch(const fmha_ws_params& kp, bool group_mode, cudaStream_t stream) {
+  const char* env = std::getenv("KDECL_FMHA_SM90_SCHEDULE");
+  const std::string schedule = env != nullptr ? env : "";
+  auto kernel = tma_wgmma_ws_fmha_kernel<Tr, fmha_ws_schedule::pingpong>;
+  if constexpr (!Tr::paged) {
+    if (schedule == "plain") kernel = tma_wgmma_ws_fmha_kernel<Tr, fmha_ws_schedule::plain>;
+    if (schedule == "overlap") kernel = tma_wgmma_ws_fmha_kernel<Tr, fmha_ws_schedule::overlap>;
+  }
+  const cudaError_t attr = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Tr::smem_bytes);
+  if (attr != cudaSuccess) return status::error(std::string("cudaFuncSetAttribute: ") + cudaGetErrorString(attr));
+  const char* grid_env = std::getenv("KDECL_FMHA_SM90_GRID");
+  const std::string grid_choice = grid_env != nullptr ? grid_env : "";
+  const bool per_tile = grid_choice == "per_tile" || (grid_choice != "persistent" && group_mode);
+  const int sms = current_device_info().sm_count;
+  const int blocks = per_tile || sms <= 0 ? kp.tiles : std::min(kp.tiles, sms);
+  kernel<<<blocks, Tr::threads, Tr::smem_bytes, stream>>>(kp);
+  const cudaError_t e = cudaGetLastError();
+  if (e != cudaSuccess) return status::error(std::string("tma_wgmma_ws attention launch: ") + cudaGetErrorString(e));
+  return status::ok();
+}
+
+}  // namespace fmha_ws_detail
 
 // The fmha_kernel contract for one tma_wgmma_ws key (kernels/fmha/fmha_kernel.hpp).
 template <fmha_key K>
@@ -679,17 +804,6 @@ struct fmha {
     if (auto why = encode_tensor_map_4d(kp.map_k, k_view(p, a))) return status::error("K tensor map: " + *why);
     if (auto why = encode_tensor_map_4d(kp.map_v, v_view(p, a))) return status::error("V tensor map: " + *why);
 
-    // KDECL_FMHA_SM90_SCHEDULE=plain|overlap|pingpong picks the consumers' schedule (an A/B switch
-    // for measurements, read per call); the default is pingpong.
-    const char* env = std::getenv("KDECL_FMHA_SM90_SCHEDULE");
-    const std::string schedule = env != nullptr ? env : "";
-    auto kernel = schedule == "plain"     ? tma_wgmma_ws_fmha_kernel<traits, fmha_ws_schedule::plain>
-                  : schedule == "overlap" ? tma_wgmma_ws_fmha_kernel<traits, fmha_ws_schedule::overlap>
-                                          : tma_wgmma_ws_fmha_kernel<traits, fmha_ws_schedule::pingpong>;
-    const cudaError_t attr =
-        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, traits::smem_bytes);
-    if (attr != cudaSuccess) return status::error(std::string("cudaFuncSetAttribute: ") + cudaGetErrorString(attr));
-    auto window = [](std::int64_t w) { return w < 0 || w > (1 << 30) ? -1 : int(w); };  // beyond any sequence
     kp.o = a.o;
     kp.lse = p.lse ? a.lse : nullptr;
     kp.cu_q = p.group_mode() ? a.cu_seqlens_q : nullptr;
@@ -701,16 +815,7 @@ struct fmha {
     kp.seqlen_kv = int(p.seqlen_kv);
     kp.hdim_v = int(p.hdim_v);
     kp.group = int(p.heads_q / p.heads_kv);
-    switch (p.mask) {
-      case fmha_mask::none: kp.window_left = kp.window_right = -1; kp.top_left = false; break;
-      case fmha_mask::top_left: kp.window_left = -1; kp.window_right = 0; kp.top_left = true; break;
-      case fmha_mask::bottom_right: kp.window_left = -1; kp.window_right = 0; kp.top_left = false; break;
-      case fmha_mask::generic:
-        kp.window_left = window(p.window_left);
-        kp.window_right = window(p.window_right);
-        kp.top_left = false;
-        break;
-    }
+    fmha_ws_detail::set_mask(kp, p.mask, p.window_left, p.window_right);
     kp.scale = p.effective_scale();
     kp.scale_log2 = kp.scale * fmha_ws_detail::log2e;
     kp.soft_cap = p.soft_cap;
@@ -725,25 +830,11 @@ struct fmha {
                     p.bias_strides.head % 2 == 0 && p.bias_strides.batch % 2 == 0;
     kp.alibi_batch_stride = p.alibi_per_batch ? int(p.heads_q) : 0;
 
-    // Persistent in batch mode (one block per SM: the shared memory allows no second); one block per
-    // tile in group mode, whose tiles differ by sequence in ways the kernel's order does not know.
-    // (H200, 2026-12-02, before the alternating rounds: a plain stride over causal tiles left SMs
-    // idle at the end, 0.836x cuDNN at head dim 128, 4k, against 0.854x one block per tile; without a
-    // mask, 512-long, 0.784x persistent against 0.717x.) KDECL_FMHA_SM90_GRID=persistent|per_tile
-    // (read per call) overrides the choice: an A/B switch.
     kp.q_blocks = int(q_blocks);
     kp.heads_q = int(p.heads_q);
     kp.tiles = int(q_blocks * p.heads_q * p.batch);
     kp.rows_slowest = p.mask != fmha_mask::none;
-    const char* grid_env = std::getenv("KDECL_FMHA_SM90_GRID");
-    const std::string grid_choice = grid_env != nullptr ? grid_env : "";
-    const bool per_tile = grid_choice == "per_tile" || (grid_choice != "persistent" && p.group_mode());
-    const int sms = current_device_info().sm_count;
-    const int blocks = per_tile || sms <= 0 ? kp.tiles : std::min(kp.tiles, sms);
-    kernel<<<blocks, traits::threads, traits::smem_bytes, s>>>(kp);
-    const cudaError_t e = cudaGetLastError();
-    if (e != cudaSuccess) return status::error(std::string("tma_wgmma_ws attention launch: ") + cudaGetErrorString(e));
-    return status::ok();
+    return fmha_ws_detail::launch<traits>(kp, p.group_mode(), s);
   }
 };
 

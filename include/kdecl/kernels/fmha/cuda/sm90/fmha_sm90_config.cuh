@@ -24,7 +24,7 @@
 namespace kdecl::kernels::cuda::sm90 {
 
 template <dtype Dt, int HdimQ, int HdimV, int BlockM, int BlockN, int Stages, int QBuffers, bool Masked,
-          fmha_bias Bias, bool SoftCap, bool Sink>
+          fmha_bias Bias, bool SoftCap, bool Sink, bool Paged = false>
 struct fmha_ws_traits {
   using element = storage_t<Dt>;
   static constexpr dtype type = Dt;
@@ -32,6 +32,13 @@ struct fmha_ws_traits {
   static constexpr int d = HdimQ, dv = HdimV;  // padded head dims (k0max, n1), multiples of 64 up to 256
   static constexpr int block_m = BlockM, block_n = BlockN, stages = Stages, q_buffers = QBuffers;
   static constexpr bool masked = Masked, soft_cap = SoftCap, sink = Sink;
+  // batch_prefill: K and V come from a paged cache through the page table (fmha_ws_params::pages).
+  // A key tile then arrives in boxes of min(page size, page_box_rows) rows, each from its own page:
+  // block_n's largest power-of-two divisor, so that a box never straddles a page (page sizes are
+  // powers of two). Pages of at least 8 rows: a box then starts on a 1 KiB swizzle atom.
+  static constexpr bool paged = Paged;
+  static constexpr int page_box_rows = block_n & -block_n;
+  static constexpr int min_page_rows = 8;
   static constexpr fmha_bias bias = Bias;
   static constexpr int consumer_warpgroups = BlockM / 64;
   static constexpr int threads = (consumer_warpgroups + 1) * 128;  // one producer warpgroup
@@ -68,7 +75,8 @@ constexpr const char* key_unsupported_reason(const fmha_key& k) {
   if (!k.concrete()) return "the tma_wgmma_ws attention kernel needs a concrete key";
   if (a.pipe != fmha_pipeline::tma_wgmma_ws) return "sm90::fmha implements fmha_pipeline::tma_wgmma_ws";
   if (a.arch != arch_id::sm_90) return "the tma_wgmma_ws attention kernel is sm_90a code";
-  if (s.family != fmha_family::fwd) return "the tma_wgmma_ws attention kernel is the forward pass";
+  if (s.family != fmha_family::fwd && s.family != fmha_family::batch_prefill)
+    return "the tma_wgmma_ws attention kernel is the forward pass (fwd, and batch_prefill over a paged cache)";
   if ((s.qkv != dtype::fp16 && s.qkv != dtype::bf16) || s.o != s.qkv)
     return "the tma_wgmma_ws attention kernel computes fp16 or bf16 (O in Q's dtype)";
   if (s.dropout || s.v_layout != layout::row) return "no dropout, row-major V";
@@ -88,7 +96,8 @@ template <fmha_key K>
 using fmha_ws_traits_of = fmha_ws_traits<K.sig.qkv, K.algo.tile.k0max, K.algo.tile.n1, K.algo.tile.m0,
                                          K.algo.tile.n0, K.algo.stages, kdecl::arch::fmha::tma_ws_q_buffers(K),
                                          K.sig.mask != fmha_mask::none, K.sig.bias,
-                                         K.sig.logits_soft_cap, K.sig.sink>;
+                                         K.sig.logits_soft_cap, K.sig.sink,
+                                         K.sig.family == fmha_family::batch_prefill>;
 
 // The arch table's formula and the kernel's layout are the same number.
 template <fmha_key K>

@@ -1,0 +1,24 @@
+// batch_prefill over a paged KV cache on sm_90a (kdecl/fmha/paged_kv.hpp; docs/fmha_serving.md):
+// the tma_wgmma_ws forward kernel with its K/V tiles loaded page by page through TMA
+// (kernels/fmha/cuda/decode/paged_prefill_sm90.cuh), the forward set's tiles (128 query rows;
+// 128 keys, 80 at head dim 256), every mask, the LSE, fp16 and bf16, head dims 64, 128 and 256
+// (smaller multiples of 8 padded). Pages of 8 rows or more; the mma_sync prefill
+// (instances/fmha_paged.cpp) serves smaller ones and sm_80. No soft-cap or sinks on this route.
+// Built with the pingpong schedule only (the forward set's plain and overlap are A/B switches).
+#include <array>
+
+#include "kdecl/declare/fmha.hpp"
+
+namespace {
+
+constexpr std::array<kdecl::dsl::fmha_decl, 3> prefill(kdecl::dtype d) {
+  using namespace kdecl::dsl;
+  auto base = fmha().family(batch_prefill).mode(group_mode).dtype(d).mask(generic_mask).lse(true)
+                  .pipeline(tma_wgmma_ws).warps(8, 1, 1).stages(2).pad(true, true, true, true);
+  return {base.hdim(64).tile(128, 128), base.hdim(128).tile(128, 128), base.hdim(256).tile(128, 80)};
+}
+
+}  // namespace
+
+DECL_KERNEL_SET(fmha_paged_prefill_sm90_fp16, targets(sm_90), prefill(fp16));
+DECL_KERNEL_SET(fmha_paged_prefill_sm90_bf16, targets(sm_90), prefill(bf16));
