@@ -172,7 +172,8 @@ json fmha_json(arch_id a) {
   if (t.ck_rules) return out;
   // kdecl's own pipelines: their rules in full.
   constexpr std::string_view styles[] = {"ck_tile", "mma_sync", "tma_wgmma", "host", "paged"};
-  constexpr std::string_view smem[] = {"none", "ck_qr", "q_kv_ring_padded", "tma_q_kv_ring_o", "paged_decode_ring"};
+  constexpr std::string_view smem[] = {"none", "ck_qr", "q_kv_ring_padded", "tma_q_kv_ring_o", "mfma_k_vt_slices",
+                                       "paged_decode_ring"};
   auto family_names = [](std::uint32_t set) {
     json out = json::array();
     for (std::size_t i = 0; i < enum_count<fmha_family>(); ++i)

@@ -5,7 +5,9 @@
 #include "kdecl/declare/kernel_set.hpp"
 #include "kdecl/kernels/fmha/host/fmha_host.hpp"
 #include "kdecl/kernels/fmha/host/fmha_paged_kernel_host.hpp"
-#if defined(__CUDACC__) && !defined(__HIPCC__)
+#if defined(__HIPCC__)
+#include "kdecl/kernels/fmha/hip/fmha_kernel_hip.hpp"
+#elif defined(__CUDACC__)
 #include "kdecl/kernels/fmha/cuda/decode/fmha_paged_kernel_cuda.cuh"
 #include "kdecl/kernels/fmha/cuda/fmha_kernel_cuda.cuh"
 #endif

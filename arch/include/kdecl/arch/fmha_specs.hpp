@@ -8,6 +8,9 @@
 // (FlashAttention-3 style: TMA + mbarrier ring, a producer warpgroup, consumer
 // warpgroups issuing wgmma) whose kernel is include/kdecl/kernels/fmha/cuda/sm90/.
 // Host: the host_tiled pipeline (include/kdecl/kernels/fmha/host/).
+// gfx90a and gfx942: CK's qr pipeline is built by kdecl's HIP/MFMA kernel
+// (include/kdecl/kernels/fmha/hip/; compiled for gfx90a and gfx940, never run):
+// CK's signature and tile rules plus the kernel's own limits (mfma_qr below).
 //
 // Each formula below is the one its kernel computes (file named), so a key the
 // tables accept always fits when the kernel is instantiated.
@@ -53,6 +56,10 @@ enum class smem_formula : std::uint8_t {
   // four mbarriers per stage (K and V full and empty) plus two, 1 KiB of alignment slack:
   //   m0*k0max*e + stages*n0*(k0max + n1)*e + 8*(4*stages + 2) + 1024
   tma_q_kv_ring_o,
+  // qr on gfx90a / gfx942, kdecl's HIP kernel (kernels/fmha/hip/fmha_hip_geometry.hpp lds_bytes): a K slice
+  //   of n0 keys x k0 dims (rows padded by 16 bytes) and a V slice of k1 keys held transposed (n1 rows
+  //   of k1 keys, padded by 8 bytes): n0*(k0*e + 16) + n1*(k1*e + 8)
+  mfma_k_vt_slices,
   // paged_decode (kernels/fmha/cuda/decode/decode_plan.hpp decode_smem_bytes): Q (16 rows), the
   //   K/V cp.async ring of 64-key tiles (rows padded by 16 bytes, cache dtype c), an fp8 cache's
   //   widened rows, or the warps' merge buffer if larger:
@@ -83,6 +90,7 @@ struct pipeline_offer {
   int access_bytes = 0;
   std::uint32_t families = 0;  // bit set over fmha_family of the families it serves; 0: every one of the target's
   bool fp8_cache = false;      // reads / writes an fp8 (e4m3) paged cache (signature cache = fp8)
+  std::uint32_t qkv_dtypes = 0;  // bit set over dtype of the Q/K/V dtypes it computes; 0: every one the target offers
 };
 
 struct target {
@@ -157,6 +165,30 @@ constexpr pipeline_offer ck(fmha_pipeline p) {
 }
 inline constexpr pipeline_offer pipes_gfx9[] = {ck(P::qr), ck(P::qr_async), ck(P::qs), ck(P::qr_pagedkv),
                                                 ck(P::qr_nwarp_sshuffle), ck(P::appendkv)};
+
+// kdecl's HIP/MFMA attention kernel (kernels/fmha/hip/) implements CK's qr pipeline (Q in registers,
+// K and V through LDS in k0 / k1 slices) on gfx90a and gfx942. CK's rules hold (head dim pairs,
+// k0max map, k0 divides hdim_q, warp tiles 32x32x16 / 16x16x32, tile multiples); the kernel adds:
+// warps along the query rows only (stage 1 as stage 0), the forward family, fp16 and bf16, its own
+// LDS formula within 64 KiB, at most 256 fp32 accumulators (S and O) per lane, 16-byte global
+// accesses. Its authority is fmha_hip_unsupported(key) (tests/unit/fmha_hip_test.cpp checks every
+// key these rules expand to against it). Compiled, never run: no AMD GPU is available.
+inline constexpr shape3 mfma_qr_warps[] = {{4, 1, 1}, {2, 1, 1}, {1, 1, 1}, {8, 1, 1}};
+inline constexpr int mfma_lds_bytes = 65536;
+constexpr pipeline_offer mfma_qr() {
+  pipeline_offer o = ck(P::qr);
+  o.warps = mfma_qr_warps;
+  o.smem = smem_formula::mfma_k_vt_slices;
+  o.smem_capacity = mfma_lds_bytes;
+  o.max_accumulators = 256;
+  o.kernel_built = true;
+  o.access_bytes = 16;
+  o.families = bit(fmha_family::fwd);
+  o.qkv_dtypes = bits(dtype::fp16, dtype::bf16);
+  return o;
+}
+inline constexpr pipeline_offer pipes_cdna_kdecl[] = {mfma_qr(), ck(P::qr_async), ck(P::qs), ck(P::qr_pagedkv),
+                                                      ck(P::qr_nwarp_sshuffle), ck(P::appendkv)};
 inline constexpr pipeline_offer pipes_gfx950[] = {ck(P::qr), ck(P::qr_async), ck(P::qs), ck(P::qr_pagedkv),
                                                   ck(P::qr_nwarp_sshuffle), ck(P::appendkv), ck(P::qr_async_trload),
                                                   ck(P::qr_async_trload_v3), ck(P::v3)};
@@ -265,8 +297,8 @@ inline constexpr target targets[] = {
     kdecl_target(arch_id::sm_89, dtypes_nvidia, pipes_sm89),
     kdecl_target(arch_id::sm_90, dtypes_nvidia, pipes_sm90),
     amd(arch_id::gfx908, {}, {}, false, false),
-    amd(arch_id::gfx90a, dtypes_gfx90a, pipes_gfx9, false, false),
-    amd(arch_id::gfx942, dtypes_gfx94x, pipes_gfx9, false, false),
+    amd(arch_id::gfx90a, dtypes_gfx90a, pipes_cdna_kdecl, false, false),
+    amd(arch_id::gfx942, dtypes_gfx94x, pipes_cdna_kdecl, false, false),
     amd(arch_id::gfx950, dtypes_gfx94x, pipes_gfx950, true, true),
     amd(arch_id::gfx1100, dtypes_gfx1100, pipes_rdna, false, false),
     amd(arch_id::gfx1200, {}, {}, false, false),
@@ -344,6 +376,8 @@ constexpr long smem_bytes(smem_formula f, const fmha_key& k) {
     }
     case smem_formula::tma_q_kv_ring_o:
       return tma_ws_smem_bytes(k, tma_ws_q_buffers(k));
+    case smem_formula::mfma_k_vt_slices:
+      return long(t.n0) * (t.k0 * e + 16) + long(t.n1) * (t.k1 * e + 8);
     case smem_formula::paged_decode_ring: {
       const bool fp8 = k.sig.cache == dtype::fp8;
       const long d = t.k0max, pitch = d * 2 + 16, cache_pitch = d * (fp8 ? 1 : 2) + 16;
@@ -364,10 +398,12 @@ constexpr int default_stages(const pipeline_offer& po, const fmha_key& k) {
   return d <= 64 ? 4 : d <= 128 ? 3 : 2;
 }
 
-// fp32 accumulators one thread holds: O (m0 x n1) and S (m0 x n0) over the consumer threads.
+// fp32 accumulators one thread holds: O (m0 x n1) and S (m0 x n0) over the consumer threads
+// (32 per warp on NVIDIA and the host, 64 lanes per wavefront on AMD).
 constexpr long accumulators_per_thread(const fmha_key& k) {
   const auto& t = k.algo.tile;
-  const long threads = long(k.algo.warps0.m) * k.algo.warps0.n * k.algo.warps0.k * 32;
+  const long lanes = backend_of(k.algo.arch) == backend::hip ? 64 : 32;
+  const long threads = long(k.algo.warps0.m) * k.algo.warps0.n * k.algo.warps0.k * lanes;
   return threads > 0 ? (long(t.m0) * t.n1 + long(t.m0) * t.n0) / threads : 0;
 }
 

@@ -488,6 +488,10 @@ constexpr message describe(const diagnostic& d) {
       m << "fmha family " << name<fmha_family>(v[0]) << " needs " << name<fmha_mode>(v[1])
         << " mode (batch_prefill: variable query lengths; decode and append: batch)";
       break;
+    case rule::fmha_pipeline_does_not_compute_dtype:
+      m << "fmha pipeline " << name<fmha_pipeline>(v[3]) << " does not compute " << name<dtype>(v[0]) << " on " << arch
+        << " (kdecl's kernel for it computes fp16 and bf16)";
+      break;
     case rule::no_kernel_built_for_fmha_pipeline:
       m << "no kdecl fmha kernel is built for pipeline " << name<fmha_pipeline>(v[3]) << " on " << arch
         << " yet (rules only); name another pipeline, or validate with expand_legal<>";

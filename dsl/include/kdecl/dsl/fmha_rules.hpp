@@ -99,6 +99,8 @@ constexpr diagnostic check_algorithm(const fmha_key& k) {
   const bool ck = po->rules == rule_style::ck_tile;
   if (po->families != 0 && (po->families >> static_cast<unsigned>(s.family) & 1u) == 0)
     return fail(rule::fmha_pipeline_does_not_serve_family, k, pipe | op_specific, static_cast<long>(s.family));
+  if (po->qkv_dtypes != 0 && (po->qkv_dtypes >> static_cast<unsigned>(s.qkv) & 1u) == 0)
+    return fail(rule::fmha_pipeline_does_not_compute_dtype, k, pipe | field::a, static_cast<long>(s.qkv));
   if (s.cache == dtype::fp8 && !po->fp8_cache)
     return fail(rule::fmha_cache_dtype_not_offered, k, pipe | op_specific, static_cast<long>(s.cache),
                 static_cast<long>(s.family));
@@ -145,7 +147,9 @@ constexpr diagnostic check_algorithm(const fmha_key& k) {
     for (const auto& x : po->warps) listed = listed || (x.m == w0.m && x.n == w0.n && x.k == w0.k);
     if (!listed) return fail(rule::fmha_warps_not_offered_for_pipeline, k, warps | pipe, w0.m, w0.n, w0.k);
   }
-  if (!ck) {
+  // kdecl's kernels (every built pipeline, CK's qr on gfx90a/gfx942 included) run both stages on one
+  // set of warps and one warp tile.
+  if (!ck || po->kernel_built) {
     if (!(w1 == w0)) return fail(rule::fmha_stage_1_warps_must_equal_stage_0, k, warps | pipe, 0);
     if (!(x1 == x0)) return fail(rule::fmha_stage_1_warps_must_equal_stage_0, k, warp_tile | pipe, 1);
   }

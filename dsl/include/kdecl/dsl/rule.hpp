@@ -134,6 +134,7 @@ enum class rule : std::uint8_t {
   fmha_tile_not_offered_for_pipeline,
   fmha_family_requires_mode,
   fmha_pipeline_requires_hdim_multiple_of_64,
+  fmha_pipeline_does_not_compute_dtype,   // a built pipeline computes fewer Q/K/V dtypes than the target offers
   no_kernel_built_for_fmha_pipeline,      // expand<>: the tables accept the pipeline, kdecl builds no kernel for it
 };
 

@@ -26,9 +26,9 @@
 #include "kdecl/kernels/gemm/hip/epilogue_hip.hpp"
 #include "kdecl/kernels/gemm/hip/gemm_hip_geometry.hpp"
 #include "kdecl/kernels/gemm/hip/gemm_hip_params.hpp"
-#include "kdecl/kernels/gemm/hip/hip_storage.hpp"
-#include "kdecl/kernels/gemm/hip/mfma.hpp"
-#include "kdecl/kernels/gemm/hip/raw_bytes.hpp"
+#include "kdecl/kernels/hip/hip_storage.hpp"
+#include "kdecl/kernels/hip/mfma.hpp"
+#include "kdecl/kernels/hip/raw_bytes.hpp"
 #include "kdecl/kernels/gemm/hip/tile_loader.hpp"
 
 namespace kdecl::kernels::hip {

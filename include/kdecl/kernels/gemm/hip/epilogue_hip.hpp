@@ -16,9 +16,9 @@
 #include "kdecl/gemm/gemm_key.hpp"
 #include "kdecl/kernels/gemm/hip/elementwise_hip.hpp"
 #include "kdecl/kernels/gemm/hip/gemm_hip_geometry.hpp"
-#include "kdecl/kernels/gemm/hip/hip_storage.hpp"
-#include "kdecl/kernels/gemm/hip/mfma.hpp"
-#include "kdecl/kernels/gemm/hip/raw_bytes.hpp"
+#include "kdecl/kernels/hip/hip_storage.hpp"
+#include "kdecl/kernels/hip/mfma.hpp"
+#include "kdecl/kernels/hip/raw_bytes.hpp"
 
 namespace kdecl::kernels::hip {
 

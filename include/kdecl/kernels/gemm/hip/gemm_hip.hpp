@@ -23,7 +23,7 @@
 #include "kdecl/kernels/gemm/hip/gemm_hip_geometry.hpp"
 #include "kdecl/kernels/gemm/hip/gemm_hip_kernel.hpp"
 #include "kdecl/kernels/gemm/hip/gemm_hip_params.hpp"
-#include "kdecl/kernels/gemm/hip/hip_arch.hpp"
+#include "kdecl/kernels/hip/hip_arch.hpp"
 
 namespace kdecl::kernels::hip {
 

@@ -19,7 +19,7 @@
 #include "kdecl/core/enums.hpp"
 #include "kdecl/gemm/gemm_key.hpp"
 #include "kdecl/gemm/gemm_problem.hpp"
-#include "kdecl/kernels/gemm/hip/mfma_table.hpp"
+#include "kdecl/kernels/hip/mfma_table.hpp"
 
 namespace kdecl::kernels::hip {
 

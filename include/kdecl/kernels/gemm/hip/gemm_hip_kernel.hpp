@@ -10,8 +10,8 @@
 #include "kdecl/kernels/gemm/hip/epilogue_hip.hpp"
 #include "kdecl/kernels/gemm/hip/gemm_hip_geometry.hpp"
 #include "kdecl/kernels/gemm/hip/gemm_hip_params.hpp"
-#include "kdecl/kernels/gemm/hip/hip_arch.hpp"
-#include "kdecl/kernels/gemm/hip/hip_storage.hpp"
+#include "kdecl/kernels/hip/hip_arch.hpp"
+#include "kdecl/kernels/hip/hip_storage.hpp"
 
 namespace kdecl::kernels::hip {
 

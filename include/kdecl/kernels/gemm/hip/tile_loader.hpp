@@ -22,8 +22,8 @@
 
 #include "kdecl/core/enums.hpp"
 #include "kdecl/kernels/gemm/hip/fp8_fnuz.hpp"
-#include "kdecl/kernels/gemm/hip/hip_storage.hpp"
-#include "kdecl/kernels/gemm/hip/raw_bytes.hpp"
+#include "kdecl/kernels/hip/hip_storage.hpp"
+#include "kdecl/kernels/hip/raw_bytes.hpp"
 
 namespace kdecl::kernels::hip {
 

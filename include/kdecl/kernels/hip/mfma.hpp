@@ -1,4 +1,5 @@
-// The MFMA (matrix fused multiply-add) instructions the HIP GEMM is built from.
+// The MFMA (matrix fused multiply-add) instructions the HIP kernels (GEMM and
+// attention) are built from.
 //
 // One table, native_mfma() in mfma_table.hpp, says which instruction serves a
 // (dtype, arch, warp tile edge) triple; both the compile-time support check and
@@ -22,21 +23,21 @@
 #include <type_traits>
 
 #include "kdecl/core/enums.hpp"
-#include "kdecl/kernels/gemm/hip/mfma_table.hpp"
+#include "kdecl/kernels/hip/mfma_table.hpp"
 
 namespace kdecl::kernels::hip {
 
 // Row of the output tile held by accumulator v of `lane` (column is lane % MN).
 template <int MN>
 __host__ __device__ inline int mfma_out_row(int v, int lane) {
-  return (v / 4) * (4 * 64 / MN) + 4 * (lane / MN) + (v % 4);
+  return mfma_out_row(v, lane, MN);
 }
 
 // One MFMA instruction, typed. operand_t is what one lane supplies for A (and B).
 template <dtype A, arch_id Arch, int MN>
 struct mfma_op {
   static constexpr mfma_shape shape = native_mfma(A, Arch, MN);
-  static_assert(shape.exists(), "hip gemm: no MFMA instruction for this dtype, arch and warp tile");
+  static_assert(shape.exists(), "hip: no MFMA instruction for this dtype, arch and warp tile");
 
   static constexpr int acc_count = MN * MN / 64;
   using acc_elem_t = std::conditional_t<A == dtype::int8, std::int32_t, float>;

@@ -42,7 +42,7 @@ inline std::optional<arch_id> arch_from_gcn_name(std::string_view name) {
 // Device properties are queried once per device and cached.
 inline std::optional<std::string> device_arch_mismatch(arch_id want) {
   int device = -1;
-  if (hipGetDevice(&device) != hipSuccess) return std::string("hip gemm: no current HIP device");
+  if (hipGetDevice(&device) != hipSuccess) return std::string("hip: no current HIP device");
   static std::mutex lock;
   static std::map<int, std::string> names;
   std::string name;
@@ -52,14 +52,14 @@ inline std::optional<std::string> device_arch_mismatch(arch_id want) {
     if (it == names.end()) {
       hipDeviceProp_t prop{};
       if (hipGetDeviceProperties(&prop, device) != hipSuccess)
-        return std::string("hip gemm: cannot read the device's properties");
+        return std::string("hip: cannot read the device's properties");
       it = names.emplace(device, std::string(prop.gcnArchName)).first;
     }
     name = it->second;
   }
   const std::optional<arch_id> have = arch_from_gcn_name(name);
   if (have == want) return std::nullopt;
-  return "hip gemm: kernel built for " + std::string(to_string(want)) + ", device is " + name;
+  return "hip: kernel built for " + std::string(to_string(want)) + ", device is " + name;
 }
 
 }  // namespace kdecl::kernels::hip

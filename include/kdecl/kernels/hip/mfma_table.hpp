@@ -1,7 +1,8 @@
-// The MFMA instruction table of the HIP GEMM: which native instruction serves a
-// (dtype, arch, warp-tile edge) triple. Plain constexpr C++ without HIP headers,
-// so host-only code (arch tables, registries built with g++) can use it, and
-// through gemm_hip_geometry.hpp the whole support check.
+// The MFMA instruction table of the HIP kernels (GEMM, attention): which native
+// instruction serves a (dtype, arch, warp-tile edge) triple, and where an output
+// element lands. Plain constexpr C++ without HIP headers, so host-only code (arch
+// tables, registries built with g++, host tests) can use it, and through
+// gemm_hip_geometry.hpp / fmha_hip_geometry.hpp the whole support checks.
 #pragma once
 
 #include "kdecl/core/enums.hpp"
@@ -50,5 +51,11 @@ constexpr mfma_shape native_mfma(dtype a, arch_id arch, int mn) {
       return {};
   }
 }
+
+// Row of the MN x MN output tile held by accumulator v of `lane` of a single-block
+// MFMA (the column is lane % MN): 4 consecutive rows per group of 4 accumulators,
+// the 64 / MN lane groups interleaved by 4 rows. constexpr, so it is callable from
+// device code (clang treats constexpr functions as host and device) and host tests.
+constexpr int mfma_out_row(int v, int lane, int mn) { return (v / 4) * (4 * 64 / mn) + 4 * (lane / mn) + (v % 4); }
 
 }  // namespace kdecl::kernels::hip
