@@ -1,7 +1,7 @@
 // Paged decode attention against the memory bound and cuDNN, in one process on one GPU:
 //   kdecl_bench_decode [--batch 1,8,64] [--kv 4096,32768] [--hq 32] [--hkv 8] [--d 128]
 //                      [--page-size 16] [--splits auto|N] [--dtype bf16|fp16] [--reps 20] [--cudnn 0|1]
-//                      [--cache fp8]
+//                      [--cache fp8] [--prefill Q [--kernel NAME_PART]]
 // For every (batch, KV length): the kdecl split-KV decode over a paged cache whose
 // pages are shuffled (random block table), a cudaMemcpy (device to device) of the
 // same K+V bytes, and, when built with cuDNN, cuDNN's fused attention (SDPA) on a
@@ -10,6 +10,9 @@
 // caches would otherwise fit in H100's 50 MB L2 at small sizes); the median of
 // --reps launches is reported. Bandwidths: decode = K+V+Q+O bytes / time; copy =
 // 2 x K+V bytes / time (read and write); "% copy" = decode bandwidth / copy bandwidth.
+// --prefill Q: batch_prefill instead (Q query tokens per sequence, causal, after a cached
+// prefix): the paged dispatcher's choice (or the paged kernel whose name holds --kernel's
+// value) against the forward dispatcher's on the same attention with contiguous K/V.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -115,6 +118,7 @@ int main(int argc, char** argv) {
   dtype dt = dtype::bf16;
   bool fp8 = false;
   long prefill = 0;  // > 0: batch_prefill with this many query tokens per sequence (the last keys)
+  std::string kernel_filter;  // --prefill: time the paged kernel whose name holds this (default: the dispatcher's)
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string k = argv[i];
     const char* v = argv[i + 1];
@@ -129,6 +133,7 @@ int main(int argc, char** argv) {
     else if (k == "--cudnn") with_cudnn = std::atol(v);
     else if (k == "--cache") fp8 = std::string(v) == "fp8";
     else if (k == "--prefill") prefill = std::atol(v);
+    else if (k == "--kernel") kernel_filter = v;
     else if (k == "--dtype") dt = std::string(v) == "fp16" ? dtype::fp16 : dtype::bf16;
     else {
       std::fprintf(stderr, "unknown option %s\n", k.c_str());
@@ -249,7 +254,16 @@ int main(int argc, char** argv) {
         auto report = [](const status& st, const char* who) {
           if (!st.is_ok()) std::printf("%s failed: %s\n", who, st.message().c_str());
         };
-        const double paged = tm.median_ms(int(reps), [&] { report(paged_dispatcher.run(p, a), "paged prefill"); });
+        // --kernel SUBSTRING: the first kernel the paged dispatcher ranks whose name holds it (A/B runs).
+        std::shared_ptr<const fmha_paged_instance> forced;
+        if (!kernel_filter.empty())
+          for (const auto& [k, us] : paged_dispatcher.ranked(p, &a))
+            if (!forced && k->name().find(kernel_filter) != std::string::npos) forced = k;
+        if (!kernel_filter.empty() && !forced) std::printf("no paged kernel named *%s* runs this problem\n", kernel_filter.c_str());
+        const auto& paged_name = forced ? forced->name() : paged_sel ? paged_sel.kernel->name() : std::string("-");
+        const double paged = tm.median_ms(int(reps), [&] {
+          report(forced ? forced->run_paged(p, a, nullptr) : paged_dispatcher.run(p, a), "paged prefill");
+        });
         const double mma = tm.median_ms(int(reps), [&] { report(dec::run_paged_prefill(p, a, nullptr), "mma_sync prefill"); });
         const double forward = tm.median_ms(int(reps), [&] { report(forward_dispatcher.run(fp, fa), "forward"); });
         // Causal pairs per sequence: qn queries over kv keys, bottom-right.
@@ -257,7 +271,7 @@ int main(int argc, char** argv) {
         const double flops = 4.0 * double(batch) * double(hq) * double(d) * pairs;
         std::printf("%6ld %7ld %7ld %11.1f %13.1f %8.2fx %9.1f %11.1f  %s | %s\n", batch, kv, qn, paged * 1e3,
                     forward * 1e3, forward / paged, flops / (paged * 1e9), mma * 1e3,
-                    paged_sel ? paged_sel.kernel->name().c_str() : "-",
+                    paged_name.c_str(),
                     forward_sel ? forward_sel.kernel->name().c_str() : "-");
         std::fflush(stdout);
         cudaFree(dcu_q);

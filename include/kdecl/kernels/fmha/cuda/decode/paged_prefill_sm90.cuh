@@ -112,8 +112,8 @@ struct paged_prefill_sm90 {
     kp.q_blocks = int(q_blocks);
     kp.heads_q = int(p.heads_q);
     kp.tiles = int(q_blocks * p.heads_q * p.batch);
-    kp.rows_slowest = p.mask != fmha_mask::none;
-    return sm90::fmha_ws_detail::launch<traits>(kp, /*group_mode=*/true, stream);
+    kp.rows_slowest = true;  // group mode (fmha<K>::run says why)
+    return sm90::fmha_ws_detail::launch<traits>(kp, stream);
   }
 };
 

@@ -1,15 +1,15 @@
 // The tma_wgmma_ws attention forward (FlashAttention-3 style) for sm_90a.
 //
-// Work comes in tiles of (128 query rows, query head, sequence). In batch mode the
-// grid is persistent: one block per SM takes a tile of every round of gridDim.x
-// tiles, so that the next tile's Q and K/V loads run under this tile's last GEMMs
-// and epilogue. Without a mask the tiles are equal and row blocks vary fastest (the
-// blocks running together share the K/V of few heads in L2); with one, the row
-// blocks that see the most keys come first and the rounds alternate direction
-// (block c takes the c-th tile of even rounds and the c-th from the end of odd
-// ones), which evens out the work the way longest-first list scheduling does.
-// Varlen problems get one block per tile, which the hardware hands out as SMs free
-// up (run(); KDECL_FMHA_SM90_GRID=persistent|per_tile overrides the choice).
+// Work comes in tiles of (128 query rows, query head, sequence). The grid is
+// persistent: one block per SM takes a tile of every round of gridDim.x tiles, so
+// that the next tile's Q and K/V loads run under this tile's last GEMMs and
+// epilogue. Unmasked batch problems have equal tiles and row blocks vary fastest
+// (the blocks running together share the K/V of few heads in L2); under a mask,
+// and in group mode (varlen), the row blocks that see the most keys (or exist in
+// the fewest sequences) come first and the rounds alternate direction (block c
+// takes the c-th tile of even rounds and the c-th from the end of odd ones), which
+// evens out the work the way longest-first list scheduling does
+// (KDECL_FMHA_SM90_GRID=per_tile launches one block per tile instead: an A/B switch).
 // Three warpgroups:
 //  * the producer warpgroup gives most of its registers away (setmaxnreg) and
 //    one of its threads issues TMA copies: Q once per tile (into one of two
@@ -240,12 +240,19 @@ __global__ void __launch_bounds__(Tr::threads, 1) tma_wgmma_ws_fmha_kernel(const
   if (warpgroup == 0) {
     // ---- producer ------------------------------------------------------------
     warpgroup_release_registers<Tr::producer_regs>();
-    // One thread issues the copies; over a paged cache its whole warp reads the page table (lane k
-    // the page of the tile's box k, before the waits, so that the reads' latency hides under them).
-    if (threadIdx.x >= (Tr::paged ? 32u : 1u)) return;
-    const int lane = int(threadIdx.x);
+    // One thread issues the copies. Over a paged cache a tile takes a copy per box and 64-column
+    // chunk (32 of K and 32 of V at head dim 128 with pages of 16 rows), and one thread issuing them
+    // all kept the tensor cores waiting: the four warps share them, warps 0 and 1 K, 2 and 3 V, each
+    // every other chunk (the first of a pair posts the stage's bytes; a copy that lands before that
+    // takes the transaction count below zero for a while, which mbarriers allow). Each warp reads
+    // the page table: lane k the page of the tile's box k, before the waits, so that the reads'
+    // latency hides under them.
+    if (threadIdx.x >= (Tr::paged ? 128u : 1u)) return;
+    const int lane = int(threadIdx.x) % 32, producer_warp = int(threadIdx.x) / 32;
     const bool leader = lane == 0;
-    if (leader) {
+    const bool loads_k = !Tr::paged || producer_warp < 2, loads_v = !Tr::paged || producer_warp >= 2;
+    const int first_chunk = Tr::paged ? producer_warp % 2 : 0;  // paged: chunks first_chunk, + 2, ...
+    if (leader && threadIdx.x == 0) {
       tma_prefetch_descriptor(&p.map_q);
       tma_prefetch_descriptor(&p.map_k);
       tma_prefetch_descriptor(&p.map_v);
@@ -259,7 +266,7 @@ __global__ void __launch_bounds__(Tr::threads, 1) tma_wgmma_ws_fmha_kernel(const
       if (w.empty || w.kr.n_blocks == 0) continue;  // the consumers skip the same tiles
       // Buffer qb last held the Q of the tile q_buffers back: wait until its Q K^T are done.
       const int qb = q_loads % Tr::q_buffers;
-      if (leader) {
+      if (leader && producer_warp == 0) {
         if (q_loads >= Tr::q_buffers) mbarrier_wait(&q_empty[qb], ((q_loads / Tr::q_buffers) - 1) & 1);
         mbarrier_arrive_expect_tx(&q_full[qb], Tr::q_bytes);
 #pragma unroll
@@ -280,29 +287,33 @@ __global__ void __launch_bounds__(Tr::threads, 1) tma_wgmma_ws_fmha_kernel(const
           const int boxes = BN >> p.box_shift, jk = j0 + (lane << p.box_shift);
           const int page = lane < boxes && jk < w.skv ? __ldg(pages + (jk >> p.page_shift)) : p.oob_page;
           const int in_page = (1 << p.page_shift) - 1;
-          if (leader) {
-            if (loaded >= S) mbarrier_wait(&k_empty[s], wrap_parity);
-            mbarrier_arrive_expect_tx(&k_full[s], Tr::k_stage_bytes);
-          }
-          for (int k = 0; k < boxes; ++k) {
-            const int pg = __shfl_sync(0xffffffffu, page, k), row = (j0 + (k << p.box_shift)) & in_page;
-            if (leader)
+          if (loads_k && first_chunk < Tr::d_chunks) {
+            if (leader) {
+              if (loaded >= S) mbarrier_wait(&k_empty[s], wrap_parity);
+              if (first_chunk == 0) mbarrier_arrive_expect_tx(&k_full[s], Tr::k_stage_bytes);
+            }
+            for (int k = 0; k < boxes; ++k) {
+              const int pg = __shfl_sync(0xffffffffu, page, k), row = (j0 + (k << p.box_shift)) & in_page;
+              if (leader)
 #pragma unroll
-              for (int c = 0; c < Tr::d_chunks; ++c)
-                tma_load_4d(s_k + s * Tr::k_stage_bytes + c * Tr::kv_chunk_bytes + (k << p.box_shift) * Tr::row_bytes,
-                            &p.map_k, &k_full[s], c * 64, row, w.hk, pg);
+                for (int c = first_chunk; c < Tr::d_chunks; c += 2)
+                  tma_load_4d(s_k + s * Tr::k_stage_bytes + c * Tr::kv_chunk_bytes + (k << p.box_shift) * Tr::row_bytes,
+                              &p.map_k, &k_full[s], c * 64, row, w.hk, pg);
+            }
           }
-          if (leader) {
-            if (loaded >= S) mbarrier_wait(&v_empty[s], wrap_parity);
-            mbarrier_arrive_expect_tx(&v_full[s], Tr::v_stage_bytes);
-          }
-          for (int k = 0; k < boxes; ++k) {
-            const int pg = __shfl_sync(0xffffffffu, page, k), row = (j0 + (k << p.box_shift)) & in_page;
-            if (leader)
+          if (loads_v && first_chunk < Tr::dv_chunks) {
+            if (leader) {
+              if (loaded >= S) mbarrier_wait(&v_empty[s], wrap_parity);
+              if (first_chunk == 0) mbarrier_arrive_expect_tx(&v_full[s], Tr::v_stage_bytes);
+            }
+            for (int k = 0; k < boxes; ++k) {
+              const int pg = __shfl_sync(0xffffffffu, page, k), row = (j0 + (k << p.box_shift)) & in_page;
+              if (leader)
 #pragma unroll
-              for (int c = 0; c < Tr::dv_chunks; ++c)
-                tma_load_4d(s_v + s * Tr::v_stage_bytes + c * Tr::kv_chunk_bytes + (k << p.box_shift) * Tr::row_bytes,
-                            &p.map_v, &v_full[s], c * 64, row, w.hk, pg);
+                for (int c = first_chunk; c < Tr::dv_chunks; c += 2)
+                  tma_load_4d(s_v + s * Tr::v_stage_bytes + c * Tr::kv_chunk_bytes + (k << p.box_shift) * Tr::row_bytes,
+                              &p.map_v, &v_full[s], c * 64, row, w.hk, pg);
+            }
           }
         } else {
           if (loaded >= S) mbarrier_wait(&k_empty[s], wrap_parity);
@@ -694,14 +705,14 @@ inline void set_mask(fmha_ws_params& kp, fmha_mask mask, std::int64_t window_lef
 
 // Launches the kernel of traits Tr on kp (its tiles set). The consumers' schedule: pingpong, or
 // KDECL_FMHA_SM90_SCHEDULE=plain|overlap|pingpong (an A/B switch for measurements, read per call;
-// the paged kernels are built with pingpong only). The grid: persistent in batch mode (one block per
-// SM: the shared memory allows no second); one block per tile in group mode, whose tiles differ by
-// sequence in ways the kernel's order does not know. (H200, 2026-12-02, before the alternating
-// rounds: a plain stride over causal tiles left SMs idle at the end, 0.836x cuDNN at head dim 128,
-// 4k, against 0.854x one block per tile; without a mask, 512-long, 0.784x persistent against
-// 0.717x.) KDECL_FMHA_SM90_GRID=persistent|per_tile (read per call) overrides the choice.
+// the paged kernels are built with pingpong only). The grid: persistent (one block per SM: the shared
+// memory allows no second), so that a block's next tile loads under this one's last GEMMs.
+// (H200, 2026-12-02: batch mode without a mask, 512-long, 0.784x cuDNN persistent against 0.717x one
+// block per tile; group mode, whose tiles run in row-block order (the caller's rows_slowest), the
+// causal varlen lists 0.905x -> 0.971x.) KDECL_FMHA_SM90_GRID=per_tile (read per call) launches one
+// block per tile instead, which the hardware hands out as SMs free up: an A/B switch.
 template <class Tr>
-status launch(const fmha_ws_params& kp, bool group_mode, cudaStream_t stream) {
+status launch(const fmha_ws_params& kp, cudaStream_t stream) {
   const char* env = std::getenv("KDECL_FMHA_SM90_SCHEDULE");
   const std::string schedule = env != nullptr ? env : "";
   auto kernel = tma_wgmma_ws_fmha_kernel<Tr, fmha_ws_schedule::pingpong>;
@@ -713,7 +724,7 @@ status launch(const fmha_ws_params& kp, bool group_mode, cudaStream_t stream) {
   if (attr != cudaSuccess) return status::error(std::string("cudaFuncSetAttribute: ") + cudaGetErrorString(attr));
   const char* grid_env = std::getenv("KDECL_FMHA_SM90_GRID");
   const std::string grid_choice = grid_env != nullptr ? grid_env : "";
-  const bool per_tile = grid_choice == "per_tile" || (grid_choice != "persistent" && group_mode);
+  const bool per_tile = grid_choice == "per_tile";
   const int sms = current_device_info().sm_count;
   const int blocks = per_tile || sms <= 0 ? kp.tiles : std::min(kp.tiles, sms);
   kernel<<<blocks, Tr::threads, Tr::smem_bytes, stream>>>(kp);
@@ -833,8 +844,12 @@ struct fmha {
     kp.q_blocks = int(q_blocks);
     kp.heads_q = int(p.heads_q);
     kp.tiles = int(q_blocks * p.heads_q * p.batch);
-    kp.rows_slowest = p.mask != fmha_mask::none;
-    return fmha_ws_detail::launch<traits>(kp, p.group_mode(), s);
+    // Row blocks slowest under a mask (longest first), and in group mode, where a row block exists only
+    // in the sequences that long: with row blocks fastest, a grid that is a multiple of the row-block
+    // count gives some blocks only the last row blocks, mostly empty (BERT's packed batch, unmasked:
+    // 0.86x cuDNN persistent against 1.02x one block per tile, H200 2026-12-02).
+    kp.rows_slowest = p.mask != fmha_mask::none || p.group_mode();
+    return fmha_ws_detail::launch<traits>(kp, s);
   }
 };
 
