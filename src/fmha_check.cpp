@@ -12,46 +12,32 @@
 #include "kdecl/numeric/element_access.hpp"
 #include "kdecl/numeric/fill.hpp"
 #include "kdecl/numeric/host_storage.hpp"
+#include "kdecl/fmha/fmha_tensor_elements.hpp"
 #include "kdecl/reference/fmha_reference.hpp"
 #include "kdecl/runtime/buffer.hpp"
 
 namespace kdecl {
 namespace {
 
-// Elements a BSHD-strided tensor spans (0 when it holds no row).
-std::size_t span_of(const fmha_problem& p, const fmha_strides& s, std::int64_t seqlen, std::int64_t heads,
-                    std::int64_t dim) {
-  const std::int64_t rows = seqlen;  // group mode: the total of every sequence
-  if (rows <= 0 || heads <= 0 || dim <= 0) return 0;
-  const std::int64_t batches = p.group_mode() ? 1 : p.batch;
-  return std::size_t((batches - 1) * s.batch + (rows - 1) * s.seq + (heads - 1) * s.head + dim);
-}
-
+// Bytes of a host buffer of n elements (at least one element, so that a pointer exists).
 std::size_t bytes(std::size_t n, dtype d) { return std::max<std::size_t>(n, 1) * dtype_size_bytes(d); }
 
 }  // namespace
 
 fmha_host_inputs make_fmha_inputs(const fmha_problem& p, std::uint64_t seed) {
   fmha_host_inputs in;
-  const std::int64_t rows_q = p.group_mode() ? p.total_q() : p.seqlen_q;
-  const std::int64_t rows_kv = p.group_mode() ? p.total_kv() : p.seqlen_kv;
-  const std::size_t nq = span_of(p, p.q_strides, rows_q, p.heads_q, p.hdim_q);
-  const std::size_t nk = span_of(p, p.k_strides, rows_kv, p.heads_kv, p.hdim_q);
-  const std::size_t nv = span_of(p, p.v_strides, rows_kv, p.heads_kv, p.hdim_v);
-  in.o_elements = std::max<std::size_t>(1, span_of(p, p.o_strides, rows_q, p.heads_q, p.hdim_v));
+  const fmha_tensor_elements elements = tensor_elements(p);
+  const auto nq = std::size_t(elements.q), nk = std::size_t(elements.k), nv = std::size_t(elements.v);
+  in.o_elements = std::max<std::size_t>(1, std::size_t(elements.o));
   in.q.resize(bytes(nq, p.qkv));
   in.k.resize(bytes(nk, p.qkv));
   in.v.resize(bytes(nv, p.qkv));
   numeric::fill_uniform(in.q.data(), p.qkv, nq, seed);
   numeric::fill_uniform(in.k.data(), p.qkv, nk, seed + 1);
   numeric::fill_uniform(in.v.data(), p.qkv, nv, seed + 2);
-  if (p.lse)
-    in.lse_elements = std::size_t(p.group_mode() ? (p.heads_q - 1) * p.lse_head_stride + p.total_q()
-                                                 : (p.batch - 1) * p.lse_batch_stride +
-                                                       (p.heads_q - 1) * p.lse_head_stride + p.seqlen_q);
-  in.lse_elements = std::max<std::size_t>(in.lse_elements, 1);
+  in.lse_elements = std::max<std::size_t>(std::size_t(elements.lse), 1);
   if (p.bias == fmha_bias::elementwise) {
-    const std::size_t nb = std::size_t(p.bias_elements());
+    const auto nb = std::size_t(elements.bias);
     in.bias.resize(bytes(nb, p.qkv));
     numeric::fill_uniform(in.bias.data(), p.qkv, nb, seed + 3);
   }

@@ -1,4 +1,5 @@
 #include "kdecl/fmha/fmha_problem.hpp"
+#include "kdecl/fmha/fmha_tensor_elements.hpp"
 
 #include <algorithm>
 #include <array>
@@ -50,6 +51,26 @@ __int128 bias_span(const fmha_problem& n) {
                  n.seqlen_kv);
 }
 
+// Elements every tensor spans through a normalized problem's strides, in 128 bits (a tensor
+// without rows spans its row: validate() bounds these, tensor_elements() zeroes them).
+struct tensor_spans {
+  __int128 q, k, v, o, lse, bias;
+};
+tensor_spans spans_of(const fmha_problem& n) {
+  const bool group = n.group_mode();
+  const std::int64_t rows = group ? n.total_q() : n.seqlen_q, rows_k = group ? n.total_kv() : n.seqlen_kv;
+  const std::int64_t batches = group ? 1 : n.batch;
+  auto tensor = [&](const fmha_strides& st, std::int64_t r, std::int64_t heads, std::int64_t dim) {
+    return span128({{st.batch, batches}, {st.seq, r}, {st.head, heads}}, dim);
+  };
+  return {tensor(n.q_strides, rows, n.heads_q, n.hdim_q),
+          tensor(n.k_strides, rows_k, n.heads_kv, n.hdim_q),
+          tensor(n.v_strides, rows_k, n.heads_kv, n.hdim_v),
+          tensor(n.o_strides, rows, n.heads_q, n.hdim_v),
+          n.lse ? span128({{n.lse_head_stride, n.heads_q}, {n.lse_batch_stride, batches}}, rows) : __int128(0),
+          n.bias == fmha_bias::elementwise ? bias_span(n) : __int128(0)};
+}
+
 // Offsets must be non-decreasing from 0; returns the longest sequence or an error.
 std::optional<std::string> check_offsets(const char* name, const std::vector<std::int32_t>& cu, std::size_t want) {
   if (cu.size() != want)
@@ -70,8 +91,11 @@ std::int32_t longest(const std::vector<std::int32_t>& cu) {
 
 // Whether rows of `row` contiguous elements at every index of the given dims
 // (stride, extent) are pairwise disjoint: sorted by stride, each stride must
-// step over everything the smaller ones span.
+// step over everything the smaller ones span. A dim of extent 0 leaves no row at all
+// (an empty batch-mode query: its packed strides are 0, which overlap nothing).
 bool disjoint(std::int64_t row, std::vector<std::pair<std::int64_t, std::int64_t>> dims) {
+  for (auto [stride, extent] : dims)
+    if (extent <= 0) return true;
   std::sort(dims.begin(), dims.end());
   std::int64_t span = row;
   for (auto [stride, extent] : dims) {
@@ -219,18 +243,9 @@ std::optional<std::string> fmha_problem::validate() const {
                        decimal(rows_q), decimal(rows_kv));
   const fmha_problem p = normalized();
   const std::int64_t rows = group_mode() ? total_q() : seqlen_q;
-  const std::int64_t rows_k = group_mode() ? total_kv() : seqlen_kv;
-  const std::int64_t batches = group_mode() ? 1 : batch;
-  auto span_of = [&](const fmha_strides& st, std::int64_t r, std::int64_t heads, std::int64_t dim) {
-    return span128({{st.batch, batches}, {st.seq, r}, {st.head, heads}}, dim);
-  };
-  for (auto [what, span] : {std::pair{"Q", span_of(p.q_strides, rows, heads_q, hdim_q)},
-                            {"K", span_of(p.k_strides, rows_k, heads_kv, hdim_q)},
-                            {"V", span_of(p.v_strides, rows_k, heads_kv, hdim_v)},
-                            {"O", span_of(p.o_strides, rows, heads_q, hdim_v)},
-                            {"LSE", lse ? span128({{p.lse_head_stride, heads_q}, {p.lse_batch_stride, batches}}, rows)
-                                        : __int128(0)},
-                            {"the bias", bias == fmha_bias::elementwise ? bias_span(p) : __int128(0)}})
+  const tensor_spans spans = spans_of(p);
+  for (auto [what, span] : {std::pair{"Q", spans.q}, {"K", spans.k}, {"V", spans.v}, {"O", spans.o},
+                            {"LSE", spans.lse}, {"the bias", spans.bias}})
     if (span > int64_max)
       return fmt::format("{} spans {} elements: beyond 64-bit offsets (2^63 - 1 elements at most)", what,
                          decimal(span));
@@ -287,6 +302,22 @@ double fmha_problem::flops() const {
   for (std::int64_t b = 0; b < (group_mode() ? batch : 1); ++b) pairs += double(attended_pairs(b));
   if (!group_mode()) pairs *= double(batch);
   return 2.0 * double(heads_q) * double(hdim_q + hdim_v) * pairs;
+}
+
+fmha_tensor_elements tensor_elements(const fmha_problem& problem) {
+  if (problem.validate()) return {};
+  const fmha_problem p = problem.normalized();
+  const tensor_spans s = spans_of(p);  // validate() bounds every one by 2^63 - 1
+  const bool q_rows = (p.group_mode() ? p.total_q() : p.seqlen_q) > 0;
+  const bool kv_rows = (p.group_mode() ? p.total_kv() : p.seqlen_kv) > 0;
+  fmha_tensor_elements e;
+  e.q = q_rows ? std::int64_t(s.q) : 0;
+  e.o = q_rows ? std::int64_t(s.o) : 0;
+  e.lse = q_rows ? std::int64_t(s.lse) : 0;
+  e.k = kv_rows ? std::int64_t(s.k) : 0;
+  e.v = kv_rows ? std::int64_t(s.v) : 0;
+  e.bias = p.bias_elements();
+  return e;
 }
 
 std::int64_t fmha_problem::bias_elements() const {

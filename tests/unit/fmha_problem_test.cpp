@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "kdecl/fmha/fmha_problem.hpp"
+#include "kdecl/fmha/fmha_tensor_elements.hpp"
 
 namespace kdecl {
 namespace {
@@ -146,6 +147,40 @@ TEST(FmhaProblem, BytesCountEachTensorOnce) {
 }
 
 // A key bias ([Bb, Hb, 1, Skv], a padding mask) is an elementwise bias whose row stride is 0.
+// What each tensor's buffer holds: 1 + its largest offset through the (normalized) strides, in batch and
+// group mode, with padded strides; 0 for absent tensors, tensors without rows and invalid problems.
+TEST(FmhaProblem, TensorElementsAreTheSpansThroughTheStrides) {
+  fmha_problem p;
+  p.sizes(3, 10, 20).heads(4, 2).head_dims(64, 32).dtype(dtype::bf16).return_lse();
+  fmha_tensor_elements e = tensor_elements(p);  // packed BSHD, LSE [B, H, Sq]
+  EXPECT_EQ(e.q, 3 * 10 * 4 * 64);
+  EXPECT_EQ(e.k, 3 * 20 * 2 * 64);
+  EXPECT_EQ(e.v, 3 * 20 * 2 * 32);
+  EXPECT_EQ(e.o, 3 * 10 * 4 * 32);
+  EXPECT_EQ(e.lse, 3 * 4 * 10);
+  EXPECT_EQ(e.bias, 0);
+  // Padded rows of Q (seq stride 300, head stride 70): the last element of the last row.
+  fmha_problem padded = p;
+  padded.q_strides = {3000, 300, 70};
+  EXPECT_EQ(tensor_elements(padded).q, 2 * 3000 + 9 * 300 + 3 * 70 + 64);
+  // Group mode: rows of every sequence, the LSE [H, total_q].
+  fmha_problem g = p;
+  g.varlen({5, 0, 7}, {20, 1, 9});
+  e = tensor_elements(g);
+  EXPECT_EQ(e.q, 12 * 4 * 64);
+  EXPECT_EQ(e.k, 30 * 2 * 64);
+  EXPECT_EQ(e.lse, 4 * 12);
+  EXPECT_EQ(tensor_elements(fmha_problem(p).elementwise_bias()).bias, 3 * 4 * 10 * 20);
+  EXPECT_EQ(tensor_elements(fmha_problem(p).return_lse(false)).lse, 0);
+  // No query rows (valid: it was refused once, its packed O strides of 0 taken for overlapping rows):
+  // nothing to hold for Q, O and the LSE.
+  EXPECT_FALSE(fmha_problem(p).sizes(3, 0, 20).validate()) << fmha_problem(p).sizes(3, 0, 20).validate().value_or("");
+  e = tensor_elements(fmha_problem(p).sizes(3, 0, 20));
+  EXPECT_EQ(e.q + e.o + e.lse, 0);
+  EXPECT_EQ(e.k, 3 * 20 * 2 * 64);
+  EXPECT_EQ(tensor_elements(fmha_problem(p).heads(3, 2)).q, 0) << "an invalid problem (3 heads over 2) spans nothing";
+}
+
 TEST(FmhaProblem, KeyBiasBroadcastsOneRowOverTheQueries) {
   fmha_problem p;
   p.sizes(3, 10, 20).heads(4, 2).head_dim(64).dtype(dtype::bf16).key_bias();

@@ -4,33 +4,17 @@
 #include <cmath>
 #include <cstdint>
 
+#include "kdecl/fmha/fmha_tensor_elements.hpp"
 #include "kdecl/numeric/host_storage.hpp"
 #include "bench_timing.hpp"
 
 namespace kdecl::cli {
-namespace {
-
-// Elements a BSHD-indexed tensor spans with its strides.
-std::size_t span_of(const fmha_problem& p, const fmha_strides& s, std::int64_t rows, std::int64_t heads, std::int64_t dim) {
-  if (rows <= 0 || heads <= 0 || dim <= 0) return 1;
-  const std::int64_t batches = p.group_mode() ? 1 : p.batch;
-  return std::size_t((batches - 1) * s.batch + (rows - 1) * s.seq + (heads - 1) * s.head + dim);
-}
-
-}  // namespace
 
 fmha_spans spans_of(const fmha_problem& p) {
-  const std::int64_t rq = p.group_mode() ? p.total_q() : p.seqlen_q;
-  const std::int64_t rkv = p.group_mode() ? p.total_kv() : p.seqlen_kv;
-  fmha_spans s{span_of(p, p.q_strides, rq, p.heads_q, p.hdim_q), span_of(p, p.k_strides, rkv, p.heads_kv, p.hdim_q),
-               span_of(p, p.v_strides, rkv, p.heads_kv, p.hdim_v), span_of(p, p.o_strides, rq, p.heads_q, p.hdim_v),
-               1, 1};
-  if (p.lse)
-    s.lse = std::size_t(p.group_mode() ? (p.heads_q - 1) * p.lse_head_stride + p.total_q()
-                                       : (p.batch - 1) * p.lse_batch_stride + (p.heads_q - 1) * p.lse_head_stride +
-                                             p.seqlen_q);
-  if (p.bias == fmha_bias::elementwise) s.bias = std::max<std::size_t>(std::size_t(p.bias_elements()), 1);
-  return s;
+  const fmha_tensor_elements e = tensor_elements(p);
+  auto at_least_one = [](std::int64_t n) { return std::max<std::size_t>(std::size_t(n), 1); };
+  return {at_least_one(e.q), at_least_one(e.k), at_least_one(e.v), at_least_one(e.o), at_least_one(e.lse),
+          at_least_one(e.bias)};
 }
 
 fmha_args fmha_operands::args(std::size_t i) {

@@ -21,7 +21,7 @@ struct fmha_operands {
   fmha_args args(std::size_t i);
 };
 
-// Elements each tensor of a call spans with its strides.
+// Elements each tensor of a call spans with its strides, at least 1 (kdecl::tensor_elements: the buffers to allocate).
 struct fmha_spans {
   std::size_t q, k, v, o, lse, bias;
 };
