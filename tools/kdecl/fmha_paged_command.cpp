@@ -27,6 +27,7 @@ struct paged_options {
   std::string batch = "1", kv = "4096", kv_lengths, splits = "auto", dtype = "bf16", cache, table = "block", mask = "none";
   std::string window, device = "auto", arch;
   std::int64_t sq = 1, hq = 32, hkv = 8, d = 128, page_size = 16;
+  std::int64_t prefill = 0;  // > 0: batch_prefill, this many query tokens per sequence (its last keys)
   float softcap = 0.0f;
   bool sinks = false, paged = false, scale_per_head = false, explain = false;
   std::uint64_t seed = 1;
@@ -57,7 +58,9 @@ std::vector<std::int64_t> int_list(const std::string& flag, const std::string& t
 // Every problem the options name (one per --b x --skv pair, or one with --kv-lengths).
 std::vector<fmha_paged_problem> problems_of(const paged_options& o) {
   fmha_paged_problem base;
-  base.family = o.splits == "1" ? fmha_family::fwd_pagedkv : fmha_family::fwd_splitkv;
+  base.family = o.prefill > 0     ? fmha_family::batch_prefill
+                : o.splits == "1" ? fmha_family::fwd_pagedkv
+                                  : fmha_family::fwd_splitkv;
   base.splits = o.splits == "auto" ? 0 : int(int_list("--splits", o.splits).at(0));
   base.seqlen_q = o.sq;
   base.heads_q = o.hq;
@@ -108,6 +111,12 @@ std::vector<fmha_paged_problem> problems_of(const paged_options& o) {
     fmha_paged_problem p = base;
     p.batch = std::int64_t(lengths.size());
     p.seqlens_kv = lengths;
+    if (p.prefill()) {  // chunked prefill: each sequence's last min(--prefill, its keys) keys are its queries
+      p.splits = 0;
+      p.cu_seqlens_q = {0};
+      for (auto l : lengths) p.cu_seqlens_q.push_back(p.cu_seqlens_q.back() + std::int32_t(std::min<std::int64_t>(o.prefill, l)));
+      p = p.normalized();
+    }
     std::int64_t widest = 0, total = 0;
     for (auto l : lengths) {
       const std::int64_t pages = (l + p.page_size - 1) / std::max<std::int64_t>(p.page_size, 1);
@@ -129,9 +138,14 @@ std::vector<fmha_paged_problem> problems_of(const paged_options& o) {
 }
 
 std::string describe(const fmha_paged_problem& p) {
-  std::string s = fmt::format("{} sequences ({} keys, longest {}), {} query token{}, heads {}/{}, d {}, {}", p.batch,
-                              p.total_kv(), p.max_seqlen_kv(), p.seqlen_q, p.seqlen_q == 1 ? "" : "s", p.heads_q,
-                              p.heads_kv, p.hdim, to_string(p.qkv));
+  std::string s = p.prefill()
+                      ? fmt::format("batch_prefill: {} sequences ({} keys, longest {}), {} query tokens (the last keys of "
+                                    "each), heads {}/{}, d {}, {}",
+                                    p.batch, p.total_kv(), p.max_seqlen_kv(), p.total_q(), p.heads_q, p.heads_kv, p.hdim,
+                                    to_string(p.qkv))
+                      : fmt::format("{} sequences ({} keys, longest {}), {} query token{}, heads {}/{}, d {}, {}", p.batch,
+                                    p.total_kv(), p.max_seqlen_kv(), p.seqlen_q, p.seqlen_q == 1 ? "" : "s", p.heads_q,
+                                    p.heads_kv, p.hdim, to_string(p.qkv));
   if (p.fp8_cache()) s += p.kv_scale_per_head ? ", fp8 cache (per-head scales)" : ", fp8 cache (per-tensor scales)";
   s += fmt::format(", pages of {} ({})", p.page_size, p.table == page_table_kind::block_table ? "block table" : "page list");
   if (p.mask != fmha_mask::none) s += fmt::format(", mask {}", to_string(p.mask));
@@ -185,7 +199,9 @@ int select(const paged_options& o) {
     fmt::print("{}: {}\n", dev.description, sel.explain(o.explain ? 1000 : 5));
     if (o.explain && sel)
       for (const auto& r : sel.rejected) fmt::print("  not {}: {}\n", r.kernel, r.reason);
-    if (gpu) {
+    if (p.prefill()) {
+      // One launch of the forward kernel over the pages: no split plan.
+    } else if (gpu) {
 #if KDECL_WITH_CUDA
       fmt::print("plan: {}\n", paged_plan_on_gpu(p));
 #endif
@@ -211,6 +227,7 @@ bool run_host(const fmha_paged_problem& p, const paged_options& o) {
   cfg.family = p.family;
   cfg.lengths = p.seqlens_kv;
   cfg.seqlen_q = p.seqlen_q;
+  for (std::int64_t b = 0; p.prefill() && b < p.batch; ++b) cfg.q_lengths.push_back(std::int32_t(p.q_len(b)));
   cfg.heads_q = p.heads_q;
   cfg.heads_kv = p.heads_kv;
   cfg.hdim = p.hdim;
@@ -226,7 +243,7 @@ bool run_host(const fmha_paged_problem& p, const paged_options& o) {
   cfg.scale_per_head = p.kv_scale_per_head;
   cfg.seed = o.seed;
   auto c = test::make_paged_case<T>(cfg, p.qkv);
-  const std::size_t rows = std::size_t(c.p.batch * c.p.heads_q * c.p.seqlen_q);
+  const std::size_t rows = std::size_t(c.p.total_q() * c.p.heads_q);
   std::vector<T> got(c.q.size(), T(std::numeric_limits<float>::quiet_NaN())), want(c.q.size());
   std::vector<float> got_lse(rows, std::numeric_limits<float>::quiet_NaN()), want_lse(rows);
   auto a = c.host_args();
@@ -283,6 +300,9 @@ int run(const paged_options& o, bool dry_run) {
 }
 
 int bench(const paged_options& o, bool dry_run) {
+  if (o.prefill > 0)
+    throw std::invalid_argument("kdecl bench fmha --paged times decode; batch_prefill (--prefill) is timed by "
+                                "kdecl_bench_decode --prefill, against the forward kernel on contiguous K/V");
   const auto problems = problems_of(o);
   if (!want_gpu(o)) throw std::invalid_argument("kdecl bench fmha --paged times the CUDA decode kernels: it needs --device cuda (a CUDA build)");
   if (dry_run) return 0;
@@ -317,6 +337,9 @@ int paged_fmha_main(int argc, const char* const* argv, bool dry_run) {
   app.add_option("--skv", o.kv, "keys per sequence; a list makes one problem each")->capture_default_str();
   app.add_option("--kv-lengths", o.kv_lengths, "per-sequence key lengths L0,L1,... (replaces --b and --skv)");
   app.add_option("--sq", o.sq, "query tokens per sequence (1 to 64)")->capture_default_str();
+  app.add_option("--prefill", o.prefill, "batch_prefill (select, run): this many query tokens per sequence, its last "
+                                          "keys (chunked prefill after a cached prefix); replaces --sq")
+      ->check(CLI::Range(std::int64_t(1), std::int64_t(1) << 30));
   app.add_option("--hq", o.hq, "query heads")->capture_default_str();
   app.add_option("--hkv", o.hkv, "key/value heads")->capture_default_str();
   app.add_option("--d", o.d, "head dim")->capture_default_str();

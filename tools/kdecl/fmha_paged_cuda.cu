@@ -64,6 +64,7 @@ paged_gpu_check check_typed(const fmha_paged_problem& p, std::uint64_t seed) {
   cfg.family = p.family;
   cfg.lengths = p.seqlens_kv;
   cfg.seqlen_q = p.seqlen_q;
+  for (std::int64_t b = 0; p.prefill() && b < p.batch; ++b) cfg.q_lengths.push_back(std::int32_t(p.q_len(b)));
   cfg.heads_q = p.heads_q;
   cfg.heads_kv = p.heads_kv;
   cfg.hdim = p.hdim;
@@ -79,7 +80,7 @@ paged_gpu_check check_typed(const fmha_paged_problem& p, std::uint64_t seed) {
   cfg.scale_per_head = p.kv_scale_per_head;
   cfg.seed = seed;
   auto c = test::make_paged_case<T>(cfg, p.qkv);
-  const std::size_t rows = std::size_t(c.p.batch * c.p.heads_q * c.p.seqlen_q);
+  const std::size_t rows = std::size_t(c.p.total_q() * c.p.heads_q);  // LSE values (batch_prefill: [Hq, total_q])
   device_memory q(c.q), k(c.p.fp8_cache() ? std::vector<std::uint8_t>(reinterpret_cast<const std::uint8_t*>(c.k8.data()),
                                                                           reinterpret_cast<const std::uint8_t*>(c.k8.data()) + c.k8.size())
                                           : std::vector<std::uint8_t>(reinterpret_cast<const std::uint8_t*>(c.k_cache.data()),
@@ -89,7 +90,7 @@ paged_gpu_check check_typed(const fmha_paged_problem& p, std::uint64_t seed) {
                         : std::vector<std::uint8_t>(reinterpret_cast<const std::uint8_t*>(c.v_cache.data()),
                                                     reinterpret_cast<const std::uint8_t*>(c.v_cache.data() + c.v_cache.size()))),
       table(c.table), offsets(c.p.page_offsets), lens(c.p.seqlens_kv), sinks(c.sinks), ks(c.k_scale), vs(c.v_scale),
-      o(c.q.size() * sizeof(T)), lse(rows * sizeof(float));
+      o(c.q.size() * sizeof(T)), lse(rows * sizeof(float)), cu_q(c.p.cu_seqlens_q);
   check_cuda(cudaMemset(o.ptr, 0xFF, c.q.size() * sizeof(T)), "cudaMemset");  // NaN
   check_cuda(cudaMemset(lse.ptr, 0xFF, rows * sizeof(float)), "cudaMemset");
   fmha_paged_args a;
@@ -105,6 +106,7 @@ paged_gpu_check check_typed(const fmha_paged_problem& p, std::uint64_t seed) {
   a.sinks = c.sinks.empty() ? nullptr : static_cast<const float*>(sinks.ptr);
   a.k_scale = c.k_scale.empty() ? nullptr : static_cast<const float*>(ks.ptr);
   a.v_scale = c.v_scale.empty() ? nullptr : static_cast<const float*>(vs.ptr);
+  a.cu_seqlens_q = c.p.prefill() ? static_cast<const std::int32_t*>(cu_q.ptr) : nullptr;
   // The registered kernel the dispatcher picks (instances/fmha_paged.cpp), its workspace lent.
   const fmha_paged_dispatcher dispatcher(default_device());
   paged_gpu_check r;
