@@ -8,8 +8,9 @@
 //    read once for all of them (more than 16 rows: more row groups, which read the
 //    same pages, mostly from L2);
 //  * K and V tiles of 64 keys stream through a cp.async ring (16-byte copies, each
-//    key's page looked up in the block table or page list, rows past the split or
-//    the head dim zero-filled) 2 to 4 stages deep, Q once into shared memory;
+//    key's page looked up in the block table or page list one tile ahead of its copies,
+//    rows past the split or the head dim zero-filled) 2 to 4 stages deep, Q once into
+//    shared memory;
 //  * each of the 4 warps takes 16 keys of the tile: S = Q K^T with ldmatrix +
 //    mma.sync m16n8k16 (16 query rows, mostly padding when few rows are real: the
 //    tensor cores have room to spare), logits with scale and soft-cap in the log2
@@ -19,8 +20,8 @@
 //    the sink joins, O is normalized and written with the LSE. Split: the
 //    normalized partial O (fp32) and its LSE go to the workspace
 //    [batch, heads_q, seqlen_q, splits, hdim] / [.., splits], and the combine kernel
-//    (one warp per query row) weighs the splits by exp(lse_i - max), adds the sink
-//    and writes O and the LSE.
+//    (one block of 4 warps per query row) weighs the splits by exp(lse_i - max), adds
+//    the sink and writes O and the LSE.
 // Splits divide the keys the mask leaves visible (paged_band) in whole 64-key tiles
 // (paged_split_range), as the host reference does.
 #pragma once
@@ -164,19 +165,32 @@ __global__ void __launch_bounds__(decode_traits<T, Cache, D, Stages>::threads) p
     }
     cp_async<16>(s_q + std::uint32_t(r * Tr::pitch + cc * 16), src, valid ? 16 : 0);
   }
-  // Every chunk of a tile at once: the page-table reads of all of a thread's rows are issued
-  // together (one L2 round trip per tile, not one per row), then the copies.
+  // The page-table reads run one tile ahead of the copies: a tile's pages are read into
+  // registers (all of a thread's rows together) while the tile before it is computed, so
+  // that the copies of a tile never wait on a table read (a dependent DRAM round trip per
+  // tile that the block's own compute could not hide: at batch 1 it left most of the
+  // bandwidth unused).
+  constexpr int per_thread = BK * CC / Tr::threads;  // chunks (and rows) per thread per tile
   static_assert((BK * CC) % Tr::threads == 0, "whole tiles per thread");
-  auto load_kv = [&](int t, int stage) {
+  std::int32_t pages[per_thread];
+  auto fetch_pages = [&](int t) {  // tile t's pages of this thread's rows (0 past the split)
     const int j0 = begin + t * BK;
 #pragma unroll
-    for (int it = 0; it < BK * CC / Tr::threads; ++it) {
+    for (int it = 0; it < per_thread; ++it) {
+      const int j = j0 + (tid + it * Tr::threads) / CC;
+      pages[it] = j < end ? table[j >> p.page_shift] : 0;
+    }
+  };
+  auto load_kv = [&](int t, int stage) {  // needs fetch_pages(t) first
+    const int j0 = begin + t * BK;
+#pragma unroll
+    for (int it = 0; it < per_thread; ++it) {
       const int c = tid + it * Tr::threads;
       const int r = c / CC, cc = c % CC, j = j0 + r;
       const bool valid = j < end && cc < cache_chunks_valid;
       std::int64_t kofs = 0, vofs = 0;
       if (valid) {
-        const std::int64_t page = table[j >> p.page_shift], slot = j & page_mask;
+        const std::int64_t page = pages[it], slot = j & page_mask;
         kofs = page * p.k_page + slot * p.k_row + cc * per_chunk;
         vofs = page * p.v_page + slot * p.v_row + cc * per_chunk;
       }
@@ -185,9 +199,13 @@ __global__ void __launch_bounds__(decode_traits<T, Cache, D, Stages>::threads) p
       cp_async<16>(s_v + at, vc + vofs, valid ? 16 : 0);
     }
   };
+  fetch_pages(0);
 #pragma unroll
   for (int s = 0; s < S - 1; ++s) {
-    if (s < n_tiles) load_kv(s, s);
+    if (s < n_tiles) {
+      load_kv(s, s);
+      fetch_pages(s + 1);
+    }
     cp_async_commit();  // group 0 also holds Q
   }
 
@@ -225,7 +243,10 @@ __global__ void __launch_bounds__(decode_traits<T, Cache, D, Stages>::threads) p
   for (int t = 0; t < n_tiles; ++t) {
     cp_async_wait<S - 2>();
     __syncthreads();  // tile t visible; every warp is done with tile t - 1's stage
-    if (t + S - 1 < n_tiles) load_kv(t + S - 1, (t + S - 1) % S);
+    if (t + S - 1 < n_tiles) {
+      load_kv(t + S - 1, (t + S - 1) % S);
+      fetch_pages(t + S);  // lands while tile t is computed
+    }
     cp_async_commit();
     const int stage = t % S;
     const int jw = begin + t * BK + warp * 16;  // this warp's first key
@@ -386,18 +407,22 @@ struct combine_params {
   int batch, heads_q, seqlen_q, hdim, splits;
 };
 
-// One warp per query row: weights exp(lse_i - M) of the splits (and the sink), then O.
+// One block of 4 warps per query row. Every warp finds M = the largest split LSE (and the
+// sink) and the sum of the weights exp(lse_i - M) itself; warp w then adds up splits
+// w, w + 4, ... with each lane holding 4 columns (16-byte loads of the partial rows, 8
+// splits in flight per warp, so 32 splits cost one L2 round trip, not one per 8 splits
+// and 32 columns), and the 4 warps' sums meet in shared memory.
+inline constexpr int combine_warps = 4;
 template <class T>
-__global__ void __launch_bounds__(128) paged_combine_kernel(const combine_params p) {
-  constexpr int warps = 4;
+__global__ void __launch_bounds__(combine_warps * 32) paged_combine_kernel(const combine_params p) {
+  constexpr int warps = combine_warps, max_quads = 256 / 4;  // head dims up to 256: 2 quads per lane
   constexpr float neg_inf = -std::numeric_limits<float>::infinity();
-  __shared__ float weights[warps][paged_max_splits];
+  __shared__ float4 partial[warps][max_quads];
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.wait;\n" ::: "memory");  // the split kernel's partial results are visible
 #endif
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  const std::int64_t row = std::int64_t(blockIdx.x) * warps + warp;  // [batch, heads_q, seqlen_q]
-  if (row >= std::int64_t(p.batch) * p.heads_q * p.seqlen_q) return;
+  const std::int64_t row = blockIdx.x;  // [batch, heads_q, seqlen_q]
   const int token = int(row % p.seqlen_q), head = int(row / p.seqlen_q % p.heads_q), b = int(row / p.seqlen_q / p.heads_q);
   const float* lse = p.part_lse + row * p.splits;
   float m = neg_inf;
@@ -408,31 +433,57 @@ __global__ void __launch_bounds__(128) paged_combine_kernel(const combine_params
   m = fmaxf(m, sink);
   T* o = static_cast<T*>(p.o) + b * p.o_batch + token * p.o_seq + head * p.o_head;
   if (m == neg_inf) {  // no key and no sink: zeros, LSE -inf
-    for (int c = lane; c < p.hdim; c += 32) o[c] = from_float<T>(0.0f);
-    if (p.lse != nullptr && lane == 0) p.lse[row] = neg_inf;
+    for (int c = threadIdx.x; c < p.hdim; c += warps * 32) o[c] = from_float<T>(0.0f);
+    if (p.lse != nullptr && threadIdx.x == 0) p.lse[row] = neg_inf;
     return;
   }
   float sum = 0.0f;
-  for (int i = lane; i < p.splits; i += 32) {
-    const float w = __expf(lse[i] - m);  // -inf: 0
-    weights[warp][i] = w;
-    sum += w;
-  }
+  for (int i = lane; i < p.splits; i += 32) sum += __expf(lse[i] - m);  // -inf: 0
 #pragma unroll
   for (int x = 16; x > 0; x >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, x);
   if (p.sinks != nullptr) sum += __expf(sink - m);
-  __syncwarp();
-  const float inv = 1.0f / sum;
-  const float* part = p.part_o + row * p.splits * p.hdim;
-  for (int c = lane; c < p.hdim; c += 32) {
-    // Unrolled without a branch so that 8 loads are in flight at once (an empty split's
-    // weight is 0 and its partial output 0).
-    float acc = 0.0f;
+
+  const int quads = p.hdim / 4;  // head dims are multiples of 8
+  const float4* part = reinterpret_cast<const float4*>(p.part_o + row * p.splits * p.hdim);
+  float4 acc[2] = {make_float4(0.f, 0.f, 0.f, 0.f), make_float4(0.f, 0.f, 0.f, 0.f)};
+  // Unrolled without a branch on the weight so that 8 loads are in flight at once (an
+  // empty split's weight is 0 and its partial output 0).
 #pragma unroll 8
-    for (int i = 0; i < p.splits; ++i) acc += weights[warp][i] * part[std::int64_t(i) * p.hdim + c];
-    o[c] = from_float<T>(acc * inv);
+  for (int i = warp; i < p.splits; i += warps) {
+    const float w = __expf(lse[i] - m);
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int q = lane + 32 * h;
+      if (q < quads) {
+        const float4 v = part[std::int64_t(i) * quads + q];
+        acc[h].x += w * v.x;
+        acc[h].y += w * v.y;
+        acc[h].z += w * v.z;
+        acc[h].w += w * v.w;
+      }
+    }
   }
-  if (p.lse != nullptr && lane == 0) p.lse[row] = m + logf(sum);
+#pragma unroll
+  for (int h = 0; h < 2; ++h)
+    if (lane + 32 * h < quads) partial[warp][lane + 32 * h] = acc[h];
+  __syncthreads();
+  const float inv = 1.0f / sum;
+  for (int q = threadIdx.x; q < quads; q += warps * 32) {
+    float4 t = partial[0][q];
+#pragma unroll
+    for (int w = 1; w < warps; ++w) {
+      const float4 v = partial[w][q];
+      t.x += v.x;
+      t.y += v.y;
+      t.z += v.z;
+      t.w += v.w;
+    }
+    o[4 * q] = from_float<T>(t.x * inv);
+    o[4 * q + 1] = from_float<T>(t.y * inv);
+    o[4 * q + 2] = from_float<T>(t.z * inv);
+    o[4 * q + 3] = from_float<T>(t.w * inv);
+  }
+  if (p.lse != nullptr && threadIdx.x == 0) p.lse[row] = m + logf(sum);
 }
 
 // ---------------------------------------------------------------------------
@@ -532,8 +583,8 @@ inline status launch_paged_decode(const fmha_paged_problem& p, const fmha_paged_
     cudaGetDevice(&dev);
     cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
     cudaLaunchConfig_t cfg{};
-    cfg.gridDim = dim3(unsigned((rows + 3) / 4));
-    cfg.blockDim = dim3(128);
+    cfg.gridDim = dim3(unsigned(rows));  // one block per query row (rows <= batch 65535 x 8192 heads x seqlen_q)
+    cfg.blockDim = dim3(combine_warps * 32);
     cfg.dynamicSmemBytes = 0;
     cfg.stream = stream;
     cudaLaunchAttribute attr[1];
@@ -570,6 +621,8 @@ inline std::optional<std::string> paged_decode_args_reason(const fmha_paged_prob
   if (plan.workspace_bytes > 0 && (!a.workspace || a.workspace_bytes < plan.workspace_bytes))
     return "split-KV with " + std::to_string(plan.splits) + " splits needs " + std::to_string(plan.workspace_bytes) +
            " bytes of workspace, " + std::to_string(a.workspace_bytes) + " given";
+  if (plan.workspace_bytes > 0 && reinterpret_cast<std::uintptr_t>(a.workspace) % 16 != 0)
+    return "the split-KV workspace must be 16-byte aligned (the combine's 16-byte loads)";
   return std::nullopt;
 }
 
