@@ -61,9 +61,9 @@ enum class smem_formula : std::uint8_t {
   //   of k1 keys, padded by 8 bytes): n0*(k0*e + 16) + n1*(k1*e + 8)
   mfma_k_vt_slices,
   // paged_decode (kernels/fmha/cuda/decode/decode_plan.hpp decode_smem_bytes): Q (16 rows), the
-  //   K/V cp.async ring of 64-key tiles (rows padded by 16 bytes, cache dtype c), an fp8 cache's
-  //   widened rows, or the warps' merge buffer if larger:
-  //   max(16*(2d+16) + stages*2*64*(d*c+16) + [fp8] 4*2*16*(2d+16),  4*16*d*4 + 4*16*2*4)
+  //   K/V cp.async ring of 64-key tiles (rows padded by 16 bytes, cache dtype c; an fp8 cache is
+  //   widened in registers), or the warps' merge buffer if larger:
+  //   max(16*(2d+16) + stages*2*64*(d*c+16),  4*16*d*4 + 4*16*2*4)
   paged_decode_ring,
 };
 
@@ -381,7 +381,7 @@ constexpr long smem_bytes(smem_formula f, const fmha_key& k) {
     case smem_formula::paged_decode_ring: {
       const bool fp8 = k.sig.cache == dtype::fp8;
       const long d = t.k0max, pitch = d * 2 + 16, cache_pitch = d * (fp8 ? 1 : 2) + 16;
-      const long ring = long(t.m0) * pitch + long(k.algo.stages) * 2 * t.n0 * cache_pitch + (fp8 ? 4 * 2 * 16 * pitch : 0);
+      const long ring = long(t.m0) * pitch + long(k.algo.stages) * 2 * t.n0 * cache_pitch;
       const long merge = 4 * long(t.m0) * d * 4 + 4 * long(t.m0) * 2 * 4;
       return ring > merge ? ring : merge;
     }

@@ -32,11 +32,11 @@ constexpr int decode_default_stages(int d, bool fp8_cache) {
 
 // Shared memory of the decode kernel for padded head dim d (decode_traits::smem_bytes; the
 // kernel asserts the two agree, and arch/fmha_specs.hpp's paged_decode_ring is the same
-// formula): Q, the K/V cp.async ring, an fp8 cache's widened rows, or the warps' merge
-// buffer if larger.
+// formula): Q and the K/V cp.async ring (an fp8 cache's rows are widened in registers), or
+// the warps' merge buffer if larger.
 constexpr int decode_smem_bytes(int d, bool fp8_cache, int stages) {
   const int pitch = d * 2 + 16, cache_pitch = d * (fp8_cache ? 1 : 2) + 16;
-  const int ring = 16 * pitch + stages * 2 * 64 * cache_pitch + (fp8_cache ? 4 * 2 * 16 * pitch : 0);
+  const int ring = 16 * pitch + stages * 2 * 64 * cache_pitch;
   const int merge = 4 * 16 * d * 4 + 4 * 16 * 2 * 4;
   return ring > merge ? ring : merge;
 }

@@ -72,7 +72,8 @@ struct decode_params {
 };
 
 // T: Q and O (fp16 or bf16); Cache: the cache's element (T, or __nv_fp8_e4m3: its tiles
-// land in shared memory as fp8 and each warp widens its 16 keys to T before the mma);
+// land in shared memory as fp8, and each warp widens its ldmatrix fragments to T in
+// registers before the mma);
 // S: the K/V ring depth (a registered key's stages).
 template <class T, class Cache, int D, int S = decode_default_stages(D, sizeof(Cache) == 1)>
 struct decode_traits {
@@ -86,8 +87,7 @@ struct decode_traits {
   static constexpr int stages = S;
   static constexpr int q_bytes = rows * pitch;
   static constexpr int tile_bytes = block_keys * cache_pitch;  // one of K or V
-  static constexpr int widened_bytes = fp8 ? warps * 2 * 16 * pitch : 0;  // each warp's K and V, widened
-  static constexpr int ring_bytes = q_bytes + stages * 2 * tile_bytes + widened_bytes;
+  static constexpr int ring_bytes = q_bytes + stages * 2 * tile_bytes;
   static constexpr int merge_bytes = warps * rows * D * 4 + warps * rows * 2 * 4;
   static constexpr int smem_bytes = ring_bytes > merge_bytes ? ring_bytes : merge_bytes;
   static_assert(D % 16 == 0 && (pitch / 16) % 2 == 1 && (cache_pitch / 16) % 2 == 1,
@@ -95,28 +95,30 @@ struct decode_traits {
   static_assert(smem_bytes == decode_smem_bytes(D, fp8, S), "decode_plan.hpp's decode_smem_bytes must match the kernel");
 };
 
-// 16 e4m3 values (one 16-byte chunk) -> 16 values of T (two 16-byte chunks), by moving
-// the bits: e4m3's sign, 4-bit exponent and 3-bit mantissa land in the 16-bit format's
-// fields unchanged, which is the e4m3 value times 2^-k (subnormals too:
+// e4m3 -> T by moving bits: e4m3's sign, 4-bit exponent and 3-bit mantissa land in the
+// 16-bit format's fields unchanged, which is the e4m3 value times 2^-k (subnormals too:
 // 2^-8 for fp16, exact; 2^-120 for bf16, whose e4m3 subnormals become bf16 subnormals).
 // The kernel multiplies 2^k back into the K and V scales. No float conversions. (An e4m3
 // NaN byte, 0x7F or 0xFF, reads as -+480: e4m3 has no infinities and a cache holds no NaN.)
 template <class T>
 inline constexpr float widen_factor = std::is_same_v<T, __half> ? 256.0f : 0x1p120f;
 
-template <class T>
-__device__ __forceinline__ std::uint32_t widen_pair(std::uint32_t w, int pair) {
-  // Bytes 2 * pair and 2 * pair + 1 of w into the low bytes of two 16-bit lanes.
-  const std::uint32_t x = __byte_perm(w, 0u, pair == 0 ? 0x4140u : 0x4342u);
-  constexpr int shift = std::is_same_v<T, __half> ? 7 : 4;
-  return ((x & 0x007F007Fu) << shift) | ((x & 0x00800080u) << 8);
+// Two bytes of w, chosen by Selector (a PTX prmt selector whose nibbles 0 and 2 name the
+// bytes and nibbles 1 and 3 repeat their signs: prmt replicates a byte's sign where a
+// nibble's top bit is set; CUDA documents __byte_perm with 3-bit selectors only, so the
+// instruction is written out), widened to two values of T in one 32-bit register. Each
+// byte sits in the low byte of a 16-bit lane whose high byte holds its sign; one shift
+// puts the 7 magnitude bits where the 16-bit format wants them and the sign on bit 15,
+// the mask clears the rest (and what the shift carried over from the lower lane).
+template <class T, std::uint32_t Selector>
+__device__ __forceinline__ std::uint32_t widen_e4m3_pair(std::uint32_t w) {
+  std::uint32_t x;
+  asm("prmt.b32 %0, %1, 0, %2;" : "=r"(x) : "r"(w), "n"(Selector));
+  if constexpr (std::is_same_v<T, __half>) return (x << 7) & 0xBF80BF80u;  // s, 0, eeee mmm at 13..7
+  else return (x << 4) & 0x87F087F0u;                                     // s, 0000, eeee mmm at 10..4
 }
-
-template <class T>
-__device__ __forceinline__ void widen_e4m3(uint4 in, uint4& lo, uint4& hi) {
-  lo = make_uint4(widen_pair<T>(in.x, 0), widen_pair<T>(in.x, 1), widen_pair<T>(in.y, 0), widen_pair<T>(in.y, 1));
-  hi = make_uint4(widen_pair<T>(in.z, 0), widen_pair<T>(in.z, 1), widen_pair<T>(in.w, 0), widen_pair<T>(in.w, 1));
-}
+inline constexpr std::uint32_t bytes_01 = 0x9180u, bytes_23 = 0xB3A2u;  // K fragments: (d, d + 1) pairs
+inline constexpr std::uint32_t bytes_02 = 0xA280u, bytes_13 = 0xB391u;  // V fragments: (key, key + 1) pairs
 
 template <class T, class Cache, int D, int Stages = decode_default_stages(D, sizeof(Cache) == 1)>
 __global__ void __launch_bounds__(decode_traits<T, Cache, D, Stages>::threads) paged_decode_kernel(const decode_params p) {
@@ -170,33 +172,39 @@ __global__ void __launch_bounds__(decode_traits<T, Cache, D, Stages>::threads) p
   // that the copies of a tile never wait on a table read (a dependent DRAM round trip per
   // tile that the block's own compute could not hide: at batch 1 it left most of the
   // bandwidth unused).
-  constexpr int per_thread = BK * CC / Tr::threads;  // chunks (and rows) per thread per tile
-  static_assert((BK * CC) % Tr::threads == 0, "whole tiles per thread");
+  // A thread copies one 16-byte column (cc) of rows r0, r0 + R, r0 + 2R, ... of a tile, so
+  // its column pointers and shared-memory offsets are fixed and each row costs the page
+  // and slot multiplies only (the loop is issue-bound: the copies' address arithmetic
+  // was a third of its instructions).
+  constexpr int per_thread = BK * CC / Tr::threads;  // rows per thread per tile
+  constexpr int R = Tr::threads / CC;                // rows one pass of the block covers
+  static_assert(Tr::threads % CC == 0 && BK % R == 0, "whole rows per pass, whole passes per tile");
+  const int r0 = tid / CC, cc0 = tid % CC;
+  const bool column_valid = cc0 < cache_chunks_valid;
+  const Cache* k_column = kc + cc0 * per_chunk;
+  const Cache* v_column = vc + cc0 * per_chunk;
+  const std::uint64_t k_page = std::uint64_t(p.k_page), v_page = std::uint64_t(p.v_page);
+  const std::uint64_t k_row = std::uint64_t(p.k_row), v_row = std::uint64_t(p.v_row);
+  const std::uint32_t ring_at = std::uint32_t(r0 * Tr::cache_pitch + cc0 * 16);
   std::int32_t pages[per_thread];
   auto fetch_pages = [&](int t) {  // tile t's pages of this thread's rows (0 past the split)
-    const int j0 = begin + t * BK;
+    const int j0 = begin + t * BK + r0;
 #pragma unroll
     for (int it = 0; it < per_thread; ++it) {
-      const int j = j0 + (tid + it * Tr::threads) / CC;
+      const int j = j0 + it * R;
       pages[it] = j < end ? table[j >> p.page_shift] : 0;
     }
   };
   auto load_kv = [&](int t, int stage) {  // needs fetch_pages(t) first
-    const int j0 = begin + t * BK;
+    const int j0 = begin + t * BK + r0;
 #pragma unroll
     for (int it = 0; it < per_thread; ++it) {
-      const int c = tid + it * Tr::threads;
-      const int r = c / CC, cc = c % CC, j = j0 + r;
-      const bool valid = j < end && cc < cache_chunks_valid;
-      std::int64_t kofs = 0, vofs = 0;
-      if (valid) {
-        const std::int64_t page = pages[it], slot = j & page_mask;
-        kofs = page * p.k_page + slot * p.k_row + cc * per_chunk;
-        vofs = page * p.v_page + slot * p.v_row + cc * per_chunk;
-      }
-      const std::uint32_t at = std::uint32_t(stage * Tr::tile_bytes + r * Tr::cache_pitch + cc * 16);
-      cp_async<16>(s_k + at, kc + kofs, valid ? 16 : 0);
-      cp_async<16>(s_v + at, vc + vofs, valid ? 16 : 0);
+      const int j = j0 + it * R;
+      const bool valid = column_valid && j < end;  // a row past the split reads page 0: in the pool, 0 bytes copied
+      const std::uint64_t page = std::uint32_t(pages[it]), slot = std::uint32_t(j & page_mask);
+      const std::uint32_t at = std::uint32_t(stage * Tr::tile_bytes + it * R * Tr::cache_pitch) + ring_at;
+      cp_async<16>(s_k + at, k_column + (page * k_page + slot * k_row), valid ? 16 : 0);
+      cp_async<16>(s_v + at, v_column + (page * v_page + slot * v_row), valid ? 16 : 0);
     }
   };
   fetch_pages(0);
@@ -216,6 +224,13 @@ __global__ void __launch_bounds__(decode_traits<T, Cache, D, Stages>::threads) p
     const int token = (rg * Tr::rows + g + 8 * r) % sq, diag = token + offset;
     vis_lo[r] = p.window_left >= 0 ? max(begin, diag - p.window_left) : begin;
     vis_hi[r] = p.window_right >= 0 ? min(end, diag + p.window_right + 1) : end;
+  }
+  // The keys every row of the warp sees: a slice inside them needs no mask.
+  int warp_vis_lo = max(vis_lo[0], vis_lo[1]), warp_vis_hi = min(vis_hi[0], vis_hi[1]);
+#pragma unroll
+  for (int x = 16; x > 0; x >>= 1) {
+    warp_vis_lo = max(warp_vis_lo, __shfl_xor_sync(0xffffffffu, warp_vis_lo, x));
+    warp_vis_hi = min(warp_vis_hi, __shfl_xor_sync(0xffffffffu, warp_vis_hi, x));
   }
 
   // An fp8 cache's K scale joins the softmax scale; its V scale multiplies O at the end.
@@ -237,8 +252,18 @@ __global__ void __launch_bounds__(decode_traits<T, Cache, D, Stages>::threads) p
   __syncthreads();
   std::uint32_t qa[D / 16][4];
 #pragma unroll
-  for (int kk = 0; kk < D / 16; ++kk)
-    ldmatrix_x4(qa[kk], s_q + std::uint32_t(((lane & 7) + ((lane >> 3) & 1) * 8) * Tr::pitch + (kk * 16 + (lane >> 4) * 8) * 2));
+  for (int kk = 0; kk < D / 16; ++kk) {
+    if constexpr (Tr::fp8) {  // dims in the fp8 K fragments' order: (4 t4, 4 t4 + 1 | 4 t4 + 2, 4 t4 + 3)
+#pragma unroll
+      for (int r = 0; r < 2; ++r) {
+        const uint2 q2 = *reinterpret_cast<const uint2*>(smem + (g + 8 * r) * Tr::pitch + (kk * 16 + 4 * t4) * 2);
+        qa[kk][r] = q2.x;
+        qa[kk][2 + r] = q2.y;
+      }
+    } else {
+      ldmatrix_x4(qa[kk], s_q + std::uint32_t(((lane & 7) + ((lane >> 3) & 1) * 8) * Tr::pitch + (kk * 16 + (lane >> 4) * 8) * 2));
+    }
+  }
 
   for (int t = 0; t < n_tiles; ++t) {
     cp_async_wait<S - 2>();
@@ -251,58 +276,86 @@ __global__ void __launch_bounds__(decode_traits<T, Cache, D, Stages>::threads) p
     const int stage = t % S;
     const int jw = begin + t * BK + warp * 16;  // this warp's first key
     if (jw >= end) continue;                    // warp-uniform: nothing of this slice is in the split
-    // This warp's 16 keys of K and V as 16-bit rows (pitch Tr::pitch).
-    std::uint32_t k_tile = s_k + stage * Tr::tile_bytes + warp * 16 * Tr::pitch;
-    std::uint32_t v_tile = s_v + stage * Tr::tile_bytes + warp * 16 * Tr::pitch;
-    if constexpr (Tr::fp8) {
-      const std::uint32_t wide = s_v + S * Tr::tile_bytes + warp * 2 * 16 * Tr::pitch;
-      unsigned char* base = smem;
-      const std::uint32_t s0 = smem_address(smem);
-      __syncwarp();  // the previous tile's ldmatrix reads of `wide` are done
-#pragma unroll
-      for (int i = lane; i < 2 * 16 * CC; i += 32) {
-        const int kv = i / (16 * CC), r = (i / CC) % 16, cc = i % CC;
-        const std::uint32_t src = (kv ? s_v : s_k) + stage * Tr::tile_bytes + (warp * 16 + r) * Tr::cache_pitch + cc * 16;
-        const uint4 in = *reinterpret_cast<const uint4*>(base + (src - s0));
-        uint4 lo, hi;
-        widen_e4m3<T>(in, lo, hi);
-        unsigned char* dst = base + (wide - s0) + (kv * 16 + r) * Tr::pitch + cc * 32;
-        *reinterpret_cast<uint4*>(dst) = lo;
-        *reinterpret_cast<uint4*>(dst + 16) = hi;
-      }
-      __syncwarp();
-      k_tile = wide;
-      v_tile = wide + 16 * Tr::pitch;
-    }
-
+    // This warp's 16 keys of K and V in the ring (rows of Tr::cache_pitch bytes).
+    const std::uint32_t k_tile = s_k + stage * Tr::tile_bytes + warp * 16 * Tr::cache_pitch;
+    const std::uint32_t v_tile = s_v + stage * Tr::tile_bytes + warp * 16 * Tr::cache_pitch;
     float acc_s[2][4] = {{0.0f, 0.0f, 0.0f, 0.0f}, {0.0f, 0.0f, 0.0f, 0.0f}};
+    if constexpr (Tr::fp8) {
+      // An 8 x 16-byte ldmatrix matrix of fp8 K is 8 keys x 16 dims: lane (g, t4) holds key g's
+      // dims 4 t4 .. 4 t4 + 3, widened to the B fragment's two registers. The mma then sums
+      // dims in the order (4 t4, 4 t4 + 1 | 4 t4 + 2, 4 t4 + 3) where it expects
+      // (2 t4, 2 t4 + 1 | 2 t4 + 8, 2 t4 + 9); Q's fragments are loaded in the same order.
 #pragma unroll
-    for (int kk = 0; kk < D / 16; ++kk) {
-      std::uint32_t kf[4];
-      ldmatrix_x4(kf, k_tile + std::uint32_t(((lane & 7) + (lane >> 4) * 8) * Tr::pitch +
-                                             (kk * 16 + ((lane >> 3) & 1) * 8) * 2));
-      mma<bf16>(acc_s[0], qa[kk], kf[0], kf[1]);
-      mma<bf16>(acc_s[1], qa[kk], kf[2], kf[3]);
+      for (int kp = 0; kp < D / 32; ++kp) {  // matrices: keys 0-7 / 8-15 x dims 32 kp .. + 15 / + 16 .. + 31
+        std::uint32_t kf[4];
+        ldmatrix_x4(kf, k_tile + std::uint32_t(((lane & 7) + ((lane >> 3) & 1) * 8) * Tr::cache_pitch + (2 * kp + (lane >> 4)) * 16));
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          mma<bf16>(acc_s[0], qa[2 * kp + h], widen_e4m3_pair<T, bytes_01>(kf[2 * h]), widen_e4m3_pair<T, bytes_23>(kf[2 * h]));
+          mma<bf16>(acc_s[1], qa[2 * kp + h], widen_e4m3_pair<T, bytes_01>(kf[2 * h + 1]),
+                    widen_e4m3_pair<T, bytes_23>(kf[2 * h + 1]));
+        }
+      }
+    } else {
+#pragma unroll
+      for (int kk = 0; kk < D / 16; ++kk) {
+        std::uint32_t kf[4];
+        ldmatrix_x4(kf, k_tile + std::uint32_t(((lane & 7) + (lane >> 4) * 8) * Tr::pitch +
+                                               (kk * 16 + ((lane >> 3) & 1) * 8) * 2));
+        mma<bf16>(acc_s[0], qa[kk], kf[0], kf[1]);
+        mma<bf16>(acc_s[1], qa[kk], kf[2], kf[3]);
+      }
     }
 #pragma unroll
     for (int nt = 0; nt < 2; ++nt)
 #pragma unroll
       for (int e = 0; e < 4; ++e) {
-        const int r = e >> 1, j = jw + nt * 8 + t4 * 2 + (e & 1);
         float x = acc_s[nt][e];
         if (p.soft_cap > 0.0f) x = p.soft_cap * tanhf(x * scale * p.inv_soft_cap) * log2e;
         else x *= scale_log2;
-        acc_s[nt][e] = j >= vis_lo[r] && j < vis_hi[r] ? x : neg_inf;
+        acc_s[nt][e] = x;
       }
+    if (jw < warp_vis_lo || jw + 16 > warp_vis_hi) {  // warp-uniform: some key of the slice is masked for some row
+#pragma unroll
+      for (int nt = 0; nt < 2; ++nt)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+          const int r = e >> 1, j = jw + nt * 8 + t4 * 2 + (e & 1);
+          if (j < vis_lo[r] || j >= vis_hi[r]) acc_s[nt][e] = neg_inf;
+        }
+    }
+    // Online softmax with a lazy maximum: a row's running maximum moves (and O and the sum
+    // are rescaled) only when a tile's maximum exceeds it by more than 2^8 in the exp2
+    // domain; otherwise P = exp2(s - stale maximum) <= 2^8, exact in fp32 and bf16, and
+    // the final normalization uses the same maximum. Decode's loop is issue-bound, and
+    // rescaling O's 64 accumulators on every tile was 7% of its instructions.
+    constexpr float lazy_margin = 8.0f;
+    float m[2];
+    bool grow[2];
 #pragma unroll
     for (int r = 0; r < 2; ++r) {
-      float m = fmaxf(fmaxf(acc_s[0][2 * r], acc_s[0][2 * r + 1]), fmaxf(acc_s[1][2 * r], acc_s[1][2 * r + 1]));
-      m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, 1));
-      m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, 2));
-      const float m_new = fmaxf(row_max[r], m);
-      const float base = m_new == neg_inf ? 0.0f : m_new;  // nothing visible yet: everything stays 0
-      const float rescale = exp2_approx(row_max[r] - base);
-      row_max[r] = m_new;
+      m[r] = fmaxf(fmaxf(acc_s[0][2 * r], acc_s[0][2 * r + 1]), fmaxf(acc_s[1][2 * r], acc_s[1][2 * r + 1]));
+      m[r] = fmaxf(m[r], __shfl_xor_sync(0xffffffffu, m[r], 1));
+      m[r] = fmaxf(m[r], __shfl_xor_sync(0xffffffffu, m[r], 2));
+      grow[r] = m[r] > row_max[r] + lazy_margin;  // row_max -inf: any visible key; m -inf: never
+    }
+    if (__any_sync(0xffffffffu, grow[0] || grow[1])) {
+#pragma unroll
+      for (int r = 0; r < 2; ++r) {
+        if (!grow[r]) continue;
+        const float rescale = exp2_approx(row_max[r] - m[r]);  // row_max -inf: 0 (all still 0)
+        row_max[r] = m[r];
+        row_sum[r] *= rescale;
+#pragma unroll
+        for (int dt = 0; dt < D / 8; ++dt) {
+          acc_o[dt][2 * r] *= rescale;
+          acc_o[dt][2 * r + 1] *= rescale;
+        }
+      }
+    }
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      const float base = row_max[r] == neg_inf ? 0.0f : row_max[r];  // nothing visible yet: everything stays 0
       float sum = 0.0f;
 #pragma unroll
       for (int nt = 0; nt < 2; ++nt)
@@ -312,25 +365,38 @@ __global__ void __launch_bounds__(decode_traits<T, Cache, D, Stages>::threads) p
           acc_s[nt][2 * r + c] = pv;
           sum += pv;
         }
-      row_sum[r] = row_sum[r] * rescale + sum;
-#pragma unroll
-      for (int dt = 0; dt < D / 8; ++dt) {
-        acc_o[dt][2 * r] *= rescale;
-        acc_o[dt][2 * r + 1] *= rescale;
-      }
+      row_sum[r] += sum;
     }
     std::uint32_t pa[4];
     pa[0] = pack<bf16>(acc_s[0][0], acc_s[0][1]);
     pa[1] = pack<bf16>(acc_s[0][2], acc_s[0][3]);
     pa[2] = pack<bf16>(acc_s[1][0], acc_s[1][1]);
     pa[3] = pack<bf16>(acc_s[1][2], acc_s[1][3]);
+    if constexpr (Tr::fp8) {
+      // ldmatrix.trans of fp8 V read as 16-bit pairs: lane (g, t4) holds keys 2 t4 and 2 t4 + 1
+      // at dims 2 g and 2 g + 1 of a 16-dim chunk c. Bytes (0, 2) are the B fragment of the
+      // even dims, bytes (1, 3) of the odd ones: O's n-tile 2 c holds dims 16 c + 2 n,
+      // n-tile 2 c + 1 dims 16 c + 2 n + 1 (o_column below).
 #pragma unroll
-    for (int dp = 0; dp < D / 16; ++dp) {
-      std::uint32_t vf[4];
-      ldmatrix_x4_trans(vf, v_tile + std::uint32_t(((lane & 7) + ((lane >> 3) & 1) * 8) * Tr::pitch +
-                                                   (dp * 16 + (lane >> 4) * 8) * 2));
-      mma<bf16>(acc_o[2 * dp], pa, vf[0], vf[1]);
-      mma<bf16>(acc_o[2 * dp + 1], pa, vf[2], vf[3]);
+      for (int cp = 0; cp < D / 32; ++cp) {  // matrices: keys 0-7 / 8-15 x dims 32 cp .. + 15 / + 16 .. + 31
+        std::uint32_t vf[4];
+        ldmatrix_x4_trans(vf, v_tile + std::uint32_t(((lane & 7) + ((lane >> 3) & 1) * 8) * Tr::cache_pitch + (2 * cp + (lane >> 4)) * 16));
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          const int c = 2 * cp + h;
+          mma<bf16>(acc_o[2 * c], pa, widen_e4m3_pair<T, bytes_02>(vf[2 * h]), widen_e4m3_pair<T, bytes_02>(vf[2 * h + 1]));
+          mma<bf16>(acc_o[2 * c + 1], pa, widen_e4m3_pair<T, bytes_13>(vf[2 * h]), widen_e4m3_pair<T, bytes_13>(vf[2 * h + 1]));
+        }
+      }
+    } else {
+#pragma unroll
+      for (int dp = 0; dp < D / 16; ++dp) {
+        std::uint32_t vf[4];
+        ldmatrix_x4_trans(vf, v_tile + std::uint32_t(((lane & 7) + ((lane >> 3) & 1) * 8) * Tr::pitch +
+                                                     (dp * 16 + (lane >> 4) * 8) * 2));
+        mma<bf16>(acc_o[2 * dp], pa, vf[0], vf[1]);
+        mma<bf16>(acc_o[2 * dp + 1], pa, vf[2], vf[3]);
+      }
     }
   }
 
@@ -339,7 +405,13 @@ __global__ void __launch_bounds__(decode_traits<T, Cache, D, Stages>::threads) p
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   if (p.part_o != nullptr) asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
 #endif
-  // Merge the warps' (max, sum, O) through shared memory (the ring is free now).
+  // Merge the warps' (max, sum, O) through shared memory (the ring is free now). The head-dim
+  // column of O's accumulator element e of n-tile dt (an fp8 cache's n-tiles hold even or
+  // odd dims, see its P V above):
+  auto o_column = [&](int dt, int e) {
+    const int n = t4 * 2 + (e & 1);
+    return Tr::fp8 ? 16 * (dt >> 1) + 2 * n + (dt & 1) : dt * 8 + n;
+  };
   cp_async_wait<0>();
   __syncthreads();
   float* red = reinterpret_cast<float*>(smem);              // [warps][16][D]
@@ -359,7 +431,7 @@ __global__ void __launch_bounds__(decode_traits<T, Cache, D, Stages>::threads) p
   for (int dt = 0; dt < D / 8; ++dt)
 #pragma unroll
     for (int e = 0; e < 4; ++e)
-      red[(warp * Tr::rows + g + (e >> 1) * 8) * D + dt * 8 + t4 * 2 + (e & 1)] = acc_o[dt][e];
+      red[(warp * Tr::rows + g + (e >> 1) * 8) * D + o_column(dt, e)] = acc_o[dt][e];
   __syncthreads();
 
   for (int idx = tid; idx < Tr::rows * D; idx += Tr::threads) {
