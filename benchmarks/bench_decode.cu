@@ -1,7 +1,7 @@
 // Paged decode attention against the memory bound and cuDNN, in one process on one GPU:
 //   kdecl_bench_decode [--batch 1,8,64] [--kv 4096,32768] [--hq 32] [--hkv 8] [--d 128]
 //                      [--page-size 16] [--splits auto|N] [--dtype bf16|fp16] [--reps 20] [--cudnn 0|1]
-//                      [--cache fp8] [--prefill Q [--kernel NAME_PART]]
+//                      [--cache fp8] [--prefill Q [--kernel NAME_PART]] [--stages N] [--pages ordered]
 // For every (batch, KV length): the kdecl split-KV decode over a paged cache whose
 // pages are shuffled (random block table), a cudaMemcpy (device to device) of the
 // same K+V bytes, and, when built with cuDNN, cuDNN's fused attention (SDPA) on a
@@ -13,6 +13,9 @@
 // --prefill Q: batch_prefill instead (Q query tokens per sequence, causal, after a cached
 // prefix): the paged dispatcher's choice (or the paged kernel whose name holds --kernel's
 // value) against the forward dispatcher's on the same attention with contiguous K/V.
+// A/B knobs for the decode kernel: --stages N (2 to 4, bf16 head dims 64 and 128) runs the
+// decode kernel with an N-stage ring instead of the shipped one (planned for that kernel's
+// occupancy); --pages ordered keeps each sequence's pages in order (the default shuffles them).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -110,6 +113,44 @@ struct timer {
   }
 };
 
+// --stages: the decode kernel with an N-stage ring (bf16, head dims 64 and 128), planned for
+// its own occupancy, with a workspace of its own.
+template <int N>
+status run_decode_with_stages(const fmha_paged_problem& problem, const fmha_paged_args& args, void** workspace,
+                              std::size_t* capacity, int* splits) {
+  const fmha_paged_problem p = problem.normalized();
+  const int d = dec::decode_padded_hdim(p.hdim);
+  if (p.qkv != dtype::bf16 || d > 128) return status::error("--stages: bf16 with head dims up to 128 only");
+  int dev = 0, sms = 1;
+  cudaGetDevice(&dev);
+  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+  auto go = [&]<class Cache, int D>() {
+    const dec::decode_plan plan = dec::plan_paged_decode(p, sms, dec::decode_blocks_per_sm<__nv_bfloat16, Cache, D, N>());
+    *splits = plan.splits;
+    fmha_paged_args a = args;
+    if (plan.workspace_bytes > *capacity) {
+      if (*workspace) cudaFree(*workspace);
+      CK(cudaMalloc(workspace, plan.workspace_bytes));
+      *capacity = plan.workspace_bytes;
+    }
+    a.workspace = *workspace;
+    a.workspace_bytes = *capacity;
+    return dec::launch_paged_decode<__nv_bfloat16, Cache, D, N>(p, a, plan, nullptr);
+  };
+  if (p.fp8_cache()) return d == 64 ? go.template operator()<__nv_fp8_e4m3, 64>() : go.template operator()<__nv_fp8_e4m3, 128>();
+  return d == 64 ? go.template operator()<__nv_bfloat16, 64>() : go.template operator()<__nv_bfloat16, 128>();
+}
+
+status run_decode_with_stages(int stages, const fmha_paged_problem& p, const fmha_paged_args& a, void** ws,
+                              std::size_t* capacity, int* splits) {
+  switch (stages) {
+    case 2: return run_decode_with_stages<2>(p, a, ws, capacity, splits);
+    case 3: return run_decode_with_stages<3>(p, a, ws, capacity, splits);
+    case 4: return run_decode_with_stages<4>(p, a, ws, capacity, splits);
+    default: return status::error("--stages takes 2 to 4");
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -119,6 +160,8 @@ int main(int argc, char** argv) {
   bool fp8 = false;
   long prefill = 0;  // > 0: batch_prefill with this many query tokens per sequence (the last keys)
   std::string kernel_filter;  // --prefill: time the paged kernel whose name holds this (default: the dispatcher's)
+  int stages = 0;              // --stages N: the decode kernel with an N-stage ring (A/B), 0: the shipped kernel
+  bool ordered_pages = false;  // --pages ordered: each sequence's pages in order
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string k = argv[i];
     const char* v = argv[i + 1];
@@ -134,6 +177,8 @@ int main(int argc, char** argv) {
     else if (k == "--cache") fp8 = std::string(v) == "fp8";
     else if (k == "--prefill") prefill = std::atol(v);
     else if (k == "--kernel") kernel_filter = v;
+    else if (k == "--stages") stages = std::atoi(v);
+    else if (k == "--pages") ordered_pages = std::string(v) == "ordered";
     else if (k == "--dtype") dt = std::string(v) == "fp16" ? dtype::fp16 : dtype::bf16;
     else {
       std::fprintf(stderr, "unknown option %s\n", k.c_str());
@@ -192,7 +237,7 @@ int main(int argc, char** argv) {
       }
       std::vector<std::int32_t> table(std::size_t(p.num_pages));
       std::iota(table.begin(), table.end(), 0);
-      std::shuffle(table.begin(), table.end(), std::mt19937_64(7));
+      if (!ordered_pages) std::shuffle(table.begin(), table.end(), std::mt19937_64(7));
       void *k, *v, *q, *o, *tbl, *lens, *copy_dst;
       CK(cudaMalloc(&k, cache_bytes));
       CK(cudaMalloc(&v, cache_bytes));
@@ -286,10 +331,13 @@ int main(int argc, char** argv) {
         cudaFree(scales);
         continue;
       }
-      const auto plan = decoder.plan(p);
+      auto plan = decoder.plan(p);
       bool failed = false;
+      void* stages_workspace = nullptr;
+      std::size_t stages_capacity = 0;
       const double ours = tm.median_ms(int(reps), [&] {
-        const status st = decoder.run(p, a);
+        const status st = stages > 0 ? run_decode_with_stages(stages, p, a, &stages_workspace, &stages_capacity, &plan.splits)
+                                     : decoder.run(p, a);
         if (!st.is_ok() && !failed) {
           std::printf("kdecl failed: %s\n", st.message().c_str());
           failed = true;
@@ -331,6 +379,7 @@ int main(int argc, char** argv) {
         std::printf("%6ld %7ld %7d %10.1f %9.0f %10.1f %9.0f %6.1f%%  cuDNN: %s\n", batch, kv, plan.splits, ours * 1e3,
                     ours_gbs, copy * 1e3, copy_gbs, 100.0 * ours_gbs / copy_gbs, cudnn_note.c_str());
       std::fflush(stdout);
+      if (stages_workspace) cudaFree(stages_workspace);
       cudaFree(k);
       cudaFree(v);
       cudaFree(copy_dst);

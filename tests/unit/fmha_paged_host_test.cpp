@@ -437,8 +437,9 @@ TEST(FmhaPagedHost, AppendQuantizesIntoAnFp8Cache) {
       }
 }
 
-// The CUDA decode's plan (pure C++): one stage when the blocks fill a wave, otherwise
-// the fewest splits within 85% of the best wave efficiency, each at least two tiles.
+// The CUDA decode's plan (pure C++): under 80% of a wave, the fewest splits within 85% of
+// the best wave efficiency, each at least two tiles; one to three waves, splits of at least
+// 8 tiles where they even the waves out; more, one stage.
 TEST(FmhaPagedPlan, SplitsFillTheDeviceWithFewWaves) {
   namespace dec = kernels::cuda::decode;
   fmha_paged_problem p;
@@ -461,6 +462,17 @@ TEST(FmhaPagedPlan, SplitsFillTheDeviceWithFewWaves) {
   EXPECT_EQ(plan_for(64, 32768).splits, 1);
   EXPECT_EQ(plan_for(64, 32768).workspace_bytes, 0u);
   EXPECT_EQ(plan_for(256, 4096).splits, 1);
+  // One to three waves: splits even the waves out. 512 blocks on 396 slots (3 per SM) leave the
+  // second wave a third full (0.65 busy); 3 splits fill 4 waves to 0.97.
+  auto plan_3_per_sm = [&](std::int64_t batch, std::int32_t len) {
+    p.batch = batch;
+    p.seqlens_kv.assign(std::size_t(batch), len);
+    return dec::plan_paged_decode(p, 132, 3);
+  };
+  EXPECT_EQ(plan_3_per_sm(64, 32768).splits, 3);
+  EXPECT_EQ(plan_3_per_sm(64, 256).splits, 1);    // 4 tiles: no split of 8 tiles or more
+  EXPECT_EQ(plan_3_per_sm(48, 32768).splits, 1);  // 384 blocks: 0.97 of one wave
+  EXPECT_EQ(plan_3_per_sm(256, 4096).splits, 1);  // 2048 blocks: five waves and more stay one stage
   p.splits = 7;
   EXPECT_EQ(plan_for(64, 32768).splits, 7);  // explicit
   p.splits = 0;

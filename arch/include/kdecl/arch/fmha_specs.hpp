@@ -390,12 +390,11 @@ constexpr long smem_bytes(smem_formula f, const fmha_key& k) {
 }
 
 // The K/V ring depth a pipeline takes when a declaration names none: paged_decode's is the
-// deepest its kernel had before stages were a key field (decode_plan.hpp decode_default_stages).
+// one measured best for its head dim and cache (decode_plan.hpp decode_default_stages).
 constexpr int default_stages(const pipeline_offer& po, const fmha_key& k) {
   if (po.pipe != fmha_pipeline::paged_decode || k.algo.arch == arch_id::host) return po.stages.def;
   const int d = k.sig.hdim_q;
-  if (k.sig.cache == dtype::fp8) return d <= 128 ? 4 : 2;
-  return d <= 64 ? 4 : d <= 128 ? 3 : 2;
+  return k.sig.cache == dtype::fp8 && d > 64 && d <= 128 ? 3 : 2;
 }
 
 // fp32 accumulators one thread holds: O (m0 x n1) and S (m0 x n0) over the consumer threads

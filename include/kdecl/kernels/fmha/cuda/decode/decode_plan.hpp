@@ -25,9 +25,12 @@ struct decode_plan {
 inline int decode_padded_hdim(std::int64_t hdim) { return hdim <= 64 ? 64 : hdim <= 128 ? 128 : 256; }
 
 // The K/V ring depth of the decode kernel when its key names none (arch/fmha_specs.hpp
-// default_stages): 2 to 4 stages of 64-key tiles, as deep as the head dim allows.
+// default_stages), chosen by measurement on an H200 (docs/perf/h200-2026-12-02-decode-table-ahead):
+// shallow rings, so that more blocks share an SM (the loop waits on its own latencies more
+// than on memory): 2 stages of 64-key tiles (3 blocks per SM at head dim 128, 4 at 64), 3
+// for an fp8 cache at head dim 128 (60 KB: 3 blocks per SM).
 constexpr int decode_default_stages(int d, bool fp8_cache) {
-  return fp8_cache ? (d <= 128 ? 4 : 2) : (d <= 64 ? 4 : d <= 128 ? 3 : 2);
+  return fp8_cache && d > 64 && d <= 128 ? 3 : 2;
 }
 
 // Shared memory of the decode kernel for padded head dim d (decode_traits::smem_bytes; the
@@ -54,11 +57,15 @@ constexpr int decode_blocks_per_sm_offline(int smem_bytes, int smem_capacity) {
 }
 
 // Splits for a (normalized, valid) problem on a device with `sms` SMs that runs
-// `per_sm` decode blocks at once: one stage when the (sequence, KV head, row group)
-// blocks already fill the device (at least 80% of one wave), otherwise the fewest
-// splits whose wave efficiency is within 85% of the best (FlashAttention's rule),
-// each at least two 64-key tiles long; fwd_pagedkv is always one stage, a
-// problem's explicit splits are kept.
+// `per_sm` decode blocks at once. Under 80% of one wave of (sequence, KV head, row
+// group) blocks: the fewest splits whose wave efficiency is within 85% of the best
+// (FlashAttention's rule), each at least two 64-key tiles long. One to three waves:
+// the last wave may run mostly empty (512 blocks on 396 slots leave the second wave a
+// third full, 0.65 of the device busy), so the keys are split (at most 8 ways, each
+// split at least 8 tiles, so the partial outputs and the combine stay small) where that
+// evens the waves out: the fewest splits within 97% of the best efficiency. From three
+// waves on, one stage (blocks that start late even out the tail). fwd_pagedkv is always
+// one stage, a problem's explicit splits are kept.
 inline decode_plan plan_paged_decode(const fmha_paged_problem& p, int sms, int per_sm) {
   decode_plan plan;
   plan.padded_hdim = decode_padded_hdim(p.hdim);
@@ -72,30 +79,30 @@ inline decode_plan plan_paged_decode(const fmha_paged_problem& p, int sms, int p
       // One stage when the blocks fill 80% of a wave of per_sm blocks per SM; splits fill
       // that wave (on an H200, filling one block per SM instead was slower: docs/fmha_serving.md).
       const std::int64_t capacity = std::int64_t(sms) * std::max(1, per_sm);
-      if (base > 0 && base * 5 < capacity * 4) {
-        // Wave efficiency of s splits: blocks / (waves * capacity). The fewest splits
-        // within 85% of the best efficiency (as FlashAttention's heuristic), each
-        // split at least two tiles long.
-        const std::int64_t tiles = (p.max_seqlen_kv() + 63) / 64;
-        const std::int64_t most = std::min<std::int64_t>(std::max<std::int64_t>(1, tiles / 2), paged_max_splits);
-        // Splits are whole tiles: s splits of the longest sequence are really
-        // ceil(tiles / ceil(tiles / s)) non-empty ones.
-        auto effective = [&](std::int64_t s) {
-          const std::int64_t per = (tiles + s - 1) / s;
-          return (tiles + per - 1) / per;
-        };
-        auto efficiency = [&](std::int64_t s) {
-          const std::int64_t n = base * effective(s), waves = (n + capacity - 1) / capacity;
-          return double(n) / double(waves * capacity);
-        };
+      const std::int64_t tiles = (p.max_seqlen_kv() + 63) / 64;
+      // Splits are whole tiles: s splits of the longest sequence are really
+      // ceil(tiles / ceil(tiles / s)) non-empty ones.
+      auto effective = [&](std::int64_t s) {
+        const std::int64_t per = (tiles + s - 1) / s;
+        return (tiles + per - 1) / per;
+      };
+      // Wave efficiency of s splits: blocks / (waves * capacity).
+      auto efficiency = [&](std::int64_t s) {
+        const std::int64_t n = base * effective(s), waves = (n + capacity - 1) / capacity;
+        return double(n) / double(waves * capacity);
+      };
+      // The fewest splits up to `most` within `share` of the best efficiency.
+      auto fewest_within = [&](std::int64_t most, double share) {
         double best = 0.0;
         for (std::int64_t s = 1; s <= most; ++s) best = std::max(best, efficiency(s));
         for (std::int64_t s = 1; s <= most; ++s)
-          if (efficiency(s) >= 0.85 * best) {
-            splits = effective(s);
-            break;
-          }
-      }
+          if (efficiency(s) >= share * best) return effective(s);
+        return std::int64_t(1);
+      };
+      if (base > 0 && base * 5 < capacity * 4)
+        splits = fewest_within(std::min<std::int64_t>(std::max<std::int64_t>(1, tiles / 2), paged_max_splits), 0.85);
+      else if (base > 0 && base < 3 * capacity)
+        splits = fewest_within(std::clamp<std::int64_t>(tiles / 8, 1, 8), 0.97);
     }
   }
   plan.splits = int(splits);
