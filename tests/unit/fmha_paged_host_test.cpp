@@ -484,6 +484,10 @@ TEST(FmhaPagedPlan, SplitsFillTheDeviceWithFewWaves) {
   p.heads_kv = 1;
   EXPECT_EQ(plan_for(1, 1024).row_groups, 4);
   EXPECT_EQ(dec::decode_padded_hdim(80), 128);
+  for (int shift = 0; shift <= 8; ++shift) {  // page sizes 1 to 256: key j in page j >> shift
+    p.page_size = std::int64_t(1) << shift;
+    EXPECT_EQ(p.page_shift(), shift);
+  }
 }
 
 }  // namespace

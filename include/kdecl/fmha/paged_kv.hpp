@@ -109,6 +109,14 @@ struct fmha_paged_problem {
     return prefill() ? h * total_q() + cu_seqlens_q[std::size_t(b)] + s : (b * heads_q + h) * seqlen_q + s;
   }
   float effective_scale() const { return scale > 0.0f ? scale : 1.0f / std::sqrt(float(hdim)); }
+  // log2 of the page size (a power of two in a valid problem): key j sits in slot j & (page_size - 1)
+  // of the sequence's page j >> page_shift().
+  int page_shift() const { return log2_ceil(page_size); }
+  static int log2_ceil(std::int64_t x) {
+    int s = 0;
+    while ((std::int64_t(1) << s) < x) ++s;
+    return s;
+  }
   std::int64_t group() const { return heads_kv > 0 ? heads_q / heads_kv : 0; }
   dtype cache_dtype() const { return cache == dtype::any ? qkv : cache; }
   bool fp8_cache() const { return cache_dtype() == dtype::fp8; }

@@ -127,9 +127,7 @@ inline status launch_paged_append(const fmha_paged_problem& p, const fmha_paged_
   kp.heads_kv = int(p.heads_kv);
   kp.hdim = int(p.hdim);
   kp.rotary_dim = int(p.rotary_dim);
-  int shift = 0;
-  while ((std::int64_t(1) << shift) < p.page_size) ++shift;
-  kp.page_shift = shift;
+  kp.page_shift = p.page_shift();
   kp.rope = int(p.rope);
   const unsigned blocks = unsigned(p.batch * p.seqlen_q);
   paged_append_kernel<T, Cache><<<blocks, 128, 0, stream>>>(kp);

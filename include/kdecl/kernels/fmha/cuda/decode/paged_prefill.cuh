@@ -73,9 +73,7 @@ inline status launch_paged_prefill(const fmha_paged_problem& p, const fmha_paged
   kp.seqlens_kv = a.seqlens_kv;
   kp.k_page = p.k_strides.page;
   kp.v_page = p.v_strides.page;
-  int shift = 0;
-  while ((std::int64_t(1) << shift) < p.page_size) ++shift;
-  kp.page_shift = shift;
+  kp.page_shift = p.page_shift();
   if (contiguous_cu_kv != nullptr) {
     kp.kv_pages = nullptr;
     kp.cu_kv = contiguous_cu_kv;

@@ -101,13 +101,8 @@ struct paged_prefill_sm90 {
     kp.page_offsets = p.table == page_table_kind::page_list ? a.page_offsets : nullptr;
     kp.pages_stride = p.table_stride;
     kp.seqlens_kv = a.seqlens_kv;
-    auto log2 = [](std::int64_t x) {
-      int s = 0;
-      while ((std::int64_t(1) << s) < x) ++s;
-      return s;
-    };
-    kp.page_shift = log2(p.page_size);
-    kp.box_shift = log2(box_rows(p));
+    kp.page_shift = p.page_shift();
+    kp.box_shift = fmha_paged_problem::log2_ceil(box_rows(p));
     kp.oob_page = int(p.num_pages);
     kp.q_blocks = int(q_blocks);
     kp.heads_q = int(p.heads_q);
