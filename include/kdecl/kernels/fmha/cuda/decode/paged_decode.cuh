@@ -326,8 +326,9 @@ __global__ void __launch_bounds__(decode_traits<T, Cache, D, Stages>::threads) p
     }
     // Online softmax with a lazy maximum: a row's running maximum moves (and O and the sum
     // are rescaled) only when a tile's maximum exceeds it by more than 2^8 in the exp2
-    // domain; otherwise P = exp2(s - stale maximum) <= 2^8, exact in fp32 and bf16, and
-    // the final normalization uses the same maximum. Decode's loop is issue-bound, and
+    // domain; otherwise P = exp2(s - stale maximum) <= 2^8, far inside fp32's and bf16's
+    // range (their relative rounding is what it was), and the final normalization uses the
+    // same maximum. Decode's loop is issue-bound, and
     // rescaling O's 64 accumulators on every tile was 7% of its instructions.
     constexpr float lazy_margin = 8.0f;
     float m[2];
