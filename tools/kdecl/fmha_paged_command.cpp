@@ -223,26 +223,7 @@ int select(const paged_options& o) {
 // kernel's 64-key tiles with a lent workspace) against the exact one-piece reference.
 template <class T>
 bool run_host(const fmha_paged_problem& p, const paged_options& o) {
-  test::paged_config cfg;
-  cfg.family = p.family;
-  cfg.lengths = p.seqlens_kv;
-  cfg.seqlen_q = p.seqlen_q;
-  for (std::int64_t b = 0; p.prefill() && b < p.batch; ++b) cfg.q_lengths.push_back(std::int32_t(p.q_len(b)));
-  cfg.heads_q = p.heads_q;
-  cfg.heads_kv = p.heads_kv;
-  cfg.hdim = p.hdim;
-  cfg.page_size = p.page_size;
-  cfg.table = p.table;
-  cfg.mask = p.mask;
-  cfg.window_left = p.window_left;
-  cfg.window_right = p.window_right;
-  cfg.soft_cap = p.soft_cap;
-  cfg.sinks = p.sinks;
-  cfg.splits = p.splits;
-  cfg.fp8_cache = p.fp8_cache();
-  cfg.scale_per_head = p.kv_scale_per_head;
-  cfg.seed = o.seed;
-  auto c = test::make_paged_case<T>(cfg, p.qkv);
+  auto c = test::make_paged_case<T>(test::paged_config_of(p, o.seed), p.qkv);
   const std::size_t rows = std::size_t(c.p.total_q() * c.p.heads_q);
   std::vector<T> got(c.q.size(), T(std::numeric_limits<float>::quiet_NaN())), want(c.q.size());
   std::vector<float> got_lse(rows, std::numeric_limits<float>::quiet_NaN()), want_lse(rows);

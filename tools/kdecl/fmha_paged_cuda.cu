@@ -60,26 +60,7 @@ struct device_memory {
 
 template <class T>
 paged_gpu_check check_typed(const fmha_paged_problem& p, std::uint64_t seed) {
-  test::paged_config cfg;
-  cfg.family = p.family;
-  cfg.lengths = p.seqlens_kv;
-  cfg.seqlen_q = p.seqlen_q;
-  for (std::int64_t b = 0; p.prefill() && b < p.batch; ++b) cfg.q_lengths.push_back(std::int32_t(p.q_len(b)));
-  cfg.heads_q = p.heads_q;
-  cfg.heads_kv = p.heads_kv;
-  cfg.hdim = p.hdim;
-  cfg.page_size = p.page_size;
-  cfg.table = p.table;
-  cfg.mask = p.mask;
-  cfg.window_left = p.window_left;
-  cfg.window_right = p.window_right;
-  cfg.soft_cap = p.soft_cap;
-  cfg.sinks = p.sinks;
-  cfg.splits = p.splits;
-  cfg.fp8_cache = p.fp8_cache();
-  cfg.scale_per_head = p.kv_scale_per_head;
-  cfg.seed = seed;
-  auto c = test::make_paged_case<T>(cfg, p.qkv);
+  auto c = test::make_paged_case<T>(test::paged_config_of(p, seed), p.qkv);
   const std::size_t rows = std::size_t(c.p.total_q() * c.p.heads_q);  // LSE values (batch_prefill: [Hq, total_q])
   device_memory q(c.q), k(c.p.fp8_cache() ? std::vector<std::uint8_t>(reinterpret_cast<const std::uint8_t*>(c.k8.data()),
                                                                           reinterpret_cast<const std::uint8_t*>(c.k8.data()) + c.k8.size())

@@ -38,6 +38,31 @@ struct paged_config {
   std::uint64_t seed = 1;
 };
 
+// The configuration that rebuilds a (normalized, valid) problem's shape and features with random
+// data: what `kdecl run fmha --paged` checks on the host and on the GPU.
+inline paged_config paged_config_of(const fmha_paged_problem& p, std::uint64_t seed) {
+  paged_config cfg;
+  cfg.family = p.family;
+  cfg.lengths = p.seqlens_kv;
+  cfg.seqlen_q = p.seqlen_q;
+  for (std::int64_t b = 0; p.prefill() && b < p.batch; ++b) cfg.q_lengths.push_back(std::int32_t(p.q_len(b)));
+  cfg.heads_q = p.heads_q;
+  cfg.heads_kv = p.heads_kv;
+  cfg.hdim = p.hdim;
+  cfg.page_size = p.page_size;
+  cfg.table = p.table;
+  cfg.mask = p.mask;
+  cfg.window_left = p.window_left;
+  cfg.window_right = p.window_right;
+  cfg.soft_cap = p.soft_cap;
+  cfg.sinks = p.sinks;
+  cfg.splits = p.splits;
+  cfg.fp8_cache = p.fp8_cache();
+  cfg.scale_per_head = p.kv_scale_per_head;
+  cfg.seed = seed;
+  return cfg;
+}
+
 template <class T>
 struct paged_case {
   fmha_paged_problem p;  // normalized
