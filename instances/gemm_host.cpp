@@ -1,5 +1,6 @@
 // Host (CPU) kernels: every dtype signature in every layout, plus the
-// preshuffle and multi_d variants in the common layouts. These serve machines
+// preshuffle and multi_d variants in the common layouts, and fp8/bf8 block-scaled
+// (1 x 128 A scales, 128 x 128 B scales: tile.k is the 128-deep scale block). These serve machines
 // without a GPU and are the backend `kdecl run` falls back to.
 //
 // One shared base declaration: a constexpr variable used inside the macro
@@ -9,6 +10,7 @@
 namespace {
 using namespace kdecl::dsl;
 constexpr auto host_kernel = gemm().pipeline(host_blocked).tile(64, 256, 256).warp_tile(8, 16, 1);
+constexpr auto host_scaled = gemm().pipeline(host_blocked).tile(64, 256, 128).warp_tile(8, 16, 1).variant(block_scaled);
 }  // namespace
 
 DECL_KERNEL_SET(gemm_host_fp16,
@@ -201,3 +203,18 @@ DECL_KERNEL_SET(gemm_host_bf8,
     host_kernel.dtypes(bf8, bf8, fp32).layout(crc),
     host_kernel.dtypes(bf8, bf8, fp32).layout(ccc),
     host_kernel.dtypes(bf8, bf8, fp32).layout(rcr).variant(preshuffle));
+
+DECL_KERNEL_SET(gemm_host_block_scaled,
+    targets(host),
+    host_scaled.dtypes(fp8, fp8, bf16).layout(rcr), host_scaled.dtypes(fp8, fp8, fp16).layout(rcr),
+    host_scaled.dtypes(fp8, fp8, fp32).layout(rcr),
+    host_scaled.dtypes(fp8, bf8, bf16).layout(rcr), host_scaled.dtypes(fp8, bf8, fp16).layout(rcr),
+    host_scaled.dtypes(fp8, bf8, fp32).layout(rcr),
+    host_scaled.dtypes(bf8, fp8, bf16).layout(rcr), host_scaled.dtypes(bf8, fp8, fp16).layout(rcr),
+    host_scaled.dtypes(bf8, fp8, fp32).layout(rcr),
+    host_scaled.dtypes(bf8, bf8, bf16).layout(rcr), host_scaled.dtypes(bf8, bf8, fp16).layout(rcr),
+    host_scaled.dtypes(bf8, bf8, fp32).layout(rcr),
+    host_scaled.dtypes(fp8, fp8, bf16).layout(rrr), host_scaled.dtypes(fp8, fp8, bf16).layout(crr),
+    host_scaled.dtypes(fp8, fp8, bf16).layout(ccr), host_scaled.dtypes(fp8, fp8, bf16).layout(rcc),
+    host_scaled.dtypes(fp8, fp8, bf16).layout(rrc), host_scaled.dtypes(fp8, fp8, bf16).layout(crc),
+    host_scaled.dtypes(fp8, fp8, bf16).layout(ccc));

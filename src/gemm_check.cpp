@@ -49,6 +49,7 @@ std::size_t bytes_of(std::size_t elements, dtype d) {
 // Elements each operand spans in memory (the problem normalized and validated: no overflow).
 struct operand_spans {
   std::size_t a = 0, b = 0, c = 0, d = 0;
+  std::size_t scale_a = 0, scale_b = 0;  // block_scaled: float scales
 };
 
 operand_spans spans_of(const gemm_problem& p) {
@@ -62,7 +63,21 @@ operand_spans spans_of(const gemm_problem& p) {
             : span(p.stride_b, p.rows_b(), p.ldb);
   s.c = span(p.stride_c, p.rows_c(), p.ldc);
   s.d = p.sig.variant == gemm_variant::multi_d ? span(p.stride_d, p.rows_c(), p.ldd) : 0;
+  if (p.sig.variant == gemm_variant::block_scaled) {
+    s.scale_a = span(p.scales.stride_a, p.k_blocks() - 1, p.scales.ld_a) + std::size_t(p.m);
+    s.scale_b = span(p.scales.stride_b, p.n_blocks() - 1, p.scales.ld_b) + std::size_t(p.k_blocks());
+  }
   return s;
+}
+
+// The block_scaled variant's scales: uniform in [0.5, 2), a different value for every block,
+// so that a kernel applying one block's scale to another's slice is off by tens of percent.
+std::vector<float> random_scales(std::size_t count, std::uint64_t seed) {
+  std::mt19937_64 engine(seed * 0x2545f4914f6cdd1dull + 0x9e3779b97f4a7c15ull);
+  std::uniform_real_distribution<float> between(0.5f, 2.0f);
+  std::vector<float> out(count);
+  for (float& x : out) x = between(engine);
+  return out;
 }
 
 // Bytes of C's whole buffer (`out`, `size` bytes: the offset's bytes, then the
@@ -123,6 +138,10 @@ gemm_check_plan plan_check(const gemm_problem& problem, const device& dev, std::
   operands.emplace_back("B", bytes_of(sp.b, s.b));
   operands.emplace_back("C", bytes_of(sp.c, s.c));
   if (s.num_d > 0) operands.emplace_back(fmt::format("{} D tensor(s)", s.num_d), mul(bytes_of(sp.d, s.c), s.num_d));
+  if (s.variant == gemm_variant::block_scaled) {
+    operands.emplace_back("A's and B's scales", mul(add(sp.scale_a, sp.scale_b), sizeof(float)));
+    if (!on_host) plan.host_parts.emplace_back("host copies of the scales", mul(add(sp.scale_a, sp.scale_b), sizeof(float)));
+  }
   if (workspace_bytes > 0) operands.emplace_back("kernel workspace", workspace_bytes);
   if (on_host) {
     if (beta != 0.0f) plan.host_parts.emplace_back("C before the run (beta != 0)", bytes_of(sp.c, s.c));
@@ -258,6 +277,19 @@ gemm_check run_and_check(const gemm_dispatcher& dispatcher, const gemm_problem& 
 
   gemm_args args{at(da, oa), at(db, ob), at(dc, oc), alpha, beta};
   for (int i = 0; i < s.num_d; ++i) args.d[std::size_t(i)] = at(dd[std::size_t(i)], od);
+  // The block_scaled variant's scales: made here, uploaded beside the operands.
+  std::vector<float> scale_a, scale_b;
+  buffer d_scale_a, d_scale_b;
+  if (s.variant == gemm_variant::block_scaled) {
+    scale_a = random_scales(sp.scale_a, seed + 11);
+    scale_b = random_scales(sp.scale_b, seed + 12);
+    d_scale_a = buffer(dev, scale_a.size() * sizeof(float));
+    d_scale_b = buffer(dev, scale_b.size() * sizeof(float));
+    d_scale_a.upload(scale_a);
+    d_scale_b.upload(scale_b);
+    args.scale_a = static_cast<const float*>(d_scale_a.data());
+    args.scale_b = static_cast<const float*>(d_scale_b.data());
+  }
 
   std::shared_ptr<const gemm_instance> kernel;
   if (kernel_name.empty()) {
@@ -307,6 +339,8 @@ gemm_check run_and_check(const gemm_dispatcher& dispatcher, const gemm_problem& 
 
   gemm_args reference_args{pa, pb, beta != 0.0f ? pc : nullptr, alpha, beta};
   for (int i = 0; i < s.num_d; ++i) reference_args.d[std::size_t(i)] = pd[std::size_t(i)];
+  reference_args.scale_a = scale_a.data();
+  reference_args.scale_b = scale_b.data();
   gemm_check check;
   check.kernel = kernel->name();
   // tf32 kernels: the sm_90 wgmma path feeds fp32 bits from shared memory (truncated to tf32), the

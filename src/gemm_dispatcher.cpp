@@ -51,6 +51,10 @@ std::optional<std::string> element_misalignment(const gemm_problem& p, const gem
   if (auto e = check("C", args.c, p.sig.c)) return e;
   for (int i = 0; i < p.sig.num_d && i < max_d_tensors; ++i)
     if (auto e = check(i == 0 ? "D0" : i == 1 ? "D1" : i == 2 ? "D2" : "D3", args.d[i], p.sig.c)) return e;
+  if (p.sig.variant == gemm_variant::block_scaled) {
+    if (auto e = check("scale_a", args.scale_a, dtype::fp32)) return e;
+    if (auto e = check("scale_b", args.scale_b, dtype::fp32)) return e;
+  }
   return std::nullopt;
 }
 
@@ -93,6 +97,7 @@ gemm_args assumed_args(const gemm_problem& p) {
   void* aligned = dispatch::stand_in_pointer();
   gemm_args a{aligned, aligned, aligned};
   for (int i = 0; i < p.sig.num_d && i < max_d_tensors; ++i) a.d[i] = aligned;
+  if (p.sig.variant == gemm_variant::block_scaled) a.scale_a = a.scale_b = static_cast<const float*>(aligned);
   return a;
 }
 

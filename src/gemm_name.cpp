@@ -76,6 +76,7 @@ std::string kernel_name(const gemm_key& key) {
                                          to_string(s.c), to_string(s.acc), to_string(s.compute));
   out += '_' + layout_code(s.lay);
   if (s.variant == gemm_variant::preshuffle) out += "_preshuffle";
+  if (s.variant == gemm_variant::block_scaled) out += "_blockscaled";
   if (s.variant == gemm_variant::multi_d)
     out += fmt::format("_multid-{}-d{}", to_string(s.ew), s.num_d);
   out += fmt::format("_{}_{}_{}_{}x{}x{}_{}x{}x{}_{}x{}x{}_s{}_v{}", to_string(a.pipe),
@@ -142,6 +143,9 @@ gemm_key parse_gemm_name(std::string_view name) {
   if (rest.starts_with("preshuffle_")) {
     take("variant");
     k.sig.variant = gemm_variant::preshuffle;
+  } else if (rest.starts_with("blockscaled_")) {
+    take("variant");
+    k.sig.variant = gemm_variant::block_scaled;
   } else if (rest.starts_with("multid-")) {
     // The op's own name may contain '_', so the segment ends at "-d<digits>_".
     std::size_t end = std::string_view::npos;

@@ -22,6 +22,13 @@ gemm_problem gemm_problem::normalized() const {
                      : p.ldb * p.rows_b();
   if (p.stride_c == 0) p.stride_c = p.ldc * p.rows_c();
   if (p.stride_d == 0) p.stride_d = p.ldd * p.rows_c();
+  if (p.sig.variant == gemm_variant::block_scaled) {
+    block_scale_layout& s = p.scales;
+    if (s.ld_a == 0) s.ld_a = p.m;
+    if (s.ld_b == 0) s.ld_b = p.k_blocks();
+    if (s.stride_a == 0) s.stride_a = s.ld_a * p.k_blocks();
+    if (s.stride_b == 0) s.stride_b = s.ld_b * p.n_blocks();
+  }
   return p;
 }
 
@@ -93,6 +100,23 @@ std::optional<std::string> gemm_problem::validate() const {
                        "or fp64)",
                        to_string(sig.acc), to_string(sig.a));
 
+  const bool block_scaled = sig.variant == gemm_variant::block_scaled;
+  if (block_scaled) {
+    const auto float8 = [](kdecl::dtype d) { return d == kdecl::dtype::fp8 || d == kdecl::dtype::bf8; };
+    if (!float8(sig.a) || !float8(sig.b))
+      return fmt::format("the block_scaled variant scales fp8/bf8 A and B, got {} and {}", to_string(sig.a),
+                         to_string(sig.b));
+    if (sig.c != kdecl::dtype::fp16 && sig.c != kdecl::dtype::bf16 && sig.c != kdecl::dtype::fp32)
+      return fmt::format("the block_scaled variant writes an fp16, bf16 or fp32 C, got {}", to_string(sig.c));
+  } else if (!(scales == block_scale_layout{})) {
+    return fmt::format("scale layout given to a {} GEMM (only block_scaled takes scales)", to_string(sig.variant));
+  }
+  for (auto [what, v] : {std::pair{"leading dimension of A's scales", scales.ld_a},
+                         {"leading dimension of B's scales", scales.ld_b},
+                         {"batch stride of A's scales", scales.stride_a},
+                         {"batch stride of B's scales", scales.stride_b}})
+    if (v < 0) return fmt::format("{} = {} must not be negative (0 means packed)", what, v);
+
   if (sig.variant == gemm_variant::multi_d) {
     if (sig.num_d < 1 || sig.num_d > max_d_tensors)
       return fmt::format("multi_d needs 1 to {} D tensors, got {}", max_d_tensors, sig.num_d);
@@ -129,6 +153,15 @@ std::optional<std::string> gemm_problem::validate() const {
     if (auto e = too_large("C", span_elements(batch, stride_c, rows_c(), lc), sig.c)) return e;
     if (sig.variant == gemm_variant::multi_d)
       if (auto e = too_large("D", span_elements(batch, stride_d, rows_c(), ld_d), sig.c)) return e;
+    if (block_scaled) {
+      const std::int64_t kb = (k + scale_block_k - 1) / scale_block_k, nb = (n + scale_block_n - 1) / scale_block_n;
+      if (auto e = too_large("A's scales", span_elements(batch, scales.stride_a, kb, scales.ld_a ? scales.ld_a : m),
+                             kdecl::dtype::fp32))
+        return e;
+      if (auto e = too_large("B's scales", span_elements(batch, scales.stride_b, nb, scales.ld_b ? scales.ld_b : kb),
+                             kdecl::dtype::fp32))
+        return e;
+    }
   }
 
   auto p = normalized();
@@ -143,6 +176,16 @@ std::optional<std::string> gemm_problem::validate() const {
   if (auto e = ld_rule("ldc", p.ldc, p.cols_c(), lay(sig.lay.c))) return e;
   if (sig.variant == gemm_variant::multi_d)
     if (auto e = ld_rule("ldd", p.ldd, p.cols_c(), lay(sig.lay.c))) return e;
+  if (block_scaled) {
+    if (p.scales.ld_a < m)
+      return fmt::format("leading dimension of A's scales = {} is smaller than M = {} (one scale per row and 128 of K, "
+                         "rows adjacent)",
+                         p.scales.ld_a, m);
+    if (p.scales.ld_b < p.k_blocks())
+      return fmt::format("leading dimension of B's scales = {} is smaller than ceil(K / 128) = {} (one scale per 128 "
+                         "columns and 128 of K, K-blocks adjacent)",
+                         p.scales.ld_b, p.k_blocks());
+  }
 
   if (batch > 1) {
     auto stride_rule = [](const char* what, std::int64_t s, std::int64_t footprint) -> std::optional<std::string> {
@@ -157,6 +200,11 @@ std::optional<std::string> gemm_problem::validate() const {
                                          : p.ldb * (p.rows_b() - 1) + p.cols_b();
     if (auto e = stride_rule("B", p.stride_b, b_footprint)) return e;
     if (auto e = stride_rule("C", p.stride_c, p.ldc * (p.rows_c() - 1) + p.cols_c())) return e;
+    if (block_scaled) {
+      if (auto e = stride_rule("A's scales", p.scales.stride_a, p.scales.ld_a * (p.k_blocks() - 1) + m)) return e;
+      if (auto e = stride_rule("B's scales", p.scales.stride_b, p.scales.ld_b * (p.n_blocks() - 1) + p.k_blocks()))
+        return e;
+    }
   }
   return std::nullopt;
 }

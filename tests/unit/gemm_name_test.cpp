@@ -27,6 +27,14 @@ TEST(GemmName, RoundTripsEveryFieldVariation) {
   { auto k = base; k.sig.a = dtype::fp8; k.sig.b = dtype::bf8; k.sig.c = dtype::bf16; k.sig.compute = dtype::fp8; keys.push_back(k); }
   { auto k = base; k.sig.a = k.sig.b = k.sig.compute = dtype::int8; k.sig.c = dtype::int32; k.sig.acc = dtype::int32; keys.push_back(k); }
   { auto k = base; k.sig.variant = gemm_variant::preshuffle; keys.push_back(k); }
+  {
+    auto k = base;
+    k.sig.a = k.sig.b = k.sig.compute = dtype::fp8;
+    k.sig.c = dtype::bf16;
+    k.sig.variant = gemm_variant::block_scaled;
+    k.algo.tile.k = 128;
+    keys.push_back(k);
+  }
   for (auto op : {elementwise::pass_through, elementwise::multi_d_add, elementwise::relu, elementwise::gelu,
                   elementwise::sigmoid, elementwise::tanh})
     for (int d = 1; d <= 4; ++d) {

@@ -34,7 +34,11 @@ struct drawn_problem {
                            ? fmt::format("({},{})", to_string(p.sig.ew), p.sig.num_d)
                            : std::string(),
                        p.m, p.n, p.k, p.batch, p.lda, p.ldb, p.ldc, p.ldd, p.stride_a, p.stride_b, p.stride_c,
-                       p.stride_d, offset_a, offset_b, offset_c, offset_d);
+                       p.stride_d, offset_a, offset_b, offset_c, offset_d) +
+           (p.sig.variant == gemm_variant::block_scaled
+                ? fmt::format(" scales ld=({},{}) strides=({},{})", p.scales.ld_a, p.scales.ld_b, p.scales.stride_a,
+                              p.scales.stride_b)
+                : std::string());
   }
 };
 
@@ -82,6 +86,8 @@ inline drawn_problem draw_problem(std::mt19937_64& rng, const gemm_signature& si
   p.ldb = sig.variant == gemm_variant::preshuffle ? 0 : ab_aligned ? padded(p.cols_b(), sig.b) : p.cols_b() + extra();
   p.ldc = p.cols_c() + extra();
   if (sig.variant == gemm_variant::multi_d) p.ldd = p.cols_c() + extra();
+  if (sig.variant == gemm_variant::block_scaled && chance(0.5))  // scales packed, or with gaps
+    p.scales = {p.m + extra(), p.k_blocks() + extra(), 0, 0};
   if (p.batch > 1) {
     const gemm_problem packed = p.normalized();
     // Packed, or longer than one matrix by an odd amount (the next batch may start anywhere).
@@ -91,6 +97,10 @@ inline drawn_problem draw_problem(std::mt19937_64& rng, const gemm_signature& si
     p.stride_b = sig.variant == gemm_variant::preshuffle || ab_aligned ? 0 : stride(packed.ldb * packed.rows_b());
     p.stride_c = stride(packed.ldc * packed.rows_c());
     if (sig.variant == gemm_variant::multi_d) p.stride_d = stride(packed.ldd * packed.rows_c());
+    if (sig.variant == gemm_variant::block_scaled) {
+      p.scales.stride_a = stride(packed.scales.ld_a * packed.k_blocks());
+      p.scales.stride_b = stride(packed.scales.ld_b * packed.n_blocks());
+    }
   }
   d.offset_a = ab_aligned ? 0 : offset();
   // A pre-shuffled B is an image in the format's own 16-byte aligned layout.
@@ -108,6 +118,10 @@ inline gemm_args fake_args(const drawn_problem& d) {
   const auto& s = d.problem.sig;
   gemm_args a{at(0x100000, d.offset_a, s.a), at(0x200000, d.offset_b, s.b), at(0x300000, d.offset_c, s.c)};
   for (int i = 0; i < s.num_d && i < max_d_tensors; ++i) a.d[i] = at(0x400000 + 0x100000 * i, d.offset_d, s.c);
+  if (s.variant == gemm_variant::block_scaled) {
+    a.scale_a = static_cast<const float*>(at(0x800000, 0, dtype::fp32));
+    a.scale_b = static_cast<const float*>(at(0x900000, 0, dtype::fp32));
+  }
   return a;
 }
 

@@ -71,6 +71,9 @@ void gemm_options::add_to(CLI::App& app, bool sizes_required) {
       ->capture_default_str();
   app.add_option("--multi-d", multi_d, "fuse D tensors and an op, OP:N, e.g. gelu:1 or multi_d_add:2");
   app.add_flag("--preshuffle", preshuffle, "B is stored pre-shuffled (preshuffle variant)");
+  app.add_flag("--block-scaled", block_scaled,
+               "fp8/bf8 A and B scaled per block: a float per 1 x 128 block of A and per 128 x 128 block of B "
+               "(DeepGEMM's form; packed scales, random in run)");
   app.add_option("--alpha", alpha, "C = alpha*A*B + beta*C")->capture_default_str();
   app.add_option("--beta", beta, "C = alpha*A*B + beta*C")->capture_default_str();
   app.add_option("--device", device, "host, cuda (the first GPU), cuda:N, auto (first GPU, else host), or an arch such as sm_90 "
@@ -113,6 +116,11 @@ gemm_problem gemm_options::problem() const {
     p.multi_d(op, *nd);
   }
   if (preshuffle) p.preshuffled_b();
+  if (block_scaled) {
+    if (preshuffle || !multi_d.empty())
+      throw std::invalid_argument("--block-scaled is a GEMM variant of its own: not with --preshuffle or --multi-d");
+    p.block_scaled();
+  }
   if (auto e = p.validate()) throw std::invalid_argument(*e);
   return p;
 }

@@ -24,6 +24,7 @@ struct gemm_options {
   std::string layout = "rcr";
   std::string multi_d;      // "op:num_d", e.g. gelu:1
   bool preshuffle = false;
+  bool block_scaled = false;
   float alpha = 1.0f, beta = 0.0f;
   std::string device = "auto";
 

@@ -222,6 +222,7 @@ std::string problem_key(const gemm_problem& p) {
   if (p.ldb != p.cols_b()) key += fmt::format(" ldb={}", p.ldb);
   if (p.ldc != p.cols_c()) key += fmt::format(" ldc={}", p.ldc);
   if (s.variant == gemm_variant::preshuffle) key += " preshuffle";
+  if (s.variant == gemm_variant::block_scaled) key += " block_scaled";
   if (s.variant == gemm_variant::multi_d) key += fmt::format(" multi_d={}:{}", to_string(s.ew), s.num_d);
   return key;
 }

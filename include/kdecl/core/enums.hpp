@@ -44,7 +44,9 @@ enum class epilogue : std::uint8_t { direct, cshuffle, any };   // direct: regis
 // (tma_wgmma): two consumer warpgroups alternate tiles, one's epilogue under the
 // other's main loop.
 enum class scheduler : std::uint8_t { intrawave, interwave, pingpong, any };
-enum class gemm_variant : std::uint8_t { standard, preshuffle, multi_d };
+// block_scaled: fp8 A and B with float scales per 1 x 128 block of A and 128 x 128 block of B
+// (DeepGEMM's form; gemm_problem.hpp block_scale_layout).
+enum class gemm_variant : std::uint8_t { standard, preshuffle, multi_d, block_scaled };
 enum class elementwise : std::uint8_t { pass_through, multi_d_add, relu, gelu, sigmoid, tanh };
 
 // A boolean DSL field that may also be a wildcard.
@@ -67,7 +69,7 @@ inline constexpr std::array<std::string_view, 12> pipeline{
     "cp_async", "tma_wgmma", "host_blocked", "direct_conv", "*"};
 inline constexpr std::array<std::string_view, 3> epilogue{"direct", "cshuffle", "*"};
 inline constexpr std::array<std::string_view, 4> scheduler{"intrawave", "interwave", "pingpong", "*"};
-inline constexpr std::array<std::string_view, 3> gemm_variant{"standard", "preshuffle", "multi_d"};
+inline constexpr std::array<std::string_view, 4> gemm_variant{"standard", "preshuffle", "multi_d", "block_scaled"};
 inline constexpr std::array<std::string_view, 6> elementwise{
     "pass_through", "multi_d_add", "relu", "gelu", "sigmoid", "tanh"};
 inline constexpr std::array<std::string_view, 3> tristate{"no", "yes", "*"};

@@ -1,4 +1,7 @@
 // A GEMM problem: C = ew(alpha * op(A) op(B) + beta * C + sum_i D_i), strided-batched.
+// The block_scaled variant (fp8 A and B, as DeepGEMM computes them) scales each 128-deep
+// slice of the product: C = alpha * sum_kb sa(i, kb) sb(j / 128, kb) sum_{k in kb} A(i, k) B(k, j)
+// + beta * C, with float scales per 1 x 128 block of A and 128 x 128 block of B (block_scale_layout).
 //
 // The problem carries everything selection needs (sizes, dtypes, layouts,
 // strides, compute precision); pointers travel separately in gemm_args.
@@ -18,11 +21,27 @@ namespace kdecl {
 
 inline constexpr int max_d_tensors = 4;
 
+// The block_scaled variant's blocks: A's scales cover 1 row x 128 of K, B's 128 columns x 128 of K.
+inline constexpr int scale_block_k = 128;
+inline constexpr int scale_block_n = 128;
+
+// Where the block_scaled variant's float scales lie (element offsets; 0 means packed):
+//   sa(i, kb)  at scale_a[batch * stride_a + kb * ld_a + i]   (K-block-major: a tile's rows adjacent)
+//   sb(nb, kb) at scale_b[batch * stride_b + nb * ld_b + kb]  (one row of K-blocks per 128 columns)
+// kb < ceil(K / 128), nb < ceil(N / 128); packed: ld_a = M, ld_b = ceil(K / 128), one batch's
+// scales after another.
+struct block_scale_layout {
+  std::int64_t ld_a = 0, ld_b = 0;
+  std::int64_t stride_a = 0, stride_b = 0;
+  constexpr bool operator==(const block_scale_layout&) const = default;
+};
+
 struct gemm_problem {
   std::int64_t m = 0, n = 0, k = 0, batch = 1;
   std::int64_t lda = 0, ldb = 0, ldc = 0, ldd = 0;            // 0: packed
   std::int64_t stride_a = 0, stride_b = 0, stride_c = 0, stride_d = 0;  // batch strides, 0: packed
   gemm_signature sig{};  // dtypes, layouts, variant, elementwise op, number of D tensors
+  block_scale_layout scales{};  // block_scaled only
 
   // Setters (chainable). dtype() sets A, B and C and derives acc and compute.
   gemm_problem& sizes(std::int64_t m_, std::int64_t n_, std::int64_t k_) { m = m_; n = n_; k = k_; return *this; }
@@ -42,6 +61,12 @@ struct gemm_problem {
     return *this;
   }
   gemm_problem& preshuffled_b() { sig.variant = gemm_variant::preshuffle; return *this; }
+  // fp8 A and B scaled per block (see block_scale_layout); the scales come in gemm_args.
+  gemm_problem& block_scaled(block_scale_layout l = {}) { sig.variant = gemm_variant::block_scaled; scales = l; return *this; }
+
+  // The block_scaled variant's scale blocks along K and N.
+  std::int64_t k_blocks() const { return (k + scale_block_k - 1) / scale_block_k; }
+  std::int64_t n_blocks() const { return (n + scale_block_n - 1) / scale_block_n; }
 
   // Rows x columns of each operand as stored (layout decides which is the leading one).
   std::int64_t rows_a() const { return sig.lay.a == kdecl::layout::row ? m : k; }
@@ -71,6 +96,8 @@ struct gemm_args {
   std::array<const void*, max_d_tensors> d{};     // multi_d: D tensors, C's dtype and layout, leading dim problem.ldd
   void* workspace = nullptr;                      // for kernels that report workspace_bytes() > 0
   std::size_t workspace_bytes = 0;
+  const float* scale_a = nullptr;                 // block_scaled: A's and B's scales (problem.scales says where)
+  const float* scale_b = nullptr;
 };
 
 }  // namespace kdecl

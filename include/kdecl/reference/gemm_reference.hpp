@@ -6,7 +6,8 @@
 // taken exactly; tf32 compute is modelled only where a caller names the
 // rounding the kernel applies to fp32 inputs: relative_error_over_rows),
 // honouring every dtype, layout, leading dimension, batch stride, multi_d op
-// and the preshuffled B layout. Floating C is returned unrounded; integer C is
+// the preshuffled B layout and the block_scaled variant's scales (each 128-deep slice of
+// the dot product times its A and B scales, summed in double). Floating C is returned unrounded; integer C is
 // rounded to nearest even and saturated, because integer results are compared
 // exactly. Independent of the host kernel's code except the shared element
 // types and the preshuffle address map (which *defines* that layout).
@@ -60,6 +61,36 @@ inline void require_normalized(const gemm_problem& p) {
     throw std::invalid_argument("reference::gemm: problem is not normalized (a leading dimension is 0)");
   if (p.sig.variant == gemm_variant::multi_d && (p.sig.num_d < 0 || p.sig.num_d > max_d_tensors))
     throw std::invalid_argument("reference::gemm: num_d out of range");
+  if (p.sig.variant == gemm_variant::block_scaled && (p.scales.ld_a <= 0 || p.scales.ld_b <= 0))
+    throw std::invalid_argument("reference::gemm: problem is not normalized (a scale leading dimension is 0)");
+}
+
+inline void require_scales(const gemm_problem& p, const gemm_args& args) {
+  if (p.sig.variant == gemm_variant::block_scaled && (args.scale_a == nullptr || args.scale_b == nullptr))
+    throw std::invalid_argument("reference::gemm: the block_scaled variant needs scale_a and scale_b");
+}
+
+// Row i and column j of the product: the sum over k of a_at(k) * b_at(k); for the block_scaled
+// variant each 128-deep slice's sum times sa(i, kb) * sb(j / 128, kb), in double.
+template <class AAt, class BAt>
+double product(const gemm_problem& p, const gemm_args& args, std::int64_t b, std::int64_t i, std::int64_t j, AAt a_at,
+               BAt b_at) {
+  if (p.sig.variant != gemm_variant::block_scaled) {
+    double dot = 0;
+    for (std::int64_t kk = 0; kk < p.k; ++kk) dot += a_at(kk) * b_at(kk);
+    return dot;
+  }
+  const block_scale_layout& l = p.scales;
+  const float* sa = args.scale_a + b * l.stride_a + i;
+  const float* sb = args.scale_b + b * l.stride_b + (j / scale_block_n) * l.ld_b;
+  double dot = 0;
+  for (std::int64_t kb = 0; kb * scale_block_k < p.k; ++kb) {
+    double part = 0;
+    for (std::int64_t kk = kb * scale_block_k; kk < std::min<std::int64_t>(p.k, (kb + 1) * scale_block_k); ++kk)
+      part += a_at(kk) * b_at(kk);
+    dot += part * double(sa[kb * l.ld_a]) * double(sb[kb]);
+  }
+  return dot;
 }
 
 // Runs body(row) for row in [0, rows) on all hardware threads.
@@ -108,6 +139,7 @@ inline double finish(const gemm_problem& p, const gemm_args& args, std::int64_t 
 
 inline std::vector<double> gemm(const gemm_problem& p, const gemm_args& args) {
   detail::require_normalized(p);
+  detail::require_scales(p, args);
   const gemm_signature& s = p.sig;
   const std::int64_t m = p.m, n = p.n, k = p.k;
   std::vector<double> out(std::size_t(p.batch * m * n));
@@ -123,8 +155,9 @@ inline std::vector<double> gemm(const gemm_problem& p, const gemm_args& args) {
 
     detail::parallel_rows(m, [&](std::int64_t i) {
       for (std::int64_t j = 0; j < n; ++j) {
-        double dot = 0;
-        for (std::int64_t kk = 0; kk < k; ++kk) dot += a[i * k + kk] * bt[j * k + kk];
+        const double dot = detail::product(
+            p, args, b, i, j, [&](std::int64_t kk) { return a[i * k + kk]; },
+            [&](std::int64_t kk) { return bt[j * k + kk]; });
         out[std::size_t((b * m + i) * n + j)] = detail::finish(p, args, b, i, j, dot);
       }
     });
@@ -150,6 +183,7 @@ inline double relative_error_over_rows(const gemm_problem& p, const gemm_args& a
                                        std::span<const std::int64_t> rows, bool b_in_double,
                                        tf32_inputs rounding = tf32_inputs::exact) {
   detail::require_normalized(p);
+  detail::require_scales(p, args);
   const gemm_signature& s = p.sig;
   auto operand = [rounding](const void* base, dtype t, std::size_t index) {
     const double x = numeric::load_as_double(base, t, index);
@@ -201,12 +235,15 @@ inline double relative_error_over_rows(const gemm_problem& p, const gemm_args& a
         double dot = 0;
         if (cache_a && b_in_double) {  // the fast path: two contiguous rows of doubles
           const double* bj = bt.data() + j * k;
-          for (std::int64_t kk = 0; kk < k; ++kk) dot += a_row[std::size_t(kk)] * bj[kk];
+          dot = detail::product(
+              p, args, b, i, j, [&](std::int64_t kk) { return a_row[std::size_t(kk)]; },
+              [&](std::int64_t kk) { return bj[kk]; });
         } else {
-          for (std::int64_t kk = 0; kk < k; ++kk)
-            dot += (cache_a ? a_row[std::size_t(kk)] : a_at(kk)) *
-                   (b_in_double ? bt[std::size_t(j * k + kk)]
-                                : operand(args.b, s.b, detail::b_index(p, b, kk, j)));
+          dot = detail::product(
+              p, args, b, i, j, [&](std::int64_t kk) { return cache_a ? a_row[std::size_t(kk)] : a_at(kk); },
+              [&](std::int64_t kk) {
+                return b_in_double ? bt[std::size_t(j * k + kk)] : operand(args.b, s.b, detail::b_index(p, b, kk, j));
+              });
         }
         const double got = numeric::load_as_double(
             out, s.c, std::size_t(b * p.stride_c + detail::offset(s.lay.c, p.ldc, i, j)));

@@ -92,6 +92,8 @@ inline constexpr std::uint32_t all_layouts = 0xFF;  // A, B and C each row or co
 inline constexpr std::uint32_t all_variants =
     bits(gemm_variant::standard, gemm_variant::multi_d, gemm_variant::preshuffle);
 inline constexpr std::uint32_t unshuffled_variants = bits(gemm_variant::standard, gemm_variant::multi_d);
+// fp8/bf8 signatures whose pipeline also scales A and B per block (gemm_variant::block_scaled).
+inline constexpr std::uint32_t block_scaled_fp8_variants = all_variants | bits(gemm_variant::block_scaled);
 
 // ---------------------------------------------------------------------------
 // What one pipeline offers on one target.
@@ -240,6 +242,7 @@ struct pipeline_caps {
   int tile_chunk_bytes = 0;            // tile_m*size(A), tile_n*size(B), tile_k*size(A|B) multiples of it
   bool swizzle_rows = false;           // every operand's smem row is 16, 32, 64 or a multiple of 128 bytes
   int preshuffle_k_bytes = 0;          // preshuffle variant: tile_k*size(B) a multiple of it
+  std::uint32_t block_scaled_layouts = all_layouts;  // block_scaled variant: layout triples built
   conv_offer conv{};                   // grouped convolutions its kernels compute (none by default)
   // ---- alignment and offsets -------------------------------------------------------
   // The epilogue takes C and D at any address, leading dimension and batch stride

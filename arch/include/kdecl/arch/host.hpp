@@ -13,7 +13,7 @@ inline constexpr shape3 micro_tiles[] = {{4, 8, 1}, {4, 16, 1}, {8, 8, 1}, {8, 1
 inline constexpr std::uint32_t c_float = bits(dtype::fp16, dtype::bf16, dtype::fp32);
 
 // Every dtype combination of ck_tile::dtype_combinations except packed 4-bit,
-// every layout triple (A, B and C each row or column major).
+// every layout triple (A, B and C each row or column major); fp8/bf8 also block-scaled.
 inline constexpr dtype_offer host_dtypes[] = {
     {dtype::fp16, dtype::fp16, dtype::fp32, dtype::fp16, c_float, all_layouts, micro_tiles, {}},
     {dtype::bf16, dtype::bf16, dtype::fp32, dtype::bf16, c_float, all_layouts, micro_tiles, {}},
@@ -23,10 +23,14 @@ inline constexpr dtype_offer host_dtypes[] = {
     {dtype::fp64, dtype::fp64, dtype::fp64, dtype::fp64, bits(dtype::fp64), all_layouts, micro_tiles, {},
      unshuffled_variants},
     {dtype::int8, dtype::int8, dtype::int32, dtype::int8, bits(dtype::int32, dtype::int8), all_layouts, micro_tiles, {}},
-    {dtype::fp8, dtype::fp8, dtype::fp32, dtype::fp8, c_float, all_layouts, micro_tiles, {}},
-    {dtype::fp8, dtype::bf8, dtype::fp32, dtype::fp8, c_float, all_layouts, micro_tiles, {}},
-    {dtype::bf8, dtype::fp8, dtype::fp32, dtype::bf8, c_float, all_layouts, micro_tiles, {}},
-    {dtype::bf8, dtype::bf8, dtype::fp32, dtype::bf8, c_float, all_layouts, micro_tiles, {}},
+    {dtype::fp8, dtype::fp8, dtype::fp32, dtype::fp8, c_float, all_layouts, micro_tiles, {},
+     block_scaled_fp8_variants},
+    {dtype::fp8, dtype::bf8, dtype::fp32, dtype::fp8, c_float, all_layouts, micro_tiles, {},
+     block_scaled_fp8_variants},
+    {dtype::bf8, dtype::fp8, dtype::fp32, dtype::bf8, c_float, all_layouts, micro_tiles, {},
+     block_scaled_fp8_variants},
+    {dtype::bf8, dtype::bf8, dtype::fp32, dtype::bf8, c_float, all_layouts, micro_tiles, {},
+     block_scaled_fp8_variants},
 };
 inline constexpr shape3 one_thread[] = {{1, 1, 1}};
 inline constexpr int cache_block_mn[] = {16, 32, 64, 128, 256};
@@ -38,7 +42,8 @@ constexpr pipeline_caps host_blocked() {
   pipeline_caps c{pipeline::host_blocked, host_dtypes, one_thread, 0, {1, 1, 1}, {1, 1, 1}, false, 0,
                   cache_block_mn, cache_block_mn, cache_block_k, {1, 1, 1}, bits(epilogue::direct),
                   bits(scheduler::intrawave), any_alignment, 1, smem_formula::none, 0, no_cluster, false};
-  c.variants = all_variants;  // standard, multi_d and the preshuffled B (read through preshuffled_offset)
+  // standard, multi_d, the preshuffled B (read through preshuffled_offset) and block_scaled (fp8 offers)
+  c.variants = block_scaled_fp8_variants;
   // Grouped convolution (kernels/conv/host/): the implicit GEMM gathered straight from the
   // tensors (no im2col buffer) in every direction, rank and layout, with fp16, bf16 or fp32
   // data and fp32 accumulation; no filter specialization, one group per GEMM.

@@ -43,7 +43,8 @@ inline constexpr scheduler intrawave = scheduler::intrawave, interwave = schedul
                            pingpong = scheduler::pingpong;
 
 // ---- GEMM variants and elementwise ops (tanh is tanh_op: ::tanh would clash under a using-directive)
-inline constexpr gemm_variant standard = gemm_variant::standard, preshuffle = gemm_variant::preshuffle;
+inline constexpr gemm_variant standard = gemm_variant::standard, preshuffle = gemm_variant::preshuffle,
+                               block_scaled = gemm_variant::block_scaled;
 inline constexpr elementwise pass_through = elementwise::pass_through, multi_d_add = elementwise::multi_d_add,
                              relu = elementwise::relu, gelu = elementwise::gelu, sigmoid = elementwise::sigmoid,
                              tanh_op = elementwise::tanh;

@@ -181,6 +181,26 @@ constexpr message describe(const diagnostic& d) {
       m << "preshuffle: tile_k " << v[0] << " of B is " << v[1] << " bytes, not a multiple of the " << v[2]
         << "-byte k block of " << pipe;
       break;
+    case rule::block_scaled_tile_k_not_scale_block:
+      m << "block_scaled: tile_k " << v[0] << " is not the scale block's depth " << v[1]
+        << " (one A and one B scale per k-block) for " << pipe;
+      break;
+    case rule::block_scaled_tile_n_straddles_scale_block:
+      m << "block_scaled: tile_n " << v[0] << " neither divides nor is a multiple of the " << v[1]
+        << " columns one B scale covers for " << pipe;
+      break;
+    case rule::block_scaled_accumulators_exceed_register_cap:
+      m << "block_scaled: tile_m*tile_n over " << v[2] << " threads is " << v[0]
+        << " accumulators per thread, twice that with each scale block's partial sums, over " << v[1] << " for "
+        << pipe << " on " << arch;
+      break;
+    case rule::block_scaled_c_dtype_not_16_or_32_bit:
+      m << "block_scaled: C dtype " << name<dtype>(v[0]) << " is not fp16, bf16 or fp32";
+      break;
+    case rule::block_scaled_layout_not_offered_by_pipeline:
+      m << "block_scaled: layout " << layout_name(v[0]) << " is not offered by " << pipe << " on " << arch
+        << " (its scales are per row of A and per 128 columns of B)";
+      break;
     case rule::warp_region_not_multiple_of_simt_grid:
       m << "SIMT warp region " << (v[0] == 0 ? "m " : "n ") << v[1] << " is not a multiple of the lane grid "
         << v[2] << " for " << pipe << " on " << arch;

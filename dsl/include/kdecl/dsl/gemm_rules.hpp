@@ -117,6 +117,13 @@ constexpr diagnostic check_signature(const gemm_key& k, const arch_spec& s, cons
   if (!arch::has(o->variants, g.variant))
     return fail(rule::variant_not_offered_for_dtype, k, variant | a | b | acc | compute | pipe,
                 static_cast<long>(g.variant));
+  if (g.variant == gemm_variant::block_scaled) {
+    if (g.c != dtype::fp16 && g.c != dtype::bf16 && g.c != dtype::fp32)
+      return fail(rule::block_scaled_c_dtype_not_16_or_32_bit, k, variant | field::c, static_cast<long>(g.c));
+    if ((c.block_scaled_layouts >> arch::layout_index(g.lay) & 1u) == 0)
+      return fail(rule::block_scaled_layout_not_offered_by_pipeline, k, variant | layout | pipe,
+                  static_cast<long>(arch::layout_index(g.lay)));
+  }
   return {};
 }
 
@@ -189,9 +196,13 @@ constexpr diagnostic check_tile_dim(const gemm_key& k, const pipeline_caps& c, c
       return fail(rule::warp_region_not_multiple_of_simt_grid, k, tf | (dim == 0 ? warps_m : warps_n) | dtypes | pipe,
                   dim, t / w, grid);
   }
+  if (dim == 1 && g.variant == gemm_variant::block_scaled && t % scale_block_n != 0 && scale_block_n % t != 0)
+    return fail(rule::block_scaled_tile_n_straddles_scale_block, k, tile_n | variant, t, scale_block_n);
   if (dim == 1 && c.tile_n_is_warp_tile_n && t != a.warp_tile.n)
     return fail(rule::tile_n_must_equal_warp_tile_n, k, tile_n | warp_tile_n | pipe, t, a.warp_tile.n);
   if (dim == 2) {
+    if (g.variant == gemm_variant::block_scaled && t != scale_block_k)
+      return fail(rule::block_scaled_tile_k_not_scale_block, k, tile_k | variant, t, scale_block_k);
     if (c.tile_k_bytes != 0 && bytes_of(t, g.a) != c.tile_k_bytes)
       return fail(rule::tile_k_bytes_must_equal_swizzle_row, k, tile_k | field::a | pipe, t, bytes_of(t, g.a),
                   c.tile_k_bytes);
@@ -213,6 +224,10 @@ constexpr diagnostic check_tile_cross(const gemm_key& k, const arch_spec& s, con
     if (acc > c.max_accumulators)
       return fail(rule::accumulators_per_thread_exceed_register_cap, k, tile_m | tile_n | warps | pipe, acc,
                   c.max_accumulators, threads);
+    // A block-scaled kernel holds each k-block's product beside the scaled sum.
+    if (g.variant == gemm_variant::block_scaled && 2 * acc > c.max_accumulators)
+      return fail(rule::block_scaled_accumulators_exceed_register_cap, k, tile_m | tile_n | warps | pipe | variant,
+                  acc, c.max_accumulators, threads);
   }
   const bool pre = g.variant == gemm_variant::preshuffle;
   if (c.swizzle_rows) {

@@ -48,6 +48,11 @@ enum class rule : std::uint8_t {
   tile_extent_bytes_not_multiple_of_chunk,
   smem_row_bytes_not_swizzle_friendly,
   preshuffle_tile_k_bytes_not_multiple_of_block,
+  block_scaled_tile_k_not_scale_block,
+  block_scaled_tile_n_straddles_scale_block,
+  block_scaled_accumulators_exceed_register_cap,
+  block_scaled_c_dtype_not_16_or_32_bit,
+  block_scaled_layout_not_offered_by_pipeline,
   warp_region_not_multiple_of_simt_grid,
   // ---- stages and shared memory
   stages_out_of_range_for_pipeline,

@@ -7,6 +7,9 @@
 // sweeps MR x NR micro-tiles over them into a per-tile accumulator. The
 // epilogue runs once per tile after the last slice. Repacking B per tile costs
 // 1/mc of the multiply work, a fair price for threads that never synchronise.
+// The block_scaled variant takes kc = 128, one scale block: each slice's product
+// goes into a second accumulator and is added to the tile's times its row's A
+// scale and its column block's B scale.
 //
 // Only the element types and the micro-tile are template parameters; layouts,
 // block sizes, the elementwise op and the number of D tensors are run-time
@@ -53,6 +56,7 @@ class blocked_gemm {
         c_(matrix_strides::of(p.sig.lay.c, p.ldc)),
         d_(matrix_strides::of(p.sig.lay.c, p.ldd)),
         preshuffled_(p.sig.variant == gemm_variant::preshuffle),
+        block_scaled_(p.sig.variant == gemm_variant::block_scaled),
         num_d_(p.sig.variant == gemm_variant::multi_d ? p.sig.num_d : 0),
         ew_(p.sig.variant == gemm_variant::multi_d ? p.sig.ew : elementwise::pass_through) {}
 
@@ -76,7 +80,7 @@ class blocked_gemm {
 
  private:
   struct scratch {
-    std::vector<Compute> a_pack, b_pack, acc;
+    std::vector<Compute> a_pack, b_pack, acc, slice;  // slice: one scale block's product (block_scaled)
     explicit scratch(blocking b)
         : a_pack(std::size_t(b.mc) * b.kc), b_pack(std::size_t(b.nc) * b.kc),
           acc(std::size_t(b.mc) * b.nc) {}
@@ -89,7 +93,9 @@ class blocked_gemm {
     const auto* a = static_cast<const TA*>(args_.a) + batch * p_.stride_a;
     const auto* b = static_cast<const TB*>(args_.b) + batch * p_.stride_b;
 
-    if (p_.k == 0) std::fill(s.acc.begin(), s.acc.end(), Compute(0));
+    if (p_.k == 0 || block_scaled_) std::fill(s.acc.begin(), s.acc.end(), Compute(0));
+    if (block_scaled_) s.slice.resize(s.acc.size());
+    Compute* product = block_scaled_ ? s.slice.data() : s.acc.data();
     for (std::int64_t k0 = 0; k0 < p_.k; k0 += blk_.kc) {
       const int kb = int(std::min<std::int64_t>(blk_.kc, p_.k - k0));
       // A block: lines are rows i, depth is k.
@@ -110,9 +116,22 @@ class blocked_gemm {
         for (int ir = 0; ir < mb; ir += MR)
           micro_kernel<Compute, MR, NR>(kb, s.a_pack.data() + std::int64_t(ir) * kb,
                                         s.b_pack.data() + std::int64_t(jr) * kb,
-                                        s.acc.data() + ir * ld_acc + jr, ld_acc, k0 > 0);
+                                        product + ir * ld_acc + jr, ld_acc, k0 > 0 && !block_scaled_);
+      if (block_scaled_) add_scaled_slice(s, ld_acc, batch, i0, j0, mb, nb, k0 / scale_block_k);
     }
     epilogue(s.acc.data(), ld_acc, batch, i0, j0, mb, nb);
+  }
+
+  // acc += slice * sa(i, kb) * sb(j / 128, kb) over the tile (the block_scaled variant, kc = 128).
+  void add_scaled_slice(scratch& s, std::int64_t ld_acc, std::int64_t batch, std::int64_t i0, std::int64_t j0,
+                        int mb, int nb, std::int64_t kb) const {
+    const block_scale_layout& l = p_.scales;
+    const float* sa = args_.scale_a + batch * l.stride_a + kb * l.ld_a + i0;
+    const float* sb = args_.scale_b + batch * l.stride_b + kb;
+    for (int i = 0; i < mb; ++i)
+      for (int j = 0; j < nb; ++j)
+        s.acc[std::size_t(i * ld_acc + j)] +=
+            s.slice[std::size_t(i * ld_acc + j)] * (sa[i] * sb[((j0 + j) / scale_block_n) * l.ld_b]);
   }
 
   void epilogue(const Compute* acc, std::int64_t ld_acc, std::int64_t batch, std::int64_t i0,
@@ -145,6 +164,7 @@ class blocked_gemm {
   blocking blk_;
   matrix_strides a_, b_, c_, d_;
   bool preshuffled_;
+  bool block_scaled_;
   int num_d_;
   elementwise ew_;
 };

@@ -6,7 +6,8 @@
 // Runs synchronously (the stream argument is ignored) on the shared thread
 // pool; needs no workspace. Supports every dtype combination listed in
 // compute_types.hpp, every layout, strided batch, alpha/beta, the multi_d
-// epilogues and a preshuffled B.
+// epilogues, a preshuffled B and the block_scaled variant's scales (tile.k = 128: one
+// scale block per cache block of K).
 #pragma once
 
 #include <cstddef>
@@ -33,6 +34,8 @@ struct gemm_kernel<K, backend::host> {
       return "the preshuffled B format is defined for 8, 16 and 32-bit B only";
     const mnk t = K.algo.tile, w = K.algo.warp_tile;
     if (!t.concrete() || w.m <= 0 || w.n <= 0) return "host GEMM needs concrete tile and warp_tile";
+    if (K.sig.variant == gemm_variant::block_scaled && t.k != scale_block_k)
+      return "a block_scaled host GEMM needs tile.k = 128, one scale block per cache block of K";
     if (t.m % w.m != 0 || t.n % w.n != 0)
       return "host GEMM needs tile.m % warp_tile.m == 0 and tile.n % warp_tile.n == 0";
     return nullptr;
@@ -60,6 +63,11 @@ struct gemm_kernel<K, backend::host> {
       if (s.num_d > 0 && p.ldd <= 0) return std::string("ldd must be set for multi_d (problem not normalized)");
       for (int t = 0; t < s.num_d; ++t)
         if (!args.d[std::size_t(t)]) return "D pointer " + std::to_string(t) + " is null";
+    }
+    if (s.variant == gemm_variant::block_scaled) {
+      if (p.scales.ld_a <= 0 || p.scales.ld_b <= 0)
+        return std::string("the scales' leading dimensions must be set (problem not normalized)");
+      if (p.k > 0 && (!args.scale_a || !args.scale_b)) return std::string("scale_a or scale_b pointer is null");
     }
     return std::nullopt;
   }
