@@ -68,7 +68,8 @@ constexpr auto tma(gemm_layout l) {
 }
 inline constexpr auto tma_all = kernel_set(targets(sm_90), tma(rcr), tma(rrr), tma(crr), tma(ccr),
                                            tma(rcr).multi_d(gelu, 4), tma(ccr).multi_d(multi_d_add, 1),
-                                           tma(rcc), tma(crc).multi_d(gelu, 1));  // column-major C
+                                           tma(rcc), tma(crc).multi_d(gelu, 1),  // column-major C
+                                           tma(rcr).variant(block_scaled));
 
 // cp_async on every NVIDIA target: signatures x tiles x stages, both C majors, preshuffle.
 constexpr auto cp(gemm_layout l) {

@@ -135,13 +135,15 @@ inline constexpr shape3 wgmma_tiles_k8[] = {{16, 64, 8}, {16, 128, 8}, {16, 192,
 inline constexpr std::uint32_t wgmma_k_major_layouts = layouts(rcr, rcc);
 inline constexpr std::uint32_t c_wgmma_fp8 = bits(dtype::fp16, dtype::bf16, dtype::fp32, dtype::fp8);
 inline constexpr std::uint32_t standard_only = bits(gemm_variant::standard);
+// fp8/bf8 also block-scaled (1 x 128 A scales, 128 x 128 B scales; sm90/block_scaled_mainloop.cuh), rcr only.
+inline constexpr std::uint32_t standard_or_block_scaled = bits(gemm_variant::standard, gemm_variant::block_scaled);
 inline constexpr dtype_offer tma_wgmma_dtypes[] = {
     {dtype::fp16, dtype::fp16, dtype::fp32, dtype::fp16, c_16bit, all_layouts, wgmma_tiles_k16, {}, unshuffled_variants},
     {dtype::bf16, dtype::bf16, dtype::fp32, dtype::bf16, c_16bit, all_layouts, wgmma_tiles_k16, {}, unshuffled_variants},
-    {dtype::fp8, dtype::fp8, dtype::fp32, dtype::fp8, c_wgmma_fp8, wgmma_k_major_layouts, wgmma_tiles_k32, {}, standard_only},
-    {dtype::fp8, dtype::bf8, dtype::fp32, dtype::fp8, c_wgmma_fp8, wgmma_k_major_layouts, wgmma_tiles_k32, {}, standard_only},
-    {dtype::bf8, dtype::fp8, dtype::fp32, dtype::bf8, c_wgmma_fp8, wgmma_k_major_layouts, wgmma_tiles_k32, {}, standard_only},
-    {dtype::bf8, dtype::bf8, dtype::fp32, dtype::bf8, c_wgmma_fp8, wgmma_k_major_layouts, wgmma_tiles_k32, {}, standard_only},
+    {dtype::fp8, dtype::fp8, dtype::fp32, dtype::fp8, c_wgmma_fp8, wgmma_k_major_layouts, wgmma_tiles_k32, {}, standard_or_block_scaled},
+    {dtype::fp8, dtype::bf8, dtype::fp32, dtype::fp8, c_wgmma_fp8, wgmma_k_major_layouts, wgmma_tiles_k32, {}, standard_or_block_scaled},
+    {dtype::bf8, dtype::fp8, dtype::fp32, dtype::bf8, c_wgmma_fp8, wgmma_k_major_layouts, wgmma_tiles_k32, {}, standard_or_block_scaled},
+    {dtype::bf8, dtype::bf8, dtype::fp32, dtype::bf8, c_wgmma_fp8, wgmma_k_major_layouts, wgmma_tiles_k32, {}, standard_or_block_scaled},
     {dtype::int8, dtype::int8, dtype::int32, dtype::int8, bits(dtype::int32, dtype::int8), wgmma_k_major_layouts,
      wgmma_tiles_k32, {}, standard_only},
     {dtype::fp32, dtype::fp32, dtype::fp32, dtype::tf32, bits(dtype::fp32), wgmma_k_major_layouts, wgmma_tiles_k8, {},
@@ -195,6 +197,8 @@ constexpr pipeline_caps tma_wgmma(int smem_opt_in) {
                   false};
   c.tile_max = {256, 256, 128};
   c.max_accumulators = 128;  // per consumer thread; more spills (setmaxnreg budget)
+  c.variants = unshuffled_variants | bits(gemm_variant::block_scaled);  // per dtype offer: block_scaled for fp8/bf8
+  c.block_scaled_layouts = layouts(rcr);  // a column-major C would exchange A's and B's scale blocks
   // vector_bytes 16 is TMA's rule for A and B; C and D go through a direct-store
   // epilogue that takes any alignment (sm90/epilogue_math.cuh).
   c.epilogue_any_alignment = true;

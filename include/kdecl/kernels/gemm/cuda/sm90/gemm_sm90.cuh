@@ -164,6 +164,12 @@ struct gemm {
       params.stride_d = p.stride_d;
       params.alpha = args.alpha;
       params.beta = args.beta;
+      params.scale_a = args.scale_a;
+      params.scale_b = args.scale_b;
+      params.scale_ld_a = p.scales.ld_a;
+      params.scale_ld_b = p.scales.ld_b;
+      params.scale_stride_a = p.scales.stride_a;
+      params.scale_stride_b = p.scales.stride_b;
       params.d_via_tma = shape.sched.splits == 1 && encode_d_maps(params, p, args);
       constexpr std::int64_t run_bytes = 4 * elem_bytes(K.sig.c);  // the cshuffle epilogue's vector
       params.c_rows_aligned = reinterpret_cast<std::uintptr_t>(args.c) % run_bytes == 0 &&
@@ -312,6 +318,12 @@ struct gemm {
     if (p.lda * ea >= tma_stride_limit || p.ldb * eb >= tma_stride_limit || p.stride_a * ea >= tma_stride_limit ||
         p.stride_b * eb >= tma_stride_limit)
       return fail("a leading dimension or batch stride reaches 2^40 bytes (TMA limit)");
+    if constexpr (K.sig.variant == gemm_variant::block_scaled) {
+      if (args.scale_a == nullptr || args.scale_b == nullptr || !aligned(args.scale_a, 4) || !aligned(args.scale_b, 4))
+        return fail("the block scales must be non-null and aligned to their 4-byte floats");
+      if (p.scales.ld_a < p.m || p.scales.ld_b < p.k_blocks())
+        return fail("the scales' leading dimensions must cover M and ceil(K / 128) (problem not normalized)");
+    }
     if constexpr (K.sig.variant == gemm_variant::multi_d) {
       if (p.ldd < p.cols_c()) return fail("ldd must cover C's columns");
       for (int i = 0; i < K.sig.num_d; ++i)

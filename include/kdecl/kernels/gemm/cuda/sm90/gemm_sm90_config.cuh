@@ -90,6 +90,8 @@ constexpr const char* key_unsupported_reason(const gemm_key& k) {
   if (a.pipe != pipeline::tma_wgmma) return "pipeline is not tma_wgmma";
   if (s.lay.c == layout::col) {
     if (a.cluster_m * a.cluster_n != 1) return "multicast clusters are built for row-major C only";
+    if (s.variant == gemm_variant::block_scaled)
+      return "block_scaled is built for row-major C only (C^T would exchange A's and B's scale blocks)";
     return key_unsupported_reason(row_major_c_key(k));
   }
   const sm90_operand_class cls = sm90_operand_class_of(s);
@@ -107,8 +109,12 @@ constexpr const char* key_unsupported_reason(const gemm_key& k) {
   if (cls != sm90_operand_class::bits16 && !(s.lay.a == layout::row && s.lay.b == layout::col))
     return "8-bit and tf32 operands must be K-major (layout rcr, or rcc with column-major C): wgmma reads them only "
            "K-major from shared memory";
-  if (cls != sm90_operand_class::bits16 && s.variant != gemm_variant::standard)
-    return "8-bit and tf32 GEMMs are built for the standard variant only";
+  const bool block_scaled = s.variant == gemm_variant::block_scaled;
+  if (cls != sm90_operand_class::bits16 && s.variant != gemm_variant::standard &&
+      !(cls == sm90_operand_class::fp8 && block_scaled))
+    return "8-bit and tf32 GEMMs are built for the standard variant only (fp8/bf8 also block_scaled)";
+  if (block_scaled && cls != sm90_operand_class::fp8) return "block_scaled needs fp8/bf8 A and B";
+  if (block_scaled && s.c == dtype::fp8) return "a block_scaled GEMM writes an fp16, bf16 or fp32 C";
   if (s.variant == gemm_variant::preshuffle) return "preshuffled B is not supported";
   if (s.variant == gemm_variant::multi_d && (s.num_d < 0 || s.num_d > 4)) return "multi_d needs 0..4 D tensors";
   if (s.variant == gemm_variant::standard && (s.num_d != 0 || s.ew != elementwise::pass_through))
@@ -129,6 +135,9 @@ constexpr const char* key_unsupported_reason(const gemm_key& k) {
   if (a.tile.k * (bits_of(s.a) / 8) != swizzle_row_bytes)
     return "tile.k must fill one 128-byte swizzled row: 64 for 16-bit, 128 for 8-bit, 32 for tf32 (fp32) inputs";
   if ((a.tile.m / (64 * W)) * n / 2 > 128) return "more than 128 accumulator registers per consumer thread (spills)";
+  if (block_scaled && (a.tile.m / (64 * W)) * n > 128)
+    return "block_scaled: more than 128 accumulator registers per consumer thread with each k-block's partial sums";
+  if (block_scaled && n > 128) return "block_scaled: tile.n must be 64 or 128 (one B scale per tile and k-block)";
   if (a.stages < 2) return "stages must be at least 2";
   if (smem_bytes_for(k) > max_dynamic_smem_bytes) return "shared-memory ring exceeds 227 KiB";
   if (a.epi != epilogue::direct && a.epi != epilogue::cshuffle) return "epilogue must be direct or cshuffle";
@@ -182,6 +191,8 @@ struct sm90_config {
   static constexpr int instruction_k = sm90_instruction_k(operands);
   static constexpr int k_steps = tile_k / instruction_k;   // wgmma steps per stage, 32 bytes of K each
   static constexpr bool integer_acc = operands == sm90_operand_class::int8;
+  // Scales per 1 x 128 block of A and 128 x 128 block of B (block_scaled_mainloop.cuh): tile_k is the block.
+  static constexpr bool block_scaled = K.sig.variant == gemm_variant::block_scaled;
   static constexpr int acc_regs = tile_n / 2;              // per m64 block, per thread
 
   static constexpr bool a_k_major = K.sig.lay.a == layout::row;

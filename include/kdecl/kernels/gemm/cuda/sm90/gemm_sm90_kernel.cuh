@@ -271,6 +271,14 @@ __device__ __forceinline__ int consume_k_blocks(Acc (&acc)[Cfg::m_blocks][Cfg::a
   return previous_stage;
 }
 
+}  // namespace kdecl::kernels::cuda::sm90
+
+// consume_k_blocks_scaled, the block_scaled variant's main loop: on the ring, descriptors and
+// wgmma above.
+#include "kdecl/kernels/gemm/cuda/sm90/block_scaled_mainloop.cuh"
+
+namespace kdecl::kernels::cuda::sm90 {
+
 // After a tile's last k-block: split-K reduction or the fused epilogue, from fp32
 // accumulators. `pos` moves past the tile's D slots where the epilogue read them.
 template <gemm_key K, class Cfg>
@@ -352,8 +360,15 @@ __device__ __forceinline__ void consume_tiles(const gemm_sm90_params& p, unsigne
       if (turn > 0) named_barrier_sync(pingpong_barrier_base + (turn & 1), 256);
     }
 
-    const int previous_stage =
-        consume_k_blocks<cfg>(acc, a_ring, b_ring, full, empty, pos, w.k_block_begin, w.k_block_end, lane, place.rank);
+    int previous_stage;
+    if constexpr (cfg::block_scaled) {
+      const int warp_rows = (cfg::pingpong ? 0 : consumer * cfg::rows_per_warpgroup) + thread_in_wg / 32 * 16;
+      previous_stage = consume_k_blocks_scaled<cfg>(acc, a_ring, b_ring, full, empty, pos, p, w,
+                                                    w.tile_m * cfg::tile_m + warp_rows + lane / 4, lane, place.rank);
+    } else {
+      previous_stage = consume_k_blocks<cfg>(acc, a_ring, b_ring, full, empty, pos, w.k_block_begin, w.k_block_end,
+                                             lane, place.rank);
+    }
     const bool has_next = turn + 1 < units;  // the other consumer's next (pingpong)
     if constexpr (cfg::pingpong) {
       // Main loop issued: the other consumer may issue its next tile's (if it has one).

@@ -39,6 +39,11 @@ struct gemm_sm90_params {
   float* tail_partials;
   unsigned long long* tail_flags;
   unsigned long long tail_epoch;
+  // The block_scaled variant: sa(i, kb) at scale_a[batch * scale_stride_a + kb * scale_ld_a + i],
+  // sb(nb, kb) at scale_b[batch * scale_stride_b + nb * scale_ld_b + kb] (gemm_problem.hpp).
+  const float* scale_a;
+  const float* scale_b;
+  std::int64_t scale_ld_a, scale_ld_b, scale_stride_a, scale_stride_b;
 };
 
 }  // namespace kdecl::kernels::cuda::sm90

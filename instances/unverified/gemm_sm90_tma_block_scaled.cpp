@@ -1,0 +1,27 @@
+// Hopper (sm_90a) block-scaled fp8 GEMMs (DeepGEMM's form): e4m3/e5m2 A and B with a float
+// scale per 1 x 128 block of A (per row and 128 of K) and per 128 x 128 block of B, on the
+// TMA + wgmma pipeline (gemm/cuda/sm90/block_scaled_mainloop.cuh: each 128-deep k-block's
+// wgmma into a second accumulator set, scaled into the tile's on the CUDA cores). That second
+// set halves the tile a consumer warpgroup can hold: at most 64 x 128 per warpgroup.
+//   128x128, two consumer warpgroups, 6 stages   large problems (each warpgroup's promotion
+//                                                runs under the other's wgmma)
+//   64x128, two consumers in pingpong, 8 stages  medium problems, one tile per consumer
+//   64x128 / 64x64, one consumer warpgroup       small M (memory bound: deep rings)
+// Compiled, never run on a GPU yet: tests/gpu/shipped_instances_gpu_test.cpp checks every
+// registered kernel, these included (kdecl_gpu_tests links this set), against the reference.
+#include "kdecl/declare/gemm.hpp"
+
+namespace {
+using namespace kdecl::dsl;
+constexpr auto scaled = gemm().pipeline(tma_wgmma).epilogue(cshuffle).layout(rcr).variant(block_scaled);
+constexpr auto medium = scaled.scheduler(intrawave).tile(128, 128, 128).warps(8, 1, 1).warp_tile(16, 128, 32).stages(6);
+constexpr auto pingpong_64 = scaled.scheduler(pingpong).tile(64, 128, 128).warps(4, 1, 1).warp_tile(16, 128, 32).stages(8);
+constexpr auto small_m = scaled.scheduler(intrawave).tile(64, 128, 128).warps(4, 1, 1).warp_tile(16, 128, 32).stages(8);
+constexpr auto tiny_m = scaled.scheduler(intrawave).tile(64, 64, 128).warps(4, 1, 1).warp_tile(16, 64, 32).stages(12);
+}  // namespace
+
+DECL_KERNEL_SET(gemm_sm90_tma_block_scaled,
+    targets(sm_90),
+    medium.dtypes(fp8, fp8, bf16), pingpong_64.dtypes(fp8, fp8, bf16),
+    small_m.dtypes(fp8, fp8, bf16), tiny_m.dtypes(fp8, fp8, bf16),
+    medium.dtypes(fp8, fp8, fp32), medium.dtypes(fp8, fp8, fp16));
