@@ -55,3 +55,10 @@ expect("${out}" "\\| bf16 rcr \\| 4 \\| 4 \\| 0 \\| 0 \\|")
 kdecl(0 out ${host_args} --resume)
 expect("${out}" "0 of 4 problems to measure")
 message(STATUS "bench CLI: resume, overwrite guard, report and a host run in pieces behave")
+
+# A block-scaled fp8 GEMM timed on the host backend: its operand sets carry the scales.
+set(scaled "${WORK_DIR}/scaled.jsonl")
+kdecl(0 out bench gemm --sizes 130 --dtype fp8 --block-scaled --device host --warmup 1 --iters 3 --top 1
+      --jsonl "${scaled}" --out "${WORK_DIR}/scaled")
+file(READ "${scaled}" scaled_line)
+expect("${scaled_line}" "blockscaled_host_blocked.*ms")

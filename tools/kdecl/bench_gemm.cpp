@@ -57,10 +57,6 @@ struct bench_options : bench_run_options {
 // The problems of a run, in order: --sizes, then --ms x --ns x --ks, then the --problems files' rows
 // (filtered, identical problems merged), at most --limit of them.
 std::vector<sweep_problem> problems_of(const bench_options& o) {
-  if (o.shape.block_scaled)
-    throw std::invalid_argument(
-        "bench gemm does not time block-scaled GEMMs yet (its operand sets carry no scales); "
-        "kdecl run gemm --block-scaled checks one against the reference");
   std::vector<sweep_problem> out;
   auto add_plain = [&](std::int64_t m, std::int64_t n, std::int64_t k) {
     gemm_options shape = o.shape;
@@ -151,6 +147,7 @@ double predicted_seconds(const gemm_dispatcher& disp, const gemm_problem& p, con
 struct operand_sets {
   std::vector<buffer> a, b, c;
   std::vector<std::vector<buffer>> d;
+  std::vector<buffer> scale_a, scale_b;  // block_scaled: the float scales of each set
   std::size_t count = 0;
 };
 
@@ -164,6 +161,7 @@ std::size_t staging_bytes(std::size_t n, dtype d) { return std::min<std::size_t>
 // Elements of A, B and C (and each D), bytes of one operand set, and how many sets rotate.
 struct operand_set_layout {
   std::size_t na = 0, nb = 0, nc = 0;
+  std::size_t nsa = 0, nsb = 0;  // block_scaled: floats of A's and B's scales
   std::size_t set_bytes = 0, count = 0;
   std::size_t staging = 0;  // the largest host block random_buffer() stages
 };
@@ -175,8 +173,12 @@ operand_set_layout operand_set_layout_of(const gemm_problem& p, std::size_t l2_b
   l.nb = s.variant == gemm_variant::preshuffle ? std::size_t(p.batch * p.stride_b)
                                                : elements(p, p.stride_b, p.rows_b(), p.ldb);
   l.nc = elements(p, p.stride_c, p.rows_c(), p.ldc);
+  if (s.variant == gemm_variant::block_scaled) {
+    l.nsa = elements(p, p.scales.stride_a, p.k_blocks() - 1, p.scales.ld_a) + std::size_t(p.m);
+    l.nsb = elements(p, p.scales.stride_b, p.n_blocks() - 1, p.scales.ld_b) + std::size_t(p.k_blocks());
+  }
   const std::size_t a = l.na * dtype_size_bytes(s.a), b = l.nb * dtype_size_bytes(s.b), c = l.nc * dtype_size_bytes(s.c);
-  l.set_bytes = a + b + c * (1 + s.num_d);
+  l.set_bytes = a + b + c * (1 + s.num_d) + (l.nsa + l.nsb) * sizeof(float);
   l.count = rotation_count(l.set_bytes, l2_bytes);
   l.staging = std::max({staging_bytes(l.na, s.a), staging_bytes(l.nb, s.b), staging_bytes(l.nc, s.c)});
   return l;
@@ -231,6 +233,10 @@ operand_sets make_operands(const device& dev, const gemm_problem& p, std::size_t
     ops.c.push_back(beta != 0 ? random_buffer(dev, nc, s.c, 10 * i + 3) : buffer(dev, size(nc, s.c)));
     ops.d.emplace_back();
     for (int t = 0; t < s.num_d; ++t) ops.d.back().push_back(random_buffer(dev, nc, s.c, 10 * i + 4 + t));
+    if (s.variant == gemm_variant::block_scaled) {  // (the scales' values do not change the timing)
+      ops.scale_a.push_back(random_buffer(dev, layout.nsa, dtype::fp32, 10 * i + 8));
+      ops.scale_b.push_back(random_buffer(dev, layout.nsb, dtype::fp32, 10 * i + 9));
+    }
   }
   return ops;
 }
@@ -239,6 +245,10 @@ gemm_args args_of(operand_sets& ops, std::size_t i, float alpha, float beta) {
   i %= ops.count;
   gemm_args a{ops.a[i].data(), ops.b[i].data(), ops.c[i].data(), alpha, beta};
   for (std::size_t t = 0; t < ops.d[i].size(); ++t) a.d[t] = ops.d[i][t].data();
+  if (!ops.scale_a.empty()) {
+    a.scale_a = static_cast<const float*>(ops.scale_a[i].data());
+    a.scale_b = static_cast<const float*>(ops.scale_b[i].data());
+  }
   return a;
 }
 
@@ -353,7 +363,7 @@ json bench_one(const gemm_dispatcher& disp, const gemm_problem& p, const bench_o
     names.push_back("cublas");
     launchers.push_back([&](int i) {
       auto a = args_of(ops, i, o.shape.alpha, o.shape.beta);
-      blas->run(a.a, a.b, a.c);
+      blas->run(a.a, a.b, a.c, a.scale_a, a.scale_b);
     });
     if (p.sig.variant == gemm_variant::multi_d) {
       names.push_back("cublas_plus_elementwise");

@@ -59,6 +59,7 @@ struct cublas_gemm::impl {
   std::int32_t ialpha = 1, ibeta = 0;
   bool integer = false;
   bool swap_ab = false;  // column-major C: run as C^T = B^T A^T (with_row_major_c)
+  bool block_scaled = false;  // scale pointers set per launch (the operand sets rotate)
 };
 
 std::optional<std::string> cublas_gemm::unsupported(const gemm_problem& problem) {
@@ -70,6 +71,14 @@ std::optional<std::string> cublas_gemm::unsupported(const gemm_problem& problem)
   const bool eight_bit = bits_of(s.a) == 8;
   if (eight_bit && !(s.lay.a == layout::row && s.lay.b == layout::col))
     return "cuBLASLt 8-bit GEMMs need the TN layout (our rcr, or rcc with column-major C)";
+  if (s.variant == gemm_variant::block_scaled) {
+    // cuBLASLt 12.9+ on sm_90 (VEC128_32F / BLK128x128_32F scale modes): e4m3 data, A's scales with
+    // rows adjacent (ld M), B's with K-blocks adjacent in rows padded to 4 (PyTorch's _scaled_mm checks).
+    if (s.a != dtype::fp8 || s.b != dtype::fp8) return "cuBLASLt's block-scaled GEMM takes e4m3 A and B";
+    if (p.batch > 1) return "the cuBLASLt baseline maps block-scaled GEMMs of batch 1 only";
+    if (p.scales.ld_a != p.m || p.scales.ld_b != (p.k_blocks() + 3) / 4 * 4)
+      return "cuBLASLt's block scales lie packed: A's ld M, B's ld ceil(K / 128) rounded up to 4";
+  }
   return std::nullopt;
 }
 
@@ -104,6 +113,16 @@ cublas_gemm::cublas_gemm(const gemm_problem& problem, float alpha, float beta) :
   cublasOperation_t op_b = s.lay.a == layout::row ? CUBLAS_OP_N : CUBLAS_OP_T;
   check(cublasLtMatmulDescSetAttribute(st.op, CUBLASLT_MATMUL_DESC_TRANSA, &op_a, sizeof(op_a)), "transa");
   check(cublasLtMatmulDescSetAttribute(st.op, CUBLASLT_MATMUL_DESC_TRANSB, &op_b, sizeof(op_b)), "transb");
+  if (s.variant == gemm_variant::block_scaled) {
+    // cuBLAS's A is our B (128 x 128 blocks), its B our A (1 x 128 blocks).
+    st.block_scaled = true;
+    const cublasLtMatmulMatrixScale_t mode_a = CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F;
+    const cublasLtMatmulMatrixScale_t mode_b = CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F;
+    check(cublasLtMatmulDescSetAttribute(st.op, CUBLASLT_MATMUL_DESC_A_SCALE_MODE, &mode_a, sizeof(mode_a)),
+          "A scale mode");
+    check(cublasLtMatmulDescSetAttribute(st.op, CUBLASLT_MATMUL_DESC_B_SCALE_MODE, &mode_b, sizeof(mode_b)),
+          "B scale mode");
+  }
 
   // Stored (column-major) shapes: B' is n x k or k x n; A' likewise with m.
   const std::uint64_t rows_bp = op_a == CUBLAS_OP_N ? p.n : p.k, cols_bp = op_a == CUBLAS_OP_N ? p.k : p.n;
@@ -152,9 +171,17 @@ cublas_gemm::~cublas_gemm() {
   if (st.handle) cublasLtDestroy(st.handle);
 }
 
-void cublas_gemm::run(const void* a, const void* b, void* c) const {
+void cublas_gemm::run(const void* a, const void* b, void* c, const float* scale_a, const float* scale_b) const {
   const auto& st = *impl_;
   if (st.swap_ab) std::swap(a, b);
+  if (st.block_scaled) {
+    if (scale_a == nullptr || scale_b == nullptr) throw std::runtime_error("cuBLASLt block-scaled GEMM without scales");
+    // Attributes are host-side state read at launch: set with each rotating operand set.
+    check(cublasLtMatmulDescSetAttribute(st.op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &scale_b, sizeof(scale_b)),
+          "A scale pointer");
+    check(cublasLtMatmulDescSetAttribute(st.op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &scale_a, sizeof(scale_a)),
+          "B scale pointer");
+  }
   const void* alpha = st.integer ? static_cast<const void*>(&st.ialpha) : &st.alpha;
   const void* beta = st.integer ? static_cast<const void*>(&st.ibeta) : &st.beta;
   check(cublasLtMatmul(st.handle, st.op, alpha, b, st.la, a, st.lb, beta, c, st.lc16 ? st.lc16 : st.lc, c, st.lc,

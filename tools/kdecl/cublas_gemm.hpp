@@ -19,8 +19,9 @@ class cublas_gemm {
   cublas_gemm(const cublas_gemm&) = delete;
   cublas_gemm& operator=(const cublas_gemm&) = delete;
 
-  // Asynchronous launch on the default stream.
-  void run(const void* a, const void* b, void* c) const;
+  // Asynchronous launch on the default stream; the block_scaled variant's scales with it.
+  void run(const void* a, const void* b, void* c, const float* scale_a = nullptr,
+           const float* scale_b = nullptr) const;
   // Reason cuBLASLt cannot run this problem, or empty.
   static std::optional<std::string> unsupported(const gemm_problem& p);
 
