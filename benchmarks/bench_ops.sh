@@ -60,25 +60,12 @@ mkdir -p "$state" "$out"
 log() { echo "== $*" | tee -a "$out/summary.txt"; }
 [[ -x $kdecl ]] || { echo "bench_ops: no $kdecl (build and carry it: see benchmarks/carry.sh)" >&2; exit 2; }
 
-# cuDNN of the machine's PyTorch, ahead of the carried front library (.carry/lib).
-cudnn=${CUDNN_LIB:-}
-if [[ -z $cudnn ]]; then
-  cudnn=$(python3 -c 'import os, nvidia.cudnn as m
-f = getattr(m, "__file__", None)
-print(os.path.join(os.path.dirname(f) if f else list(m.__path__)[0], "lib"))' 2>/dev/null)
-fi
-if [[ -z $cudnn || ! -f $cudnn/libcudnn.so.9 ]]; then  # another wheel layout: look through site-packages
-  cudnn=$(python3 -c 'import glob, os, site
-hits = [h for d in site.getsitepackages() for h in glob.glob(os.path.join(d, "nvidia", "**", "libcudnn.so.9"), recursive=True)]
-print(os.path.dirname(hits[0]) if hits else "")' 2>/dev/null)
-fi
-# cuDNN's runtime-compiled engines dlopen NVRTC: the same Python environment's, when it has one.
-nvrtc=${NVRTC_LIB:-$(python3 -c 'import glob, os, site
-hits = [h for d in site.getsitepackages() for h in glob.glob(os.path.join(d, "nvidia", "**", "libnvrtc.so*"), recursive=True)]
-print(os.path.dirname(hits[0]) if hits else "")' 2>/dev/null)}
-if [[ -n $cudnn && -f $cudnn/libcudnn.so.9 ]]; then
+# cuDNN of the machine's PyTorch (and NVRTC for its runtime-compiled engines), ahead of the carried
+# front library (.carry/lib).
+source benchmarks/vendor_libs.sh
+if [[ -n $cudnn ]]; then
   log "cuDNN from $cudnn: $(ls "$cudnn" | grep -E '^libcudnn(_graph)?\.so\.9' | tr '\n' ' ')${nvrtc:+; NVRTC from $nvrtc}"
-  export LD_LIBRARY_PATH="$cudnn${nvrtc:+:$nvrtc}:$PWD/.carry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  export LD_LIBRARY_PATH="$vendor_library_path"
 else
   log "no libcudnn.so.9 found (CUDNN_LIB, or python3's nvidia.cudnn package): cuDNN is not timed (each record says why)"
   export LD_LIBRARY_PATH="$PWD/.carry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"

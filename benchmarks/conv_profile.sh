@@ -9,7 +9,7 @@
 #          l1_fwd='--n 32 --c 128 --k 128 --hw 282,282 --filter 3 --dtype bf16 --direction fwd'
 #
 # Binaries from .carry/ (benchmarks/carry.sh BUILD tools/kdecl; a build with -DKDECL_INSTANCE_FILTER=conv_ is
-# enough). cuDNN and NVRTC come from the machine's PyTorch, as in bench_ops.sh. Writes $OUT/conv_profile/:
+# enough). cuDNN and NVRTC come from the machine's PyTorch (benchmarks/vendor_libs.sh). Writes $OUT/conv_profile/:
 # NAME.log and NAME.md (bench), ncu/ours_NAME.txt, ncu/cudnn_NAME.txt (details pages) and the .ncu-rep files.
 # Each step has its own time limit (PROFILE_STEP_S, default 150 s); what finished is kept.
 set -uo pipefail
@@ -19,11 +19,8 @@ cd "$(dirname "$0")/.."
 rx=$1; shift
 B=$PWD/.carry/bin
 export KDECL_MODEL_DIR="${KDECL_MODEL_DIR:-$PWD/models}"
-CUDNN=$(python3 -c "import nvidia.cudnn, os; print(os.path.dirname(nvidia.cudnn.__file__))" 2>/dev/null)/lib
-NVRTC=$(python3 -c 'import glob, os, site
-hits = [h for d in site.getsitepackages() for h in glob.glob(os.path.join(d, "nvidia", "**", "libnvrtc.so*"), recursive=True)]
-print(os.path.dirname(hits[0]) if hits else "")' 2>/dev/null)
-export LD_LIBRARY_PATH="$CUDNN:$NVRTC:$PWD/.carry/lib"
+source benchmarks/vendor_libs.sh
+export LD_LIBRARY_PATH="$vendor_library_path"
 R=${OUT:-device-results}/conv_profile; mkdir -p "$R/ncu"
 NCU=$(ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | tail -1); NCU=${NCU:-$(command -v ncu)}
 step=${PROFILE_STEP_S:-150}
