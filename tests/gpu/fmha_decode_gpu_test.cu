@@ -503,6 +503,29 @@ TEST(FmhaDecodeGpu, ErrorsNameTheRule) {
             std::string::npos);
 }
 
+// The launch checks read only the pointers: host buffers stand in, no device is needed.
+TEST(FmhaDecodeGpu, SplitWorkspaceMustBe16ByteAligned) {
+  test::paged_config cfg;
+  cfg.family = fmha_family::fwd_splitkv;
+  cfg.lengths = {1000};
+  cfg.splits = 4;
+  auto c = test::make_paged_case<bf16>(cfg, dtype::bf16);
+  const auto plan = dec::plan_paged_decode(c.p, 132, 2);
+  ASSERT_GT(plan.workspace_bytes, 0u);
+  auto a = c.host_args();
+  std::vector<bf16> o(c.q.size());
+  a.o = o.data();
+  std::vector<std::uint64_t> workspace(plan.workspace_bytes / 8 + 4);
+  a.workspace = reinterpret_cast<unsigned char*>(workspace.data()) + 8;  // 8-byte aligned, not 16
+  a.workspace_bytes = plan.workspace_bytes;
+  if (reinterpret_cast<std::uintptr_t>(a.workspace) % 16 == 0) a.workspace = workspace.data() + 2;
+  const auto why = dec::paged_decode_args_reason(c.p, a, plan);
+  ASSERT_TRUE(why.has_value());
+  EXPECT_EQ(*why, "the split-KV workspace must be 16-byte aligned (the combine's 16-byte loads)");
+  a.workspace = reinterpret_cast<unsigned char*>(a.workspace) + 8;
+  EXPECT_FALSE(dec::paged_decode_args_reason(c.p, a, plan).has_value());
+}
+
 TEST(FmhaDecodeGpu, SplitPlanFillsTheDevice) {
   REQUIRE_GPU();
   fmha_paged_problem p;

@@ -363,6 +363,24 @@ constexpr long tma_ws_smem_bytes(const fmha_key& k, int q_buffers) {
 // else one (head dim 256, or deep K/V rings).
 constexpr int tma_ws_q_buffers(const fmha_key& k) { return tma_ws_smem_bytes(k, 2) <= smem_sm90 ? 2 : 1; }
 
+// The paged decode kernel (kernels/fmha/cuda/decode/paged_decode.cuh, whose traits assert they
+// agree): its K/V ring depth when a key names none, chosen by measurement on an H200
+// (docs/perf/h200-2026-12-02-decode-table-ahead): shallow rings, so that more blocks share an SM
+// (the loop waits on its own latencies more than on memory): 2 stages of 64-key tiles (3 blocks
+// per SM at head dim 128, 4 at 64), 3 for an fp8 cache at head dim 128 (60 KB: 3 blocks per SM).
+constexpr int paged_decode_default_stages(long hdim, bool fp8_cache) {
+  return fp8_cache && hdim > 64 && hdim <= 128 ? 3 : 2;
+}
+// Its shared memory for padded head dim d: Q (q_rows rows) and the cp.async ring of `stages` K/V
+// tile pairs of `keys` rows (an fp8 cache's rows are widened in registers, stored 8-bit), or the
+// warps' merge buffer if larger.
+constexpr long paged_decode_smem_bytes(long d, bool fp8_cache, long stages, long q_rows = 16, long keys = 64) {
+  const long pitch = d * 2 + 16, cache_pitch = d * (fp8_cache ? 1 : 2) + 16;
+  const long ring = q_rows * pitch + stages * 2 * keys * cache_pitch;
+  const long merge = 4 * q_rows * d * 4 + 4 * q_rows * 2 * 4;
+  return ring > merge ? ring : merge;
+}
+
 // Shared memory the pipeline's formula gives for a key (bytes); 0 for none/unmodelled.
 constexpr long smem_bytes(smem_formula f, const fmha_key& k) {
   const auto& t = k.algo.tile;
@@ -378,23 +396,17 @@ constexpr long smem_bytes(smem_formula f, const fmha_key& k) {
       return tma_ws_smem_bytes(k, tma_ws_q_buffers(k));
     case smem_formula::mfma_k_vt_slices:
       return long(t.n0) * (t.k0 * e + 16) + long(t.n1) * (t.k1 * e + 8);
-    case smem_formula::paged_decode_ring: {
-      const bool fp8 = k.sig.cache == dtype::fp8;
-      const long d = t.k0max, pitch = d * 2 + 16, cache_pitch = d * (fp8 ? 1 : 2) + 16;
-      const long ring = long(t.m0) * pitch + long(k.algo.stages) * 2 * t.n0 * cache_pitch;
-      const long merge = 4 * long(t.m0) * d * 4 + 4 * long(t.m0) * 2 * 4;
-      return ring > merge ? ring : merge;
-    }
+    case smem_formula::paged_decode_ring:
+      return paged_decode_smem_bytes(t.k0max, k.sig.cache == dtype::fp8, k.algo.stages, t.m0, t.n0);
   }
   return 0;
 }
 
 // The K/V ring depth a pipeline takes when a declaration names none: paged_decode's is the
-// one measured best for its head dim and cache (decode_plan.hpp decode_default_stages).
+// one measured best for its head dim and cache (paged_decode_default_stages).
 constexpr int default_stages(const pipeline_offer& po, const fmha_key& k) {
   if (po.pipe != fmha_pipeline::paged_decode || k.algo.arch == arch_id::host) return po.stages.def;
-  const int d = k.sig.hdim_q;
-  return k.sig.cache == dtype::fp8 && d > 64 && d <= 128 ? 3 : 2;
+  return paged_decode_default_stages(k.sig.hdim_q, k.sig.cache == dtype::fp8);
 }
 
 // fp32 accumulators one thread holds: O (m0 x n1) and S (m0 x n0) over the consumer threads

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <limits>
 
+#include "kdecl/arch/fmha_specs.hpp"
 #include "kdecl/fmha/paged_kv.hpp"
 
 namespace kdecl::kernels::cuda::decode {
@@ -24,24 +25,12 @@ struct decode_plan {
 
 inline int decode_padded_hdim(std::int64_t hdim) { return hdim <= 64 ? 64 : hdim <= 128 ? 128 : 256; }
 
-// The K/V ring depth of the decode kernel when its key names none (arch/fmha_specs.hpp
-// default_stages), chosen by measurement on an H200 (docs/perf/h200-2026-12-02-decode-table-ahead):
-// shallow rings, so that more blocks share an SM (the loop waits on its own latencies more
-// than on memory): 2 stages of 64-key tiles (3 blocks per SM at head dim 128, 4 at 64), 3
-// for an fp8 cache at head dim 128 (60 KB: 3 blocks per SM).
-constexpr int decode_default_stages(int d, bool fp8_cache) {
-  return fp8_cache && d > 64 && d <= 128 ? 3 : 2;
-}
-
-// Shared memory of the decode kernel for padded head dim d (decode_traits::smem_bytes; the
-// kernel asserts the two agree, and arch/fmha_specs.hpp's paged_decode_ring is the same
-// formula): Q and the K/V cp.async ring (an fp8 cache's rows are widened in registers), or
-// the warps' merge buffer if larger.
+// The K/V ring depth of the decode kernel when its key names none, and its shared memory for
+// padded head dim d (decode_traits::smem_bytes asserts they agree): the arch table's formulas
+// (arch/fmha_specs.hpp paged_decode_default_stages, paged_decode_smem_bytes), the one source.
+constexpr int decode_default_stages(int d, bool fp8_cache) { return arch::fmha::paged_decode_default_stages(d, fp8_cache); }
 constexpr int decode_smem_bytes(int d, bool fp8_cache, int stages) {
-  const int pitch = d * 2 + 16, cache_pitch = d * (fp8_cache ? 1 : 2) + 16;
-  const int ring = 16 * pitch + stages * 2 * 64 * cache_pitch;
-  const int merge = 4 * 16 * d * 4 + 4 * 16 * 2 * 4;
-  return ring > merge ? ring : merge;
+  return int(arch::fmha::paged_decode_smem_bytes(d, fp8_cache, stages));
 }
 constexpr int decode_smem_bytes(int d, bool fp8_cache) {
   return decode_smem_bytes(d, fp8_cache, decode_default_stages(d, fp8_cache));
