@@ -89,10 +89,15 @@ gemm_problem build(FuzzedDataProvider& in) {
       break;
   }
   p.layout({pick<layout>(in), pick<layout>(in), pick<layout>(in)});
-  switch (in.ConsumeIntegralInRange<int>(0, 3)) {
+  switch (in.ConsumeIntegralInRange<int>(0, 4)) {
     case 0: p.preshuffled_b(); break;
     case 1: p.multi_d(pick<elementwise>(in), in.ConsumeIntegralInRange<int>(-1, 5), padded(in, n), padded(in, times(m, n))); break;
     case 2: p.sig.ew = pick<elementwise>(in); p.sig.num_d = in.ConsumeIntegralInRange<int>(0, 2); break;  // without the variant
+    case 3: {  // block scales, packed or padded (or extreme), on whatever dtypes were drawn
+      const std::int64_t kb = k > 0 ? (k + 127) / 128 : 1, nb = n > 0 ? (n + 127) / 128 : 1;
+      p.block_scaled({padded(in, m), padded(in, kb), padded(in, times(m, kb)), padded(in, times(kb, nb))});
+      break;
+    }
     default: break;
   }
   return p;
@@ -101,7 +106,7 @@ gemm_problem build(FuzzedDataProvider& in) {
 bool same_shape(const gemm_problem& a, const gemm_problem& b) {
   return a.m == b.m && a.n == b.n && a.k == b.k && a.batch == b.batch && a.lda == b.lda && a.ldb == b.ldb &&
          a.ldc == b.ldc && a.ldd == b.ldd && a.stride_a == b.stride_a && a.stride_b == b.stride_b &&
-         a.stride_c == b.stride_c && a.stride_d == b.stride_d && a.sig == b.sig;
+         a.stride_c == b.stride_c && a.stride_d == b.stride_d && a.sig == b.sig && a.scales == b.scales;
 }
 
 std::string describe(const gemm_problem& p) {
@@ -141,6 +146,16 @@ void check_elements(const gemm_instance& kernel, const gemm_problem& q, float al
   for (int t = 0; t < s.num_d; ++t) d.push_back(make(s.c, nd, seed + 3 + std::uint64_t(t)));
   gemm_args args{a.data(), b.data(), c.data(), alpha, beta};
   for (int t = 0; t < s.num_d; ++t) args.d[std::size_t(t)] = d[std::size_t(t)].data();
+  // Block scales: positive (0.5 to 2), so that the magnitudes below scale with them too.
+  std::vector<float> scale_a, scale_b;
+  if (s.variant == gemm_variant::block_scaled) {
+    scale_a.resize(span(q.scales.stride_a, q.k_blocks() - 1, q.scales.ld_a) + std::size_t(q.m));
+    scale_b.resize(span(q.scales.stride_b, q.n_blocks() - 1, q.scales.ld_b) + std::size_t(q.k_blocks()));
+    for (std::size_t i = 0; i < scale_a.size(); ++i) scale_a[i] = 0.5f + float((seed + 3 * i) % 7) / 4.0f;
+    for (std::size_t i = 0; i < scale_b.size(); ++i) scale_b[i] = 0.5f + float((seed + 5 * i) % 7) / 4.0f;
+    args.scale_a = scale_a.data();
+    args.scale_b = scale_b.data();
+  }
   const std::vector<double> ref = reference::gemm(q, args);  // reads C before the run
 
   // Magnitudes: |alpha| sum |a||b| + |beta||c| + sum |d|, before the elementwise op.
@@ -151,6 +166,8 @@ void check_elements(const gemm_instance& kernel, const gemm_problem& q, float al
   for (int t = 0; t < s.num_d; ++t) ad.push_back(absolute(d[std::size_t(t)], s.c, nd));
   gemm_args margs{aa.data(), ab.data(), const_cast<unsigned char*>(ac.data()), std::fabs(alpha), std::fabs(beta)};
   for (int t = 0; t < s.num_d; ++t) margs.d[std::size_t(t)] = ad[std::size_t(t)].data();
+  margs.scale_a = args.scale_a;
+  margs.scale_b = args.scale_b;
   const bool integer_c = s.c == dtype::int8 || s.c == dtype::int32;
   const std::vector<double> mag = integer_c ? std::vector<double>{} : reference::gemm(qm, margs);
 
@@ -217,7 +234,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                                                       double(q.rows_c()) * double(q.ldc)});
   const bool small = q.m <= 40 && q.n <= 40 && q.k <= 40 && q.batch <= 3 && elements <= double(1 << 14) &&
                      q.stride_a <= (1 << 14) && q.stride_b <= (1 << 14) && q.stride_c <= (1 << 14) &&
-                     (q.sig.variant != gemm_variant::multi_d || (q.ldd <= 64 && q.stride_d <= (1 << 14)));
+                     (q.sig.variant != gemm_variant::multi_d || (q.ldd <= 64 && q.stride_d <= (1 << 14))) &&
+                     (q.sig.variant != gemm_variant::block_scaled ||
+                      (q.scales.ld_a <= 64 && q.scales.ld_b <= 64 && q.scales.stride_a <= (1 << 14) &&
+                       q.scales.stride_b <= (1 << 14)));
   if (sel && small) {
     static std::size_t runs = 0;
     if (++runs % 1000 == 0 && std::getenv("KDECL_FUZZ_STATS")) std::fprintf(stderr, "[%zu small runs]\n", runs);
