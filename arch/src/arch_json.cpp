@@ -106,6 +106,7 @@ json pipeline_json(const pipeline_caps& c) {
           {"tile_chunk_bytes", c.tile_chunk_bytes},
           {"swizzle_rows", c.swizzle_rows},
           {"preshuffle_k_bytes", c.preshuffle_k_bytes},
+          {"block_scaled_layouts", layout_set(c.block_scaled_layouts)},
           {"conv",
            {{"directions", enum_set<conv_direction>(c.conv.directions)},
             {"layouts", enum_set<conv_layout>(c.conv.layouts)},
@@ -331,6 +332,7 @@ std::string arch_to_markdown() {
       if (p["swizzle_rows"].get<bool>()) limits += "; smem rows 16/32/64/128n bytes";
       if (p["preshuffle_k_bytes"].get<int>() != 0)
         limits += "; preshuffle tile_k*size(B) multiple of " + p["preshuffle_k_bytes"].dump();
+      if (p["block_scaled_layouts"].size() != 8) limits += "; block_scaled layouts " + cell(p["block_scaled_layouts"]);
       if (!p["conv"]["directions"].empty())
         limits += "; convolutions: " + cell(p["conv"]["directions"]) + " " + cell(p["conv"]["layouts"]) + " " +
                   cell(p["conv"]["dtypes"]) + " (input = weight = output), specializations " +
