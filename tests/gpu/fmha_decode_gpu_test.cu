@@ -514,7 +514,9 @@ TEST(FmhaDecodeGpu, SplitWorkspaceMustBe16ByteAligned) {
   ASSERT_GT(plan.workspace_bytes, 0u);
   auto a = c.host_args();
   std::vector<bf16> o(c.q.size());
+  std::vector<float> lse(std::size_t(c.p.batch * c.p.heads_q * c.p.seqlen_q));
   a.o = o.data();
+  a.lse = lse.data();
   std::vector<std::uint64_t> workspace(plan.workspace_bytes / 8 + 4);
   a.workspace = reinterpret_cast<unsigned char*>(workspace.data()) + 8;  // 8-byte aligned, not 16
   a.workspace_bytes = plan.workspace_bytes;
