@@ -5,7 +5,7 @@
 // computed in double from the stored input values (so fp16/fp8 inputs are
 // taken exactly; tf32 compute is modelled only where a caller names the
 // rounding the kernel applies to fp32 inputs: relative_error_over_rows),
-// honouring every dtype, layout, leading dimension, batch stride, multi_d op
+// honouring every dtype, layout, leading dimension, batch stride, multi_d op,
 // the preshuffled B layout and the block_scaled variant's scales (each 128-deep slice of
 // the dot product times its A and B scales, summed in double). Floating C is returned unrounded; integer C is
 // rounded to nearest even and saturated, because integer results are compared
