@@ -64,8 +64,8 @@ operand_spans spans_of(const gemm_problem& p) {
   s.c = span(p.stride_c, p.rows_c(), p.ldc);
   s.d = p.sig.variant == gemm_variant::multi_d ? span(p.stride_d, p.rows_c(), p.ldd) : 0;
   if (p.sig.variant == gemm_variant::block_scaled) {
-    s.scale_a = span(p.scales.stride_a, p.k_blocks() - 1, p.scales.ld_a) + std::size_t(p.m);
-    s.scale_b = span(p.scales.stride_b, p.n_blocks() - 1, p.scales.ld_b) + std::size_t(p.k_blocks());
+    s.scale_a = std::size_t(p.scale_a_elements());
+    s.scale_b = std::size_t(p.scale_b_elements());
   }
   return s;
 }

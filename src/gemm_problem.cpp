@@ -201,9 +201,8 @@ std::optional<std::string> gemm_problem::validate() const {
     if (auto e = stride_rule("B", p.stride_b, b_footprint)) return e;
     if (auto e = stride_rule("C", p.stride_c, p.ldc * (p.rows_c() - 1) + p.cols_c())) return e;
     if (block_scaled) {
-      if (auto e = stride_rule("A's scales", p.scales.stride_a, p.scales.ld_a * (p.k_blocks() - 1) + m)) return e;
-      if (auto e = stride_rule("B's scales", p.scales.stride_b, p.scales.ld_b * (p.n_blocks() - 1) + p.k_blocks()))
-        return e;
+      if (auto e = stride_rule("A's scales", p.scales.stride_a, p.scale_a_footprint())) return e;
+      if (auto e = stride_rule("B's scales", p.scales.stride_b, p.scale_b_footprint())) return e;
     }
   }
   return std::nullopt;

@@ -149,8 +149,8 @@ void check_elements(const gemm_instance& kernel, const gemm_problem& q, float al
   // Block scales: positive (0.5 to 2), so that the magnitudes below scale with them too.
   std::vector<float> scale_a, scale_b;
   if (s.variant == gemm_variant::block_scaled) {
-    scale_a.resize(span(q.scales.stride_a, q.k_blocks() - 1, q.scales.ld_a) + std::size_t(q.m));
-    scale_b.resize(span(q.scales.stride_b, q.n_blocks() - 1, q.scales.ld_b) + std::size_t(q.k_blocks()));
+    scale_a.resize(std::size_t(q.scale_a_elements()));
+    scale_b.resize(std::size_t(q.scale_b_elements()));
     for (std::size_t i = 0; i < scale_a.size(); ++i) scale_a[i] = 0.5f + float((seed + 3 * i) % 7) / 4.0f;
     for (std::size_t i = 0; i < scale_b.size(); ++i) scale_b[i] = 0.5f + float((seed + 5 * i) % 7) / 4.0f;
     args.scale_a = scale_a.data();

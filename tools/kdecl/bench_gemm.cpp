@@ -174,8 +174,8 @@ operand_set_layout operand_set_layout_of(const gemm_problem& p, std::size_t l2_b
                                                : elements(p, p.stride_b, p.rows_b(), p.ldb);
   l.nc = elements(p, p.stride_c, p.rows_c(), p.ldc);
   if (s.variant == gemm_variant::block_scaled) {
-    l.nsa = elements(p, p.scales.stride_a, p.k_blocks() - 1, p.scales.ld_a) + std::size_t(p.m);
-    l.nsb = elements(p, p.scales.stride_b, p.n_blocks() - 1, p.scales.ld_b) + std::size_t(p.k_blocks());
+    l.nsa = std::size_t(p.scale_a_elements());
+    l.nsb = std::size_t(p.scale_b_elements());
   }
   const std::size_t a = l.na * dtype_size_bytes(s.a), b = l.nb * dtype_size_bytes(s.b), c = l.nc * dtype_size_bytes(s.c);
   l.set_bytes = a + b + c * (1 + s.num_d) + (l.nsa + l.nsb) * sizeof(float);

@@ -76,7 +76,7 @@ std::optional<std::string> cublas_gemm::unsupported(const gemm_problem& problem)
     // rows adjacent (ld M), B's with K-blocks adjacent in rows padded to 4 (PyTorch's _scaled_mm checks).
     if (s.a != dtype::fp8 || s.b != dtype::fp8) return "cuBLASLt's block-scaled GEMM takes e4m3 A and B";
     if (p.batch > 1) return "the cuBLASLt baseline maps block-scaled GEMMs of batch 1 only";
-    if (p.scales.ld_a != p.m || p.scales.ld_b != (p.k_blocks() + 3) / 4 * 4)
+    if (p.scales.ld_a != p.m || p.scales.ld_b != p.aligned_scale_ld_b())
       return "cuBLASLt's block scales lie packed: A's ld M, B's ld ceil(K / 128) rounded up to 4";
   }
   return std::nullopt;

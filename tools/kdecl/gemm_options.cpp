@@ -119,8 +119,7 @@ gemm_problem gemm_options::problem() const {
   if (block_scaled) {
     if (preshuffle || !multi_d.empty())
       throw std::invalid_argument("--block-scaled is a GEMM variant of its own: not with --preshuffle or --multi-d");
-    // B's scale rows padded to 4 K-blocks (16 bytes), as cuBLASLt and DeepGEMM lay them out.
-    p.block_scaled({0, (p.k_blocks() + 3) / 4 * 4, 0, 0});
+    p.block_scaled({0, p.aligned_scale_ld_b(), 0, 0});
   }
   if (auto e = p.validate()) throw std::invalid_argument(*e);
   return p;

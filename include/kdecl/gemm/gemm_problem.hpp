@@ -67,6 +67,13 @@ struct gemm_problem {
   // The block_scaled variant's scale blocks along K and N.
   std::int64_t k_blocks() const { return (k + scale_block_k - 1) / scale_block_k; }
   std::int64_t n_blocks() const { return (n + scale_block_n - 1) / scale_block_n; }
+  // Floats one batch's A / B scales span, and all batches' (normalized problem).
+  std::int64_t scale_a_footprint() const { return scales.ld_a * (k_blocks() - 1) + m; }
+  std::int64_t scale_b_footprint() const { return scales.ld_b * (n_blocks() - 1) + k_blocks(); }
+  std::int64_t scale_a_elements() const { return (batch - 1) * scales.stride_a + scale_a_footprint(); }
+  std::int64_t scale_b_elements() const { return (batch - 1) * scales.stride_b + scale_b_footprint(); }
+  // B's scale rows padded to 4 K-blocks (16 bytes), as cuBLASLt and DeepGEMM lay them out.
+  std::int64_t aligned_scale_ld_b() const { return (k_blocks() + 3) / 4 * 4; }
 
   // Rows x columns of each operand as stored (layout decides which is the leading one).
   std::int64_t rows_a() const { return sig.lay.a == kdecl::layout::row ? m : k; }
