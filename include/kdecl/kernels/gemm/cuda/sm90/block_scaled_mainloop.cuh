@@ -53,25 +53,13 @@ __device__ __forceinline__ int consume_k_blocks_scaled(float (&acc)[Cfg::m_block
                                                        std::uint64_t* full, std::uint64_t* empty, ring_position& pos,
                                                        const gemm_sm90_params& p, const tile_work& w, int row0,
                                                        int lane, int rank) {
-  using mma = typename sm90_mma<Cfg>::type;
   float part[Cfg::m_blocks][Cfg::acc_regs];
   for (int kb = w.k_block_begin; kb < w.k_block_end; ++kb) {
     const k_block_scales<Cfg> scale = k_block_scales<Cfg>::load(p, w, row0, kb);
     mbarrier_wait(&full[pos.stage], pos.phase);
-    const std::uint32_t a_slot = a_ring + pos.stage * Cfg::a_stage_bytes;
-    const std::uint32_t b_slot = b_ring + pos.stage * Cfg::b_stage_bytes;
-#pragma unroll
-    for (int i = 0; i < Cfg::m_blocks; ++i) fence_accumulators(part[i]);
-    wgmma_fence();
-#pragma unroll
-    for (int kk = 0; kk < Cfg::k_steps; ++kk) {
-      const std::uint64_t desc_b = operand_descriptor<Cfg::b_k_major>(b_slot, kk);
-#pragma unroll
-      for (int i = 0; i < Cfg::m_blocks; ++i)
-        mma::run(part[i], operand_descriptor<Cfg::a_k_major>(a_slot + i * mn_block_bytes, kk), desc_b,
-                 kk == 0 ? 0 : 1);  // the k-block's first product starts the sums
-    }
-    wgmma_commit_group();
+    // The k-block's first product starts the sums.
+    issue_stage_wgmma<Cfg, /*StartFromZero=*/true>(part, a_ring + pos.stage * Cfg::a_stage_bytes,
+                                                   b_ring + pos.stage * Cfg::b_stage_bytes);
     wgmma_wait_group<0>();
 #pragma unroll
     for (int i = 0; i < Cfg::m_blocks; ++i) fence_accumulators(part[i]);

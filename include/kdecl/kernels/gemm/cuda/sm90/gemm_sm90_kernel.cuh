@@ -231,6 +231,34 @@ __device__ __forceinline__ std::uint64_t operand_descriptor(std::uint32_t base, 
   }
 }
 
+// The wgmma of one ring stage, committed as one group: every m64 block of the A slot against
+// the B slot, all k-steps. StartFromZero: the stage's first instruction overwrites the
+// accumulators instead of adding to them (the block_scaled variant's per-k-block sums).
+template <class Cfg, bool StartFromZero = false, class Acc>
+__device__ __forceinline__ void issue_stage_wgmma(Acc (&acc)[Cfg::m_blocks][Cfg::acc_regs], std::uint32_t a_slot,
+                                                  std::uint32_t b_slot) {
+  using mma = typename sm90_mma<Cfg>::type;
+#pragma unroll
+  for (int i = 0; i < Cfg::m_blocks; ++i) fence_accumulators(acc[i]);
+  wgmma_fence();
+#pragma unroll
+  for (int kk = 0; kk < Cfg::k_steps; ++kk) {
+    const std::uint64_t desc_b = operand_descriptor<Cfg::b_k_major>(b_slot, kk);
+#pragma unroll
+    for (int i = 0; i < Cfg::m_blocks; ++i) {
+      const std::uint64_t desc_a = operand_descriptor<Cfg::a_k_major>(a_slot + i * mn_block_bytes, kk);
+      if constexpr (StartFromZero) {
+        mma::run(acc[i], desc_a, desc_b, kk == 0 ? 0 : 1);
+      } else {
+        mma::run(acc[i], desc_a, desc_b);
+      }
+    }
+  }
+  wgmma_commit_group();
+#pragma unroll
+  for (int i = 0; i < Cfg::m_blocks; ++i) fence_accumulators(acc[i]);
+}
+
 // The mainloop of one tile on a consumer warpgroup, shared with the sm_90 convolution
 // (kernels/conv/cuda/sm90/): for each k-block of [k_begin, k_end), wait for its stage,
 // issue every m64 block's wgmma over it, commit, and free the previous k-block's stage
@@ -242,26 +270,11 @@ template <class Cfg, bool Gathered = false, class Acc>
 __device__ __forceinline__ int consume_k_blocks(Acc (&acc)[Cfg::m_blocks][Cfg::acc_regs], std::uint32_t a_ring,
                                                 std::uint32_t b_ring, std::uint64_t* full, std::uint64_t* empty,
                                                 ring_position& pos, int k_begin, int k_end, int lane, int rank) {
-  using mma = typename sm90_mma<Cfg>::type;
   int previous_stage = -1;
   for (int kb = k_begin; kb < k_end; ++kb) {
     mbarrier_wait(&full[pos.stage], pos.phase);
     if constexpr (Gathered) fence_proxy_async_shared();
-    const std::uint32_t a_slot = a_ring + pos.stage * Cfg::a_stage_bytes;
-    const std::uint32_t b_slot = b_ring + pos.stage * Cfg::b_stage_bytes;
-#pragma unroll
-    for (int i = 0; i < Cfg::m_blocks; ++i) fence_accumulators(acc[i]);
-    wgmma_fence();
-#pragma unroll
-    for (int kk = 0; kk < Cfg::k_steps; ++kk) {
-      const std::uint64_t desc_b = operand_descriptor<Cfg::b_k_major>(b_slot, kk);
-#pragma unroll
-      for (int i = 0; i < Cfg::m_blocks; ++i)
-        mma::run(acc[i], operand_descriptor<Cfg::a_k_major>(a_slot + i * mn_block_bytes, kk), desc_b);
-    }
-    wgmma_commit_group();
-#pragma unroll
-    for (int i = 0; i < Cfg::m_blocks; ++i) fence_accumulators(acc[i]);
+    issue_stage_wgmma<Cfg>(acc, a_ring + pos.stage * Cfg::a_stage_bytes, b_ring + pos.stage * Cfg::b_stage_bytes);
     // The group of the previous k-block has now retired: its slot may be refilled.
     wgmma_wait_group<1>();
     if (previous_stage >= 0 && lane == 0) release_slot<Cfg>(empty, previous_stage, rank);
