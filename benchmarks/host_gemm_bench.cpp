@@ -22,19 +22,12 @@ namespace {
 using namespace kdecl;
 
 constexpr gemm_key bench_key(dtype d) {
-  gemm_key k{};
-  k.sig.a = k.sig.b = k.sig.c = k.sig.compute = d;
-  k.sig.acc = default_accumulator(d);
-  k.sig.lay = rcr;
-  k.algo.tile = {128, 256, 256};  // cache blocking: A block 128x256, B block 256x256
-  k.algo.warps = {1, 1, 1};
-  k.algo.warp_tile = {4, 16, 1};  // register micro-tile
-  k.algo.pipe = pipeline::host_blocked;
-  k.algo.stages = 1;
-  k.algo.epi = epilogue::direct;
-  k.algo.sched = scheduler::intrawave;
-  k.algo.arch = arch_id::host;
-  return k;
+  gemm_signature s{};
+  s.a = s.b = s.c = s.compute = d;
+  s.acc = default_accumulator(d);
+  s.lay = rcr;
+  // Cache blocking: A block 128x256, B block 256x256; register micro-tile 4x16.
+  return kernels::host::host_gemm_key(s, {128, 256, 256}, {4, 16, 1});
 }
 
 // Largest relative error of 64 random C(i,j) against a double dot product (rcr).

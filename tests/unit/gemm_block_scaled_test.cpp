@@ -142,23 +142,16 @@ TEST(GemmBlockScaledReference, IsTheSumOfScaledSliceProducts) {
 // The host kernel
 
 constexpr gemm_key scaled_key(dtype a, dtype b, dtype c, gemm_layout lay) {
-  gemm_key k{};
-  k.sig.a = a;
-  k.sig.b = b;
-  k.sig.c = c;
-  k.sig.acc = dtype::fp32;
-  k.sig.compute = a;
-  k.sig.lay = lay;
-  k.sig.variant = gemm_variant::block_scaled;
-  k.algo.tile = {32, 64, scale_block_k};  // small cache tiles: modest problems cross several
-  k.algo.warps = {1, 1, 1};
-  k.algo.warp_tile = {4, 8, 1};
-  k.algo.pipe = pipeline::host_blocked;
-  k.algo.stages = 1;
-  k.algo.epi = epilogue::direct;
-  k.algo.sched = scheduler::intrawave;
-  k.algo.arch = arch_id::host;
-  return k;
+  gemm_signature s{};
+  s.a = a;
+  s.b = b;
+  s.c = c;
+  s.acc = dtype::fp32;
+  s.compute = a;
+  s.lay = lay;
+  s.variant = gemm_variant::block_scaled;
+  // Small cache tiles, so that modest problems cross several.
+  return kernels::host::host_gemm_key(s, {32, 64, scale_block_k}, {4, 8, 1});
 }
 
 template <gemm_key K>

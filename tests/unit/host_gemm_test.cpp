@@ -61,17 +61,7 @@ constexpr mnk default_tile{32, 48, 24};
 constexpr mnk default_micro{4, 8, 1};
 
 constexpr gemm_key host_key(gemm_signature s, mnk tile = default_tile, mnk micro = default_micro) {
-  gemm_key k{};
-  k.sig = s;
-  k.algo.tile = tile;
-  k.algo.warps = {1, 1, 1};
-  k.algo.warp_tile = micro;
-  k.algo.pipe = pipeline::host_blocked;
-  k.algo.stages = 1;
-  k.algo.epi = epilogue::direct;
-  k.algo.sched = scheduler::intrawave;
-  k.algo.arch = arch_id::host;
-  return k;
+  return kernels::host::host_gemm_key(s, tile, micro);
 }
 
 using run_fn = status (*)(const gemm_problem&, const gemm_args&, void*);

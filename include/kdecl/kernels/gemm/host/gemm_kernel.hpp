@@ -25,6 +25,24 @@
 
 namespace kdecl::kernels {
 
+namespace host {
+// The key of a host kernel for signature `s` (no DSL expansion: tests and benchmarks name
+// host kernels directly): `tile` the cache block, `micro` the register micro-tile (its k unused).
+constexpr gemm_key host_gemm_key(const gemm_signature& s, mnk tile, mnk micro) {
+  gemm_key k{};
+  k.sig = s;
+  k.algo.tile = tile;
+  k.algo.warps = {1, 1, 1};
+  k.algo.warp_tile = micro;
+  k.algo.pipe = pipeline::host_blocked;
+  k.algo.stages = 1;
+  k.algo.epi = epilogue::direct;
+  k.algo.sched = scheduler::intrawave;
+  k.algo.arch = arch_id::host;
+  return k;
+}
+}  // namespace host
+
 template <gemm_key K>
 struct gemm_kernel<K, backend::host> {
   // Why this key cannot be built for the host at all; nullptr when it can.
