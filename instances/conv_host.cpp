@@ -13,7 +13,8 @@
 namespace {
 using namespace kdecl::dsl;
 constexpr auto host_conv = grouped_conv().pipeline(host_blocked);
-constexpr auto fwd_kernel = host_conv.direction(fwd).tile(64, 64, 256).warp_tile(8, 8, 1);
+// Forward kernels apply whatever fused epilogue (bias, residual, activation) a problem names.
+constexpr auto fwd_kernel = host_conv.direction(fwd).dynamic_fusion().tile(64, 64, 256).warp_tile(8, 8, 1);
 constexpr auto bwd_data_kernel = host_conv.direction(bwd_data).tile(64, 64, 256).warp_tile(8, 8, 1);
 constexpr auto bwd_weight_kernel = host_conv.direction(bwd_weight).tile(32, 128, 256).warp_tile(4, 16, 1);
 }  // namespace

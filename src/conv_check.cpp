@@ -1,7 +1,10 @@
 #include "kdecl/runtime/conv_check.hpp"
 
 #include <chrono>
+#include <optional>
 #include <stdexcept>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -33,6 +36,21 @@ conv_check run_and_check(const conv_dispatcher& dispatcher, const grouped_conv_p
   }
   host_args = {host[0].data(), host[1].data(), host[2].data()};
   args = {dev_buf[0].data(), dev_buf[1].data(), dev_buf[2].data()};
+  // A fused epilogue's bias (K values) and residual (the output's span), random in the output's dtype.
+  std::vector<unsigned char> host_bias, host_residual;
+  std::optional<buffer> dev_bias, dev_residual;
+  const auto fused_input = [&](std::vector<unsigned char>& h, std::optional<buffer>& d, std::int64_t elements,
+                               std::uint64_t salt) {
+    h.resize(std::size_t(elements) * dtype_size_bytes(p.out_type));
+    numeric::fill_uniform(h.data(), p.out_type, std::size_t(elements), seed + salt);
+    d.emplace(dev, h.size());
+    d->upload(h.data(), h.size());
+    return std::pair<const void*, const void*>{h.data(), d->data()};
+  };
+  if (p.fusion.bias) std::tie(host_args.bias, args.bias) = fused_input(host_bias, dev_bias, p.k, 3);
+  if (p.fusion.residual)
+    std::tie(host_args.residual, args.residual) =
+        fused_input(host_residual, dev_residual, p.span(conv_tensor::output), 4);
   const std::vector<double> ref = reference::grouped_conv(p, host_args);
 
   std::shared_ptr<const conv_instance> kernel;

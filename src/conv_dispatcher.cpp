@@ -1,5 +1,6 @@
 #include "kdecl/conv/conv_dispatcher.hpp"
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <map>
@@ -14,13 +15,19 @@ namespace kdecl {
 namespace {
 
 // Everything a kernel must match exactly; the index buckets kernels by it.
-using signature_tuple = std::tuple<conv_direction, int, conv_layout, dtype, dtype, dtype, dtype, dtype>;
+// (A kernel whose fusion is dynamic sits in the bucket of fusion {dynamic}: a problem's
+// kernels are those of its own bucket and of its dynamic twin.)
+using signature_tuple =
+    std::tuple<conv_direction, int, conv_layout, dtype, dtype, dtype, dtype, dtype, elementwise, bool, bool, bool>;
 
 signature_tuple signature_of(const grouped_conv_signature& s) {
-  return {s.dir, s.ndim, s.lay, s.in, s.wei, s.out, s.acc, s.compute};
+  const conv_fusion& f = s.fuse;
+  return {s.dir, s.ndim, s.lay, s.in, s.wei, s.out, s.acc, s.compute, f.act, f.bias, f.residual, f.dynamic};
 }
-signature_tuple signature_of(const grouped_conv_problem& p) {
-  return {p.dir, p.ndim(), p.layout_or_default(), p.in_type, p.wei_type, p.out_type, p.acc_type, p.compute_type};
+signature_tuple signature_of(const grouped_conv_problem& p, bool dynamic_twin = false) {
+  const conv_fusion f = dynamic_twin ? conv_fusion{.dynamic = true} : p.fusion;
+  return {p.dir,      p.ndim(),     p.layout_or_default(), p.in_type, p.wei_type, p.out_type, p.acc_type,
+          p.compute_type, f.act, f.bias, f.residual, f.dynamic};
 }
 
 // The signature is checked in stages (direction, rank and layout, dtypes), so a
@@ -43,6 +50,9 @@ std::optional<std::string> signature_mismatch(const grouped_conv_signature& s, c
     if (kernel != problem)
       return check.reject(fmt::format("{} dtype is {}, the problem's is {}", what, to_string(kernel),
                                       to_string(problem)));
+  check.passed_stage();
+  if (!s.fuse.serves(p.fusion))
+    return check.reject(fmt::format("fused epilogue is {}, the problem's is {}", describe(s.fuse), describe(p.fusion)));
   check.passed_stage();
   return std::nullopt;
 }
@@ -125,7 +135,9 @@ constexpr const char* access_name(conv_tensor t) {
 // Stand-in arguments for a selection made before the buffers exist (dispatch::stand_in_pointer).
 grouped_conv_args assumed_args() {
   void* aligned = dispatch::stand_in_pointer();
-  return {aligned, aligned, aligned};
+  grouped_conv_args a{aligned, aligned, aligned};
+  a.bias = a.residual = aligned;  // read only where the problem fuses them
+  return a;
 }
 
 // direct_conv (kernels/conv/cuda/direct/) reads and writes vectors along the channels
@@ -289,11 +301,20 @@ std::vector<std::pair<std::shared_ptr<const conv_instance>, double>> conv_dispat
   if (problem.validate()) return out;
   const grouped_conv_problem p = problem.normalized();
   auto idx = current_index();
-  auto it = idx->by_signature.find(signature_of(p));
-  if (it == idx->by_signature.end()) return out;
+  // The problem's bucket, and for a forward problem the kernels that read the fusion at run time.
+  std::vector<const conv_indexed_kernel*> candidates;
+  for (bool twin : {false, true}) {
+    if (twin && p.dir != conv_direction::fwd) break;
+    if (auto it = idx->by_signature.find(signature_of(p, twin)); it != idx->by_signature.end())
+      for (const auto& e : it->second) candidates.push_back(&e);
+  }
+  if (candidates.empty()) return out;
+  std::sort(candidates.begin(), candidates.end(),
+            [](const auto* a, const auto* b) { return a->kernel->name() < b->kernel->name(); });
   const problem_profile pp = conv_problem_profile(p);
   const problem_facts facts(p);
-  for (const auto& e : it->second)  // name order
+  for (const auto* ep : candidates) {  // name order
+    const auto& e = *ep;
     if (!rejection(*e.kernel, p, args, nullptr, facts)) {
       const auto& key = e.kernel->key();
       if (key.algo.pipe == pipeline::direct_conv) {
@@ -314,6 +335,7 @@ std::vector<std::pair<std::shared_ptr<const conv_instance>, double>> conv_dispat
         out.emplace_back(e.kernel, us);
       }
     }
+  }
   dispatch::rank_by_estimate(out);
   return out;
 }

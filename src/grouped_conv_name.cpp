@@ -16,6 +16,32 @@ bool uniform_dtypes(const grouped_conv_signature& s) {
 
 }  // namespace
 
+std::string fusion_segment(const conv_fusion& f) {
+  if (f.dynamic) return "fused-dynamic";
+  std::string out = "fused";
+  if (f.bias) out += "-bias";
+  if (f.residual) out += "-residual";
+  if (f.act != elementwise::pass_through) out += fmt::format("-{}", to_string(f.act));
+  return out;
+}
+
+std::optional<conv_fusion> parse_fusion_segment(std::string_view segment) {
+  if (segment == "fused-dynamic") return conv_fusion{.dynamic = true};
+  const auto parts = detail::name_reader::split(segment, '-');
+  if (parts.size() < 2 || parts[0] != "fused") return std::nullopt;
+  conv_fusion f;
+  for (std::size_t i = 1; i < parts.size(); ++i) {
+    const auto act = parse<elementwise>(parts[i]);
+    if (parts[i] == "bias") f.bias = true;
+    else if (parts[i] == "residual") f.residual = true;
+    else if (act && parts[i] != "*") f.act = *act;
+    else return std::nullopt;
+  }
+  // One spelling per fusion: parts in order, each once, a real activation.
+  if (!conv_activation(f.act) || fusion_segment(f) != segment) return std::nullopt;
+  return f;
+}
+
 std::string kernel_name(const grouped_conv_key& key) {
   const auto& s = key.sig;
   const auto& a = key.algo;
@@ -27,6 +53,7 @@ std::string kernel_name(const grouped_conv_key& key) {
   if (s.compute != s.in) out += fmt::format("-{}", to_string(s.compute));
   out += fmt::format("_{}", to_string(s.lay));
   if (s.spec != conv_specialization::none) out += fmt::format("_{}", to_string(s.spec));
+  if (s.fuse.fused()) out += "_" + fusion_segment(s.fuse);
   out += fmt::format("_{}_{}_{}_{}x{}x{}_{}x{}x{}_{}x{}x{}_s{}_v{}x{}x{}", to_string(a.pipe), to_string(a.epi),
                      to_string(a.sched), a.tile.m, a.tile.n, a.tile.k, a.warps.m, a.warps.n, a.warps.k,
                      a.warp_tile.m, a.warp_tile.n, a.warp_tile.k, a.stages, a.vector_in, a.vector_wei,
@@ -73,6 +100,12 @@ grouped_conv_key parse_conv_name(std::string_view name) {
   for (auto spec : {conv_specialization::filter1x1_stride1_pad0, conv_specialization::filter1x1_pad0,
                     conv_specialization::stride1_rows, conv_specialization::stride1})
     if (r.next_starts_with(std::string(to_string(spec)) + "_")) s.spec = r.take_enum<conv_specialization>("specialization");
+  if (r.next_starts_with("fused-")) {
+    const auto seg = r.take("fused epilogue");
+    const auto f = parse_fusion_segment(seg);
+    if (!f) r.bad(seg, "is not fused[-bias][-residual][-relu|gelu|sigmoid|tanh] or fused-dynamic");
+    s.fuse = *f;
+  }
 
   a.pipe = r.take_enum<pipeline>("pipeline");
   a.epi = r.take_enum<epilogue>("epilogue");

@@ -93,6 +93,16 @@ std::int64_t span_of(const std::vector<dim_ref>& dims) {
 
 }  // namespace
 
+std::string describe(const conv_fusion& f) {
+  if (f.dynamic) return "any, read at run time";
+  if (!f.fused()) return "none";
+  std::string parts;
+  if (f.bias) parts = "bias";
+  if (f.residual) parts += parts.empty() ? "residual" : " + residual";
+  if (f.act == elementwise::pass_through) return parts;
+  return parts.empty() ? std::string(to_string(f.act)) : fmt::format("{}, then {}", parts, to_string(f.act));
+}
+
 conv_layout grouped_conv_problem::layout_or_default() const { return lay.value_or(channels_last(ndim())); }
 
 std::int64_t grouped_conv_problem::output_dim(int slot) const {
@@ -266,6 +276,17 @@ std::optional<std::string> grouped_conv_problem::validate() const {
                        "for fp32 data",
                        to_string(compute_type), to_string(in_type));
 
+  if (fusion.fused() && dir != conv_direction::fwd)
+    return fmt::format("a fused epilogue ({}) is for forward convolutions only; the direction is {}", kdecl::describe(fusion),
+                       to_string(dir));
+  if (fusion.dynamic)
+    return "fusion.dynamic is a kernel property (a kernel that reads the fusion at run time): a problem names its "
+           "bias, residual and activation";
+  if (!conv_activation(fusion.act))
+    return fmt::format("activation {} is not one a convolution epilogue applies: pass_through, relu, gelu, sigmoid "
+                       "or tanh",
+                       to_string(fusion.act));
+
   for (conv_tensor t : {conv_tensor::input, conv_tensor::weight, conv_tensor::output}) {
     const auto& s = strides_of(t);
     auto negative = [&](std::string_view dim, std::int64_t v) -> std::optional<std::string> {
@@ -330,6 +351,9 @@ double grouped_conv_problem::bytes() const {
   double total = 0;
   for (conv_tensor t : {conv_tensor::input, conv_tensor::weight, conv_tensor::output})
     total += double(p.elements(t)) * double(std::max(1, bits_of(dtype_of(t)))) / 8.0;
+  const double out_bytes = double(std::max(1, bits_of(out_type))) / 8.0;
+  if (fusion.bias) total += double(k) * out_bytes;
+  if (fusion.residual) total += double(p.elements(conv_tensor::output)) * out_bytes;
   return total;
 }
 
@@ -352,6 +376,7 @@ std::string grouped_conv_problem::describe() const {
                           ? std::string(to_string(in_type))
                           : fmt::format("{}-{}-{}", to_string(in_type), to_string(wei_type), to_string(out_type));
   if (compute_type != in_type) types += fmt::format(" (multiplied in {})", to_string(compute_type));
+  if (fusion.fused()) types += fmt::format(" fused {}", kdecl::describe(fusion));
   return fmt::format("{} {}-D N={} C={} K={} G={} input {} filter {} stride {} dilation {} padding {}/{} "
                      "(output {}) {} {}",
                      to_string(dir), rank, n, c, k, g, dims([&](int s) { return p.input_dims[s]; }),

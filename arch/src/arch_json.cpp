@@ -119,7 +119,9 @@ json pipeline_json(const pipeline_caps& c) {
             {"merge_directions", enum_set<conv_direction>(c.conv.merge_directions)},
             {"merge_layouts", enum_set<conv_layout>(c.conv.merge_layouts)},
             {"stride1_directions", enum_set<conv_direction>(c.conv.stride1_directions)},
-            {"stride1_ndims", c.conv.stride1_ndims}}},
+            {"stride1_ndims", c.conv.stride1_ndims},
+            {"fused_specializations", enum_set<conv_specialization>(c.conv.fused_specializations)},
+            {"dynamic_fusion", c.conv.dynamic_fusion}}},
           {"epilogue_any_alignment", c.epilogue_any_alignment},
           {"width_one_is_scalar", c.width_one_is_scalar},
           {"index_bits", ints(c.index_bits)}};
@@ -278,7 +280,7 @@ std::string arch_to_markdown() {
   const json all = all_arch_json();
   md << "# kdecl architecture tables\n\n"
      << "Generated from the constexpr tables in `arch/include/kdecl/arch/` by `kdecl::arch::arch_to_markdown()`.\n"
-     << "Do not edit: regenerate with `kdecl arch > docs/arch_tables.md` (or any program printing "
+     << "Do not edit: regenerate with `kdecl arch --markdown > docs/arch_tables.md` (or any program printing "
      << "`arch_to_markdown()`).\n\n";
   md << "## Targets\n\n| arch | backend | family | warp size | max threads | shared memory / LDS per block | "
         "registers / SM | fp8 | kdecl kernels | reference part | SMs | GB/s | dense TFLOP/s |\n"
@@ -340,7 +342,11 @@ std::string arch_to_markdown() {
                   p["conv"]["max_groups_to_merge"].dump() +
                   (p["conv"]["merge_directions"].empty()
                        ? std::string()
-                       : " (" + cell(p["conv"]["merge_directions"]) + " " + cell(p["conv"]["merge_layouts"]) + ")");
+                       : " (" + cell(p["conv"]["merge_directions"]) + " " + cell(p["conv"]["merge_layouts"]) + ")") +
+                  (p["conv"]["fused_specializations"].empty()
+                       ? std::string()
+                       : ", fused epilogues (fwd) for " + cell(p["conv"]["fused_specializations"]) +
+                             (p["conv"]["dynamic_fusion"].get<bool>() ? " (also read at run time)" : ""));
       if (p["epilogue_any_alignment"].get<bool>()) limits += "; C/D any alignment (vector_bytes binds A, B)";
       limits += "; index bits " + cell(p["index_bits"]);
       md << "| " << cell(p["pipeline"]) << " | " << dt << " | " << cell(p["warps"]) << " | "

@@ -44,24 +44,26 @@ conv_tensor_strides parse_strides(std::string_view key, std::string_view s) {
   return t;
 }
 
-// in-wei-out-acc, with -compute appended when the multiply is not the input's dtype (fp32 in tf32).
+// in-wei-out-acc, with -compute appended when the multiply is not the input's dtype (fp32 in tf32);
+// the layout, with +<fusion segment> appended for a fused epilogue (nhwgc+fused-bias-relu).
 std::string signature_text(conv_direction dir, dtype in, dtype wei, dtype out, dtype acc, dtype compute,
-                           conv_layout lay) {
-  return fmt::format("conv/{}/{}-{}-{}-{}{}/{}", to_string(dir), to_string(in), to_string(wei), to_string(out),
+                           conv_layout lay, const conv_fusion& fuse) {
+  return fmt::format("conv/{}/{}-{}-{}-{}{}/{}{}", to_string(dir), to_string(in), to_string(wei), to_string(out),
                      to_string(acc), compute == in ? std::string() : "-" + std::string(to_string(compute)),
-                     to_string(lay));
+                     to_string(lay), fuse.fused() ? "+" + fusion_segment(fuse) : std::string());
 }
 
 }  // namespace
 
 std::string problem_signature(const grouped_conv_problem& problem) {
   const auto p = problem.normalized();
-  return signature_text(p.dir, p.in_type, p.wei_type, p.out_type, p.acc_type, p.compute_type, p.layout_or_default());
+  return signature_text(p.dir, p.in_type, p.wei_type, p.out_type, p.acc_type, p.compute_type, p.layout_or_default(),
+                        p.fusion);
 }
 
 std::string kernel_signature(const grouped_conv_key& key) {
   const auto& s = key.sig;
-  return signature_text(s.dir, s.in, s.wei, s.out, s.acc, s.compute, s.lay);
+  return signature_text(s.dir, s.in, s.wei, s.out, s.acc, s.compute, s.lay, s.fuse);
 }
 
 std::vector<std::string> conv_kernels_of_signatures(const std::vector<std::string>& names,
@@ -104,8 +106,14 @@ grouped_conv_problem parse_conv_problem_key(std::string_view key) {
   p.dtypes(parse_enum<dtype>(key, dts[0]), parse_enum<dtype>(key, dts[1]), parse_enum<dtype>(key, dts[2]));
   p.accumulator(parse_enum<dtype>(key, dts[3]));
   if (dts.size() == 5) p.compute(parse_enum<dtype>(key, dts[4]));
-  const conv_layout lay = parse_enum<conv_layout>(key, parts[3]);
+  const auto plus = parts[3].find('+');
+  const conv_layout lay = parse_enum<conv_layout>(key, parts[3].substr(0, plus));
   p.layout(lay);
+  if (plus != std::string_view::npos) {
+    const auto f = parse_fusion_segment(parts[3].substr(plus + 1));
+    if (!f || f->dynamic) bad(key, parts[3], "is not <layout>+fused[-bias][-residual][-<activation>]");
+    p.fuse(*f);
+  }
   const int r = spatial_rank(lay);
   auto sizes = lettered(key, parts[4], "nckg");
   p.batch(sizes[0]).channels(sizes[1], sizes[2]).groups(sizes[3]);

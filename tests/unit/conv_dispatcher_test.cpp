@@ -51,6 +51,38 @@ TEST(ConvDispatcher, NeverPicksAnotherDirectionDtypeLayoutRankOrArch) {
   EXPECT_EQ(sel.kernel->arch(), arch_id::sm_90);
 }
 
+// A fused epilogue is part of the signature: a kernel computes its own fusion, or, dynamic, any.
+TEST(ConvDispatcher, FusedEpiloguesTakeOnlyTheirProblems) {
+  registry reg;
+  auto bias_relu = make_conv_key(conv_direction::fwd, dtype::fp16, 128, 128, 32);
+  bias_relu.sig.fuse = {.act = elementwise::relu, .bias = true};
+  add(reg, bias_relu);
+  conv_dispatcher d(sm90(), reg);
+  auto sel = d.select(resnet_3x3());
+  ASSERT_FALSE(sel);
+  EXPECT_NE(sel.explain().find("fused epilogue is bias, then relu, the problem's is none"), std::string::npos)
+      << sel.explain();
+  sel = d.select(resnet_3x3().bias().residual().activation(elementwise::relu));
+  ASSERT_FALSE(sel);
+  EXPECT_NE(sel.explain().find("the problem's is bias + residual, then relu"), std::string::npos) << sel.explain();
+  sel = d.select(resnet_3x3().bias().activation(elementwise::relu));
+  ASSERT_TRUE(sel) << sel.explain();
+  EXPECT_EQ(sel.kernel->key().sig.fuse, bias_relu.sig.fuse);
+
+  // A kernel reading the fusion at run time takes every forward problem, fused or not, beside the exact one.
+  auto dynamic = make_conv_key(conv_direction::fwd, dtype::fp16, 128, 64, 32);
+  dynamic.sig.fuse = {.dynamic = true};
+  add(reg, dynamic);
+  for (auto p : {resnet_3x3(), resnet_3x3().residual().activation(elementwise::gelu)}) {
+    sel = d.select(p);
+    ASSERT_TRUE(sel) << sel.explain();
+    EXPECT_TRUE(sel.kernel->key().sig.fuse.dynamic);
+  }
+  EXPECT_EQ(d.ranked(resnet_3x3().bias().activation(elementwise::relu)).size(), 2u);
+  // Backward problems are never fused, and a dynamic forward kernel is no candidate for them.
+  EXPECT_TRUE(d.ranked(resnet_3x3().direction(conv_direction::bwd_data)).empty());
+}
+
 TEST(ConvDispatcher, SpecializationsTakeOnlyTheirProblems) {
   registry reg;
   auto k = make_conv_key(conv_direction::fwd, dtype::fp16, 128, 128, 32);
@@ -129,7 +161,7 @@ TEST(ConvDispatcher, AlignmentPicksNarrowerVectorsOrExplains) {
                             padded.normalized(), nullptr, &closeness);
   EXPECT_EQ(why.value_or(""), "input stride of H = 3588 elements is not a multiple of the kernel's input vector of 8 "
                               "elements");
-  EXPECT_EQ(closeness, 4);  // passed direction, rank and layout, dtypes, specialization
+  EXPECT_EQ(closeness, 5);  // passed direction, rank and layout, dtypes, fused epilogue, specialization
 
   // A misaligned pointer is refused at select time, never handed to a kernel.
   alignas(16) static std::uint16_t buf[64];

@@ -59,6 +59,10 @@ TEST(ConvProblemKey, RoundTripsAndNamesBadSegments) {
   auto tf32 = problems[2];
   tf32.compute(dtype::tf32);
   problems.push_back(tf32);
+  // A fused epilogue: another kernel signature, so another key.
+  auto fused = problems[0];
+  fused.bias().residual().activation(elementwise::relu);
+  problems.push_back(fused);
   std::set<std::string> keys;
   for (const auto& p : problems) {
     const auto key = problem_key(p);
@@ -73,6 +77,7 @@ TEST(ConvProblemKey, RoundTripsAndNamesBadSegments) {
       << problem_key(tf32);
   EXPECT_NE(problem_key(problems[3]).find("/st802880.8.1."), std::string::npos) << problem_key(problems[3]);
   EXPECT_EQ(problem_signature(problems[1]), "conv/bwd_weight/fp16-fp16-fp16-fp32/nwgc");
+  EXPECT_EQ(problem_signature(fused), "conv/fwd/bf16-bf16-bf16-fp32/nhwgc+fused-bias-residual-relu");
 
   const std::string good = problem_key(problems[0]);
   EXPECT_NE(error_of([&] { parse_conv_problem_key("gemm/x"); }).find("is not conv/"), std::string::npos);

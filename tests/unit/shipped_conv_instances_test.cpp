@@ -53,8 +53,10 @@ TEST(ShippedConvInstances, EveryKeyIsValidForItsArch) {
 
 // An odd problem of the kernel's signature: sizes that are multiples of nothing,
 // groups, strides, dilation and asymmetric padding.
+// (A kernel that reads its fusion at run time gets a problem without one.)
 grouped_conv_problem odd_problem(const grouped_conv_signature& s) {
   grouped_conv_problem p;
+  if (!s.fuse.dynamic) p.fuse(s.fuse);
   p.direction(s.dir).dtypes(s.in, s.wei, s.out).accumulator(s.acc).compute(s.compute).layout(s.lay);
   switch (s.ndim) {
     case 1:
@@ -70,18 +72,31 @@ grouped_conv_problem odd_problem(const grouped_conv_signature& s) {
   return p;
 }
 
-// Every host instance against the double reference (results poisoned first).
+// Every host instance against the double reference (results poisoned first); the forward
+// kernels, which read the fused epilogue from the problem, with none and with each part of one.
 TEST(ShippedConvInstances, EveryHostInstanceMatchesTheReference) {
   conv_dispatcher dispatcher(device::host());
-  int checked = 0;
+  const conv_fusion fusions[] = {{},
+                                 {.act = elementwise::relu, .bias = true},
+                                 {.act = elementwise::gelu, .bias = true, .residual = true},
+                                 {.act = elementwise::sigmoid, .residual = true},
+                                 {.act = elementwise::tanh}};
+  int checked = 0, fused = 0;
   for (const auto& k : conv_kernels()) {
     if (k->arch() != arch_id::host) continue;
-    const auto p = odd_problem(k->key().sig);
-    auto r = run_and_check(dispatcher, p, k->name(), 17 + checked);
-    EXPECT_TRUE(r.passed) << k->name() << " on " << p.describe() << ": error " << r.error << " > " << r.tolerance;
+    const bool dynamic = k->key().sig.fuse.dynamic;
+    EXPECT_EQ(dynamic, k->key().sig.dir == conv_direction::fwd) << k->name();
+    for (const conv_fusion& f : fusions) {
+      if (f.fused() && !dynamic) continue;
+      auto p = odd_problem(k->key().sig).fuse(f);
+      auto r = run_and_check(dispatcher, p, k->name(), 17 + checked + fused);
+      EXPECT_TRUE(r.passed) << k->name() << " on " << p.describe() << ": error " << r.error << " > " << r.tolerance;
+      if (f.fused()) ++fused;
+    }
     ++checked;
   }
   EXPECT_EQ(checked, 72);  // 3 directions x 6 layouts x (fp16, bf16, fp32, fp32 in tf32)
+  EXPECT_EQ(fused, 24 * 4);
 }
 
 // The dispatcher finds a shipped host kernel for real layers in every direction.
@@ -377,7 +392,7 @@ TEST(ShippedConvInstances, EveryForwardImplicitGemmTakesAGpuTestProblem) {
     std::string reasons;
     for (auto p : conv_test::odd_problems(k->key().sig.ndim)) {
       const auto& s = k->key().sig;
-      p.direction(s.dir).dtypes(s.in, s.wei, s.out).compute(s.compute).layout(s.lay);
+      p.direction(s.dir).dtypes(s.in, s.wei, s.out).compute(s.compute).layout(s.lay).fuse(s.fuse);
       if (auto why = conv_rejection(*k, p.normalized(), nullptr)) reasons += "\n  " + p.describe() + ": " + *why;
       else ++taken;
     }

@@ -59,6 +59,30 @@ constexpr bool compute_suits(dtype data, dtype compute) {
   return compute == data || (data == dtype::fp32 && compute == dtype::tf32);
 }
 
+// A forward convolution's fused epilogue, in cuDNN's conv-bias-activation order:
+//   out[n, o, g, k] = act(conv[n, o, g, k] + bias[g * K/G + k] + residual[n, o, g, k])
+// bias: one value per output channel (K values, contiguous, the output's dtype); residual:
+// a tensor of the output's shape, dtype and strides (a ResNet block's shortcut). Each part
+// is optional; act is pass_through, relu, gelu (exact, erf), sigmoid or tanh. Backward
+// directions have no fused epilogue (validation refuses one).
+//
+// A kernel's fusion is compiled in (the GPU kernels: an instance per fusion) or, with
+// `dynamic`, read from the problem at run time (the host kernels: one instance serves
+// every fusion and none). `dynamic` is a kernel property; a problem never sets it.
+struct conv_fusion {
+  elementwise act = elementwise::pass_through;
+  bool bias = false;
+  bool residual = false;
+  bool dynamic = false;
+  constexpr bool operator==(const conv_fusion&) const = default;
+  constexpr bool fused() const { return act != elementwise::pass_through || bias || residual || dynamic; }
+  // Whether a kernel of this fusion computes a problem of fusion `problem`.
+  constexpr bool serves(const conv_fusion& problem) const { return dynamic || *this == problem; }
+};
+
+// The activations a fused epilogue applies (multi_d_add is the GEMM's D sum, no activation).
+constexpr bool conv_activation(elementwise e) { return e != elementwise::multi_d_add; }
+
 struct grouped_conv_signature {
   conv_direction dir = conv_direction::fwd;
   int ndim = 2;  // spatial dimensions
@@ -69,6 +93,7 @@ struct grouped_conv_signature {
   dtype compute = dtype::fp16;
   conv_layout lay = conv_layout::nhwgc;
   conv_specialization spec = conv_specialization::none;
+  conv_fusion fuse{};  // forward only: bias, residual, activation applied before the store
   constexpr bool operator==(const grouped_conv_signature&) const = default;
 };
 

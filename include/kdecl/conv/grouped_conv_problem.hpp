@@ -63,6 +63,10 @@ struct conv_tensor_strides {
 
 enum class conv_tensor : std::uint8_t { input, weight, output };
 
+// "bias + residual, then relu", "bias", "none", "any, read at run time": a fused epilogue in
+// words (messages, tables).
+std::string describe(const conv_fusion& f);
+
 struct grouped_conv_problem {
   conv_direction dir = conv_direction::fwd;
   std::int64_t n = 0, c = 0, k = 0, g = 1;  // batch, input channels, output channels, groups
@@ -73,6 +77,9 @@ struct grouped_conv_problem {
   // The multiply's precision: the input's dtype, or tf32 for fp32 data (tensor cores).
   kdecl::dtype compute_type = kdecl::dtype::fp16;
   conv_tensor_strides in_strides{}, wei_strides{}, out_strides{};
+  // Forward only: the epilogue fused into the store (grouped_conv_key.hpp conv_fusion); the
+  // bias and residual pointers travel in grouped_conv_args.
+  conv_fusion fusion{};
 
   // ---- setters (chainable)
   grouped_conv_problem& direction(conv_direction d) { dir = d; return *this; }
@@ -102,12 +109,17 @@ struct grouped_conv_problem {
   grouped_conv_problem& input_strides(const conv_tensor_strides& s) { in_strides = s; return *this; }
   grouped_conv_problem& weight_strides(const conv_tensor_strides& s) { wei_strides = s; return *this; }
   grouped_conv_problem& output_strides(const conv_tensor_strides& s) { out_strides = s; return *this; }
+  // The fused epilogue: out = act(conv + bias + residual), each part optional (forward only).
+  grouped_conv_problem& fuse(const conv_fusion& f) { fusion = f; return *this; }
+  grouped_conv_problem& bias(bool on = true) { fusion.bias = on; return *this; }
+  grouped_conv_problem& residual(bool on = true) { fusion.residual = on; return *this; }
+  grouped_conv_problem& activation(elementwise act) { fusion.act = act; return *this; }
 
   // True when a kernel of signature `s` computes this problem's kind of convolution:
   // direction, rank, layout, dtypes and compute precision equal (the specialization aside).
   bool has_signature(const grouped_conv_signature& s) const {
     return dir == s.dir && ndim() == s.ndim && layout_or_default() == s.lay && in_type == s.in && wei_type == s.wei &&
-           out_type == s.out && acc_type == s.acc && compute_type == s.compute;
+           out_type == s.out && acc_type == s.acc && compute_type == s.compute && s.fuse.serves(fusion);
   }
 
   // ---- derived values (meaningful on a normalized, valid problem)
@@ -149,7 +161,8 @@ struct grouped_conv_problem {
   // Multiply-adds times two: 2 N K (C/G) * output pixels * filter taps (every direction).
   // flops(), bytes() and is_pointwise() resolve defaults themselves (any problem).
   double flops() const;
-  // The least memory traffic: input, weight and output once each, in their dtypes.
+  // The least memory traffic: input, weight and output once each, in their dtypes (and a
+  // fused epilogue's bias and residual).
   double bytes() const;
   // G = C = K: one input and one output channel per group.
   bool is_depthwise() const { return g > 1 && g == c && g == k; }
@@ -164,13 +177,17 @@ struct grouped_conv_problem {
 
 // Pointers of one call. The direction decides which tensor is written: fwd
 // writes `out`, bwd_data writes `in` (the input gradient), bwd_weight writes
-// `wei` (the weight gradient); the other two are read.
+// `wei` (the weight gradient); the other two are read. A fused forward epilogue
+// (problem.fusion) also reads `bias` (K values, the output's dtype) and `residual`
+// (the output's shape, dtype and strides; it may be `out` itself).
 struct grouped_conv_args {
   void* in = nullptr;
   void* wei = nullptr;
   void* out = nullptr;
   void* workspace = nullptr;  // for kernels that report workspace_bytes() > 0
   std::size_t workspace_bytes = 0;
+  const void* bias = nullptr;
+  const void* residual = nullptr;
 
   void* tensor(conv_tensor t) const { return t == conv_tensor::input ? in : t == conv_tensor::weight ? wei : out; }
 };

@@ -9,7 +9,8 @@
 //   activations (input, output): (n, d, h, w, g, c)  -- channels-last, groups beside channels
 //   weights:                     (g, k, z, y, x, c)
 // whatever the layout and strides. Independent of the host kernel's code
-// except the shared element types.
+// except the shared element types. A fused forward epilogue (problem.fusion)
+// is applied to the double sum: act(sum + bias[g * K/G + k] + residual).
 #pragma once
 
 #include <algorithm>
@@ -76,11 +77,12 @@ void for_each_element(const logical_view& v, F&& f) {
 
 // An operand's values as the multiply sees them: fp32 data of a tf32 problem
 // rounded to tf32 (round to nearest, ties away: the cvt.rna the kernels issue).
-inline std::vector<double> load(const grouped_conv_problem& p, conv_tensor t, const void* data) {
+// `operand` false: the stored values (a result, or the residual the epilogue adds).
+inline std::vector<double> load(const grouped_conv_problem& p, conv_tensor t, const void* data, bool operand = true) {
   const logical_view v = view_of(p, t);
   std::vector<double> out(std::size_t(v.elements()));
   const dtype d = p.dtype_of(t);
-  const bool tf32 = p.compute_type == dtype::tf32 && d == dtype::fp32;
+  const bool tf32 = operand && p.compute_type == dtype::tf32 && d == dtype::fp32;
   for_each_element(v, [&](i64 i, i64 at) {
     const double x = numeric::load_as_double(data, d, std::size_t(at));
     out[std::size_t(i)] = tf32 ? double(round_to_tf32(float(x))) : x;
@@ -126,6 +128,11 @@ inline std::vector<double> grouped_conv(const grouped_conv_problem& p, const gro
     case conv_direction::fwd: {
       const auto x = load(p, conv_tensor::input, args.in);
       const auto w = load(p, conv_tensor::weight, args.wei);
+      const conv_fusion& fuse = p.fusion;
+      if ((fuse.bias && !args.bias) || (fuse.residual && !args.residual))
+        throw std::invalid_argument("reference::grouped_conv: the fused epilogue's bias or residual pointer is null");
+      // The residual has the output's shape, dtype and strides: read through the output's view.
+      const auto res = fuse.residual ? load(p, conv_tensor::output, args.residual, false) : std::vector<double>{};
       const i64 rows = N * out_dim[0] * out_dim[1] * out_dim[2];
       detail::parallel_rows(rows, [&](i64 row) {
         const i64 o2 = row % out_dim[2], o1 = row / out_dim[2] % out_dim[1],
@@ -148,7 +155,10 @@ inline std::vector<double> grouped_conv(const grouped_conv_problem& p, const gro
                 }
               }
             }
-            result[std::size_t(out_at(n, o0, o1, o2, g, k))] = finish(sum);
+            const i64 at = out_at(n, o0, o1, o2, g, k);
+            if (fuse.bias) sum += numeric::load_as_double(args.bias, p.out_type, std::size_t(g * K + k));
+            if (fuse.residual) sum += res[std::size_t(at)];
+            result[std::size_t(at)] = finish(detail::elementwise_double(fuse.act, sum));
           }
       });
       break;
@@ -227,7 +237,7 @@ inline std::vector<double> grouped_conv(const grouped_conv_problem& p, const gro
 // The computed tensor of `p` (a host copy of the buffer, with the problem's
 // dtype, layout and strides) in the reference's logical order.
 inline std::vector<double> gather_result(const grouped_conv_problem& p, const void* data) {
-  return conv_detail::load(p, p.result(), data);
+  return conv_detail::load(p, p.result(), data, false);
 }
 
 // Relative Frobenius error of a computed tensor against grouped_conv()'s values; NaN if either holds a NaN.

@@ -178,6 +178,11 @@ struct conv_offer {
   std::uint32_t stride1_rows_ndims = 0;
   std::uint32_t stride1_rows_pixel_tiles = 0;
   int stride1_rows_min_stages = 0;
+  // Specializations (bit set over conv_specialization) whose forward kernels fuse an epilogue
+  // (bias, residual, activation: grouped_conv_key.hpp conv_fusion); 0: none fused.
+  std::uint32_t fused_specializations = 0;
+  // Whether its forward kernels may read the fusion from the problem at run time (conv_fusion::dynamic).
+  bool dynamic_fusion = false;
   constexpr bool empty() const { return directions == 0; }
 };
 

@@ -51,6 +51,9 @@ constexpr pipeline_caps host_blocked() {
             bits(conv_layout::nwgc, conv_layout::nhwgc, conv_layout::ndhwgc, conv_layout::gnwc, conv_layout::gnhwc,
                  conv_layout::gndhwc),
             bits(dtype::fp16, dtype::bf16, dtype::fp32), bits(conv_specialization::none), 1};
+  // fwd_operands.hpp's store applies a fused epilogue, compiled in or read from the problem.
+  c.conv.fused_specializations = bits(conv_specialization::none);
+  c.conv.dynamic_fusion = true;
   c.epilogue_any_alignment = true;
   c.width_one_is_scalar = true;  // elements are read one by one wherever they lie
   return c;

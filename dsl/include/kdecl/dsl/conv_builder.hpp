@@ -65,6 +65,17 @@ class grouped_conv_decl {
       k.algo.vector_out = out;
     });
   }
+  // The fused forward epilogue: out = act(conv + bias + residual), each part optional
+  // (grouped_conv_key.hpp conv_fusion).
+  constexpr grouped_conv_decl bias() const { return with([&](key_type& k) { k.sig.fuse.bias = true; }); }
+  constexpr grouped_conv_decl residual() const { return with([&](key_type& k) { k.sig.fuse.residual = true; }); }
+  constexpr grouped_conv_decl activation(elementwise act) const {
+    return with([&](key_type& k) { k.sig.fuse.act = act; });
+  }
+  // The fused epilogue read from each problem at run time (one kernel for every fusion; the host).
+  constexpr grouped_conv_decl dynamic_fusion() const {
+    return with([&](key_type& k) { k.sig.fuse.dynamic = true; });
+  }
   constexpr grouped_conv_decl groups_to_merge(int g) const {
     return with([&](key_type& k) { k.algo.groups_to_merge = g; });
   }

@@ -83,6 +83,10 @@ constexpr diagnostic check_signature(const grouped_conv_key& k) {
     return fail(rule::conv_layout_does_not_match_ndim, k, field::op_specific, static_cast<long>(s.lay), s.ndim);
   if (k.algo.groups_to_merge < 1)
     return fail(rule::conv_groups_to_merge_not_positive, k, field::op_specific, k.algo.groups_to_merge);
+  if (s.fuse.fused() && s.dir != conv_direction::fwd)
+    return fail(rule::conv_fusion_requires_forward, k, field::op_specific, static_cast<long>(s.dir));
+  if (!conv_activation(s.fuse.act))
+    return fail(rule::conv_fusion_activation_not_offered, k, field::op_specific, static_cast<long>(s.fuse.act));
   const int vecs[3] = {k.algo.vector_in, k.algo.vector_wei, k.algo.vector_out};
   for (int i = 0; i < 3; ++i)
     if (vecs[i] != 0 && !power_of_two(vecs[i]))
@@ -159,6 +163,13 @@ constexpr diagnostic check_offer(const grouped_conv_key& k, const arch_spec& s, 
                 long(o.stride1_rows_directions) | long(o.stride1_rows_ndims) << 32);
   if (sig.spec == conv_specialization::stride1_rows)
     if (auto d = check_stride1_rows_shape(k, c); !d.ok()) return d;
+  if (sig.fuse.dynamic && !o.dynamic_fusion)
+    return fail(rule::conv_dynamic_fusion_not_offered_by_pipeline, k, field::op_specific | field::pipe);
+  if (sig.fuse.fused() && !arch::has(o.fused_specializations, sig.spec))
+    return fail(rule::conv_fusion_not_offered_by_pipeline, k, field::op_specific | field::pipe,
+                static_cast<long>(sig.spec), o.fused_specializations);
+  if (sig.fuse.fused() && k.algo.vector_out == 1 && (o.element_operands >> 2 & 1u) != 0)
+    return fail(rule::conv_fusion_requires_output_vector, k, field::op_specific | field::pipe, k.algo.vector_out);
   if (k.algo.sched != scheduler::any && !arch::has(o.schedulers, k.algo.sched))
     return fail(rule::conv_scheduler_not_offered_by_pipeline, k, field::sched | field::pipe,
                 static_cast<long>(k.algo.sched), o.schedulers);
@@ -253,6 +264,9 @@ constexpr diagnostic check_direct(const grouped_conv_key& k) {
   if (sig.spec != conv_specialization::none)
     return fail(rule::conv_specialization_not_offered_by_pipeline, k, field::op_specific | field::pipe,
                 static_cast<long>(sig.spec), arch::bits(conv_specialization::none));
+  if (sig.fuse.fused())  // the direct kernels store plain results
+    return fail(rule::conv_fusion_not_offered_by_pipeline, k, field::op_specific | field::pipe,
+                static_cast<long>(sig.spec), 0);
   if (!a.tile.concrete()) return fail(rule::conv_direct_needs_explicit_shape, k, field::tile, 0);
   if (!a.warps.concrete()) return fail(rule::conv_direct_needs_explicit_shape, k, field::warps, 1);
   if (!a.warp_tile.concrete()) return fail(rule::conv_direct_needs_explicit_shape, k, field::warp_tile, 2);

@@ -355,6 +355,27 @@ constexpr message describe(const diagnostic& d) {
     case rule::conv_direct_weight_vector_not_one:
       m << "direct_conv stages the taps element by element: the weight vector is 1, not " << v[0];
       break;
+    case rule::conv_fusion_requires_forward:
+      m << "a fused epilogue (bias, residual, activation) is for conv fwd only, not " << name<conv_direction>(v[0]);
+      break;
+    case rule::conv_fusion_activation_not_offered:
+      m << "conv activation " << name<elementwise>(v[0])
+        << " is not one a fused epilogue applies (pass_through, relu, gelu, sigmoid, tanh)";
+      break;
+    case rule::conv_fusion_not_offered_by_pipeline:
+      m << "fused conv epilogue not built by " << pipe << " on " << arch << " for specialization "
+        << name<conv_specialization>(v[0]) << " (fused for: ";
+      enum_set<conv_specialization>(m, static_cast<std::uint32_t>(v[1])) << ")";
+      break;
+    case rule::conv_dynamic_fusion_not_offered_by_pipeline:
+      m << "a conv fusion read at run time (dynamic_fusion) is not built by " << pipe << " on " << arch
+        << ": name the kernel's bias, residual and activation";
+      break;
+    case rule::conv_fusion_requires_output_vector:
+      m << "a fused conv epilogue writes the output in place: " << pipe << " on " << arch
+        << " takes a one-element output vector through a channel-padded copy; give the output a vector of "
+           "several elements";
+      break;
     case rule::conv_scheduler_not_offered_by_pipeline:
       m << "conv scheduler " << name<scheduler>(v[0]) << " not built by " << pipe << " on " << arch << " (offered: ";
       enum_set<scheduler>(m, static_cast<std::uint32_t>(v[1])) << ")";

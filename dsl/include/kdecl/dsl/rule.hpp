@@ -91,6 +91,11 @@ enum class rule : std::uint8_t {
   conv_stride1_rows_not_offered_for_signature,  // the same for stride1_rows
   conv_stride1_rows_shape_not_built,  // stride1_rows: its kernel's tiles, schedule, epilogue and ring
   conv_scheduler_not_offered_by_pipeline,
+  conv_fusion_requires_forward,           // a fused epilogue (bias, residual, activation) is forward-only
+  conv_fusion_activation_not_offered,     // multi_d_add is the GEMM's D sum, not an activation
+  conv_fusion_not_offered_by_pipeline,    // the pipeline's kernels of this specialization fuse no epilogue
+  conv_dynamic_fusion_not_offered_by_pipeline,  // fusion read at run time: the host kernels only
+  conv_fusion_requires_output_vector,     // a one-element output vector writes through a copy, not in place
   conv_computes_in_its_input_dtype,       // direct_conv multiplies in its input dtype (no tf32)
   conv_vector_bytes_not_offered_by_pipeline,
   conv_direct_needs_explicit_shape,       // direct_conv: tile, warps and warp_tile are named, not wildcards

@@ -57,6 +57,7 @@ struct conv_kernel<K, backend::host> {
     if (!compute_suits(s.in, s.compute))
       return "host convolution multiplies in its data's dtype, or in tf32 for fp32 data";
     if (s.spec != conv_specialization::none) return "host convolution has no filter specializations";
+    if (s.fuse.fused() && s.dir != conv_direction::fwd) return "host convolution fuses epilogues into forward only";
     if (K.algo.groups_to_merge != 1) return "host convolution computes one group per GEMM (groups_to_merge 1)";
     const mnk t = K.algo.tile, w = K.algo.warp_tile;
     if (!t.concrete() || w.m <= 0 || w.n <= 0) return "host convolution needs concrete tile and warp_tile";
@@ -72,6 +73,8 @@ struct conv_kernel<K, backend::host> {
       return std::string("problem signature differs from the kernel's");
     if (p != p.normalized()) return std::string("problem is not normalized");
     if (!a.in || !a.wei || !a.out) return std::string("a tensor pointer (in, wei or out) is null");
+    if (p.fusion.bias && !a.bias) return std::string("the fused epilogue's bias pointer is null");
+    if (p.fusion.residual && !a.residual) return std::string("the fused epilogue's residual pointer is null");
     return std::nullopt;
   }
 
@@ -99,7 +102,10 @@ struct conv_kernel<K, backend::host> {
       const auto* wei = static_cast<const data*>(a.wei);
       const auto* out = static_cast<const data*>(a.out);
       if constexpr (K.sig.dir == conv_direction::fwd) {
-        const hc::fwd_operands<data, data, data, float, tf32> ops(geo, in, wei, static_cast<data*>(a.out));
+        const conv_fusion fuse = K.sig.fuse.dynamic ? p.fusion : K.sig.fuse;  // has_signature: equal unless dynamic
+        const hc::fwd_operands<data, data, data, float, tf32> ops(geo, in, wei, static_cast<data*>(a.out), fuse,
+                                                                  static_cast<const data*>(a.bias),
+                                                                  static_cast<const data*>(a.residual));
         hc::implicit_gemm<float, mr, nr, std::remove_cvref_t<decltype(ops)>>(ops, blk).run();
       } else if constexpr (K.sig.dir == conv_direction::bwd_data) {
         const hc::bwd_data_operands<data, data, data, float, tf32> ops(geo, out, wei, static_cast<data*>(a.in));

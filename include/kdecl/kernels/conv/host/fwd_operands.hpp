@@ -3,7 +3,8 @@
 //              in[n, o*stride - pad + tap*dilation, g, c], zero outside the input
 //   B (K x N): wei[g, k, tap, c]
 //   C (M x N): out[n, o, g, k]
-#pragma once
+// A fused epilogue (grouped_conv_key.hpp conv_fusion) is applied in fp32 as the tile is
+// stored: act(acc + bias[g * K/G + k] + residual[n, o, g, k]), the GEMM host epilogue's math.
 
 #include <vector>
 
@@ -18,8 +19,10 @@ namespace kdecl::kernels::host::conv {
 template <class TIn, class TWei, class TOut, class Compute, bool Tf32 = false>
 class fwd_operands {
  public:
-  fwd_operands(const conv_geometry& geo, const TIn* in, const TWei* wei, TOut* out)
-      : geo_(geo), in_(in), wei_(wei), out_(out) {}
+  // bias (K values) and residual (the output's shape and strides) are read only when `fuse` names them.
+  fwd_operands(const conv_geometry& geo, const TIn* in, const TWei* wei, TOut* out, const conv_fusion& fuse = {},
+               const TOut* bias = nullptr, const TOut* residual = nullptr)
+      : geo_(geo), in_(in), wei_(wei), out_(out), fuse_(fuse), bias_(bias), residual_(residual) {}
 
   i64 batches() const { return geo_.g; }
   gemm_extent extent(i64) const { return {geo_.n * geo_.output_pixels(), geo_.kg, geo_.cg * geo_.taps}; }
@@ -77,9 +80,20 @@ class fwd_operands {
     for (int r = 0; r < mb; ++r) {
       const i64 m = i0 + r, n = m / pixels;
       const i64x3 o = geo_.output_position(m % pixels);
-      TOut* dst = out_ + n * geo_.so.n + g * geo_.so.g + o[0] * geo_.so.spatial[0] + o[1] * geo_.so.spatial[1] +
-                  o[2] * geo_.so.spatial[2] + j0;
-      for (int j = 0; j < nb; ++j) dst[j] = store_as<TOut>(acc[r * ld_acc + j]);
+      const i64 at = n * geo_.so.n + g * geo_.so.g + o[0] * geo_.so.spatial[0] + o[1] * geo_.so.spatial[1] +
+                     o[2] * geo_.so.spatial[2] + j0;
+      TOut* dst = out_ + at;
+      if (!fuse_.fused()) {
+        for (int j = 0; j < nb; ++j) dst[j] = store_as<TOut>(acc[r * ld_acc + j]);
+        continue;
+      }
+      // Inputs read before the row is written: the residual may be the output itself.
+      for (int j = 0; j < nb; ++j) {
+        float v = float(acc[r * ld_acc + j]);
+        if (fuse_.bias) v += load_real<float>(bias_[g * geo_.kg + j0 + j]);
+        if (fuse_.residual) v += load_real<float>(residual_[at + j]);
+        dst[j] = store_as<TOut>(apply_elementwise(fuse_.act, v));
+      }
     }
   }
 
@@ -88,6 +102,9 @@ class fwd_operands {
   const TIn* in_;
   const TWei* wei_;
   TOut* out_;
+  conv_fusion fuse_;
+  const TOut* bias_;
+  const TOut* residual_;
 };
 
 }  // namespace kdecl::kernels::host::conv
