@@ -40,7 +40,7 @@ TEST(ConvGpuInstances, MatchTheHostReference) {
     int seed = 0, checked_here = 0;
     for (auto p : conv_test::odd_problems(k->key().sig.ndim)) {
       const auto& s = k->key().sig;
-      p.direction(s.dir).dtypes(s.in, s.wei, s.out).compute(s.compute).layout(s.lay);
+      p.direction(s.dir).dtypes(s.in, s.wei, s.out).compute(s.compute).layout(s.lay).fuse(s.fuse);
       if (conv_rejection(*k, p.normalized(), nullptr)) {
         ++refused;
         continue;
@@ -112,7 +112,7 @@ TEST(ConvGpuInstances, HaloTilesMatchWithWeightsResidentAndStreamed) {
     int seed = 0;
     for (auto p : problems) {
       if (p.ndim() != sig.ndim) continue;
-      p.direction(sig.dir).dtypes(sig.in, sig.wei, sig.out).compute(sig.compute).layout(sig.lay);
+      p.direction(sig.dir).dtypes(sig.in, sig.wei, sig.out).compute(sig.compute).layout(sig.lay).fuse(sig.fuse);
       if (conv_rejection(*k, p.normalized(), nullptr)) continue;
       for (const char* resident : {"1", "0"}) {
         setenv("KDECL_CONV_HALO_RESIDENT_WEIGHTS", resident, 1);

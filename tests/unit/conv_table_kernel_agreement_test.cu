@@ -86,6 +86,14 @@ inline constexpr auto stride1_sm90 = kernel_set(
 inline constexpr auto stride1_rows_sm90 = kernel_set(
     targets(sm_90), wgmma_sweep(fwd_dir, bf16).ndim(2).layout(nhwgc).specialization(stride1_rows),
     wgmma_sweep(bwd_data, fp16).ndim(2).layout(nhwgc).specialization(stride1_rows));
+// Fused forward epilogues (bias, residual, activation): every tile, stage count, epilogue and schedule of
+// the im2col/gather kernel, 3-D, the halo tiles, merged groups, an input taken element by element.
+inline constexpr auto fused_sm90 = kernel_set(
+    targets(sm_90), wgmma_sweep(fwd_dir, bf16).bias().residual().activation(relu),
+    wgmma_sweep(fwd_dir, fp16).ndim(3).layout(ndhwgc).bias().activation(gelu),
+    wgmma_sweep(fwd_dir, bf16).ndim(2).layout(nhwgc).specialization(stride1).residual().activation(tanh_op),
+    wgmma_sweep(fwd_dir, bf16).groups_to_merge(4).bias(),
+    wgmma_sweep(fwd_dir, fp16).vector_sizes(1, 1, 8).bias().activation(sigmoid));
 inline constexpr auto merged_fixed = kernel_set(
     targets(sm_90), grouped_conv().direction(fwd).dtype(bf16).ndim(2).layout(nhwgc).groups_to_merge(16)
                         .pipeline(tma_wgmma).tile(128, 64, 64).warps(8, 1, 1).warp_tile(16, 64, 16));
@@ -154,6 +162,16 @@ TEST(ConvTableKernelAgreement, EveryTableKeyIsBuilt) {
   EXPECT_TRUE(diag_rows.ok()) << dsl::describe(diag_rows).view();
   EXPECT_GE(rows_keys, 2);
   keys += rows_keys;
+  long fused_keys = 0;
+  auto diag_fused = dsl::for_each_key(sets::fused_sm90, [&](const grouped_conv_key& k) {
+    ++fused_keys;
+    EXPECT_TRUE(k.sig.fuse.fused());
+    const char* why = kernel_reason(k);
+    EXPECT_EQ(why, nullptr) << kernel_name(k) << ": " << (why ? why : "");
+  });
+  EXPECT_TRUE(diag_fused.ok()) << dsl::describe(diag_fused).view();
+  EXPECT_GT(fused_keys, 20);
+  keys += fused_keys;
   std::printf("%ld convolution keys of the NVIDIA tables, every one built by the sm80 or sm90 conv kernels\n", keys);
 }
 

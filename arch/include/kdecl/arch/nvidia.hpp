@@ -234,6 +234,9 @@ constexpr pipeline_caps tma_wgmma(int smem_opt_in) {
             /*stride1_directions=*/bits(conv_direction::fwd, conv_direction::bwd_data), /*stride1_ndims=*/0b1100u,
             /*stride1_rows_directions=*/bits(conv_direction::fwd, conv_direction::bwd_data),
             /*stride1_rows_ndims=*/0b0100u, /*stride1_rows_pixel_tiles=*/0b1110u, /*stride1_rows_min_stages=*/5};
+  // A fused forward epilogue (bias, residual, activation) on the GEMM's epilogues: the im2col
+  // and halo kernels (the rows kernel stores transposed tiles from registers: not fused).
+  c.conv.fused_specializations = bits(conv_specialization::none, conv_specialization::stride1);
   return c;
 }
 

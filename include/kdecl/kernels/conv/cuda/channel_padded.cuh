@@ -86,7 +86,9 @@ struct channel_padded {
 
   static std::size_t workspace_bytes(const grouped_conv_problem& p) {
     if (p.dir != K.sig.dir) return 0;
-    const plan q = plan_of(p, grouped_conv_args{stand_in(), stand_in(), stand_in()});
+    grouped_conv_args stand_ins{stand_in(), stand_in(), stand_in()};
+    stand_ins.bias = stand_ins.residual = stand_in();  // a fused epilogue's inputs, where the problem has them
+    const plan q = plan_of(p, stand_ins);
     if (q.reason) return 0;
     return (q.copies() ? align + q.copy_bytes() : 0) + Inner::workspace_bytes(q.problem);
   }

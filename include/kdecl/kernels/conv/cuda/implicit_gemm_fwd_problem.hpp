@@ -11,6 +11,7 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <tuple>
 
 #include "kdecl/conv/grouped_conv_key.hpp"
 #include "kdecl/conv/grouped_conv_problem.hpp"
@@ -35,6 +36,15 @@ inline std::optional<std::string> implicit_gemm_fwd_reason(const grouped_conv_ke
     return std::string("problem signature differs from the kernel's");
   if (p != p.normalized()) return std::string("problem is not normalized");
   if (!a.in || !a.wei || !a.out) return std::string("a tensor pointer (in, wei or out) is null");
+  // A fused epilogue's inputs: read element by element where not vector-aligned (any address of their dtype).
+  const int out_bytes = bits_of(s.out) / 8;
+  for (auto [what, on, ptr] : {std::tuple{"bias", p.fusion.bias, a.bias}, {"residual", p.fusion.residual, a.residual}}) {
+    if (!on) continue;
+    if (!ptr) return std::string("the fused epilogue's ") + what + " pointer is null";
+    if (reinterpret_cast<std::uintptr_t>(ptr) % out_bytes != 0)
+      return who + ": the fused epilogue's " + what + " must be aligned to its " + std::to_string(out_bytes) +
+             "-byte elements";
+  }
   constexpr std::int64_t int_max = std::numeric_limits<int>::max();
   const auto e = p.implicit_gemm();
   if (e.m > int_max || e.k > int_max) return who + ": N x output pixels and C/G x taps must be < 2^31";

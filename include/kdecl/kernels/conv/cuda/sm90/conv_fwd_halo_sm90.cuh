@@ -42,6 +42,7 @@
 #include "kdecl/kernels/conv/cuda/implicit_gemm_fwd_problem.hpp"
 #include "kdecl/kernels/conv/cuda/sm90/conv_fwd_sm90_config.cuh"
 #include "kdecl/kernels/conv/cuda/sm90/conv_sm90_kernel.cuh"
+#include "kdecl/kernels/conv/cuda/sm90/fused_epilogue_inputs.cuh"
 #include "kdecl/kernels/conv/cuda/sm90/halo_input_map.cuh"
 #include "kdecl/kernels/conv/halo_tiles.hpp"
 #include "kdecl/kernels/cuda/device_info.cuh"
@@ -373,6 +374,7 @@ struct conv_fwd_halo {
     kp.out.alpha = 1.0f;
     kp.out.beta = 0.0f;
     kp.out.d_via_tma = false;
+    set_fused_epilogue_inputs<K>(kp.out, p, a);
     // Every pixel's row starts on a 4-element boundary where the pointer and all strides allow.
     constexpr std::int64_t run_bytes = 4 * std::int64_t(sizeof(typename cfg::out_t));
     const std::int64_t elem = std::int64_t(sizeof(typename cfg::out_t));

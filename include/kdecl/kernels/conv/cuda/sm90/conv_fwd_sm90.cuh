@@ -50,6 +50,7 @@
 #include "kdecl/kernels/conv/cuda/sm90/conv_fwd_sm90_config.cuh"
 #include "kdecl/kernels/conv/cuda/sm90/conv_phase_set.cuh"
 #include "kdecl/kernels/conv/cuda/sm90/conv_sm90_kernel.cuh"
+#include "kdecl/kernels/conv/cuda/sm90/fused_epilogue_inputs.cuh"
 #include "kdecl/kernels/conv/cuda/sm90/input_im2col_map.cuh"
 #include "kdecl/kernels/cuda/dynamic_smem.cuh"
 #include "kdecl/kernels/cuda/sm90/tensor_map.cuh"
@@ -456,6 +457,7 @@ struct conv_fwd {
     kp.out.alpha = 1.0f;
     kp.out.beta = 0.0f;
     kp.out.d_via_tma = false;
+    set_fused_epilogue_inputs<K>(kp.out, p, a);
     constexpr std::int64_t run_bytes = 4 * std::int64_t(sizeof(typename cfg::out_t));  // cshuffle's vector
     const std::int64_t elem = std::int64_t(sizeof(typename cfg::out_t));
     const auto whole_runs = [&](std::int64_t stride) { return (stride * elem) % run_bytes == 0; };

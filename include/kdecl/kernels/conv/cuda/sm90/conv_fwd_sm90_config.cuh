@@ -16,12 +16,19 @@ namespace kdecl::kernels::cuda::sm90 {
 
 // A = the input gathered (K-major), B = the weights (K-major), C = the output
 // (row-major, any alignment: the GEMM's epilogues take it), 64-bit indices in
-// the epilogue (an output may exceed 2^31 elements).
+// the epilogue (an output may exceed 2^31 elements). A fused epilogue is the GEMM's
+// multi_d: its activation, and as D tensors the bias then the residual
+// (sm90/fused_epilogue_inputs.cuh says where each is read).
 constexpr gemm_key conv_fwd_sm90_gemm_key(const grouped_conv_key& k) {
   gemm_key g = dsl::conv_rules::implicit_gemm(k);
   g.sig.compute = g.sig.a;
   g.algo.vector_bytes = 16;
   g.algo.index_bits = 64;
+  if (const conv_fusion& f = k.sig.fuse; f.fused() && !f.dynamic) {
+    g.sig.variant = gemm_variant::multi_d;
+    g.sig.ew = f.act;
+    g.sig.num_d = int(f.bias) + int(f.residual);
+  }
   return g;
 }
 
@@ -93,7 +100,9 @@ constexpr const char* conv_fwd_sm90_unsupported_reason(const grouped_conv_key& k
   }
   if (k.sig.spec == conv_specialization::stride1_rows) {
     if (const char* why = conv_rows_unsupported_reason(k)) return why;
+    if (k.sig.fuse.fused()) return "sm90 conv stride1_rows stores transposed tiles from registers: no fused epilogue";
   }
+  if (k.sig.fuse.dynamic) return "sm90 conv compiles its fused epilogue in (no fusion read at run time)";
   // Merged groups (merged_groups.hpp): neighbouring groups' channels must be contiguous.
   if (k.algo.groups_to_merge != 1 && k.sig.lay != conv_layout::nwgc && k.sig.lay != conv_layout::nhwgc &&
       k.sig.lay != conv_layout::ndhwgc)
@@ -171,6 +180,10 @@ constexpr const char* conv_bwd_weight_sm90_unsupported_reason(grouped_conv_key k
 // through its forward key, backward-weight), else the first rule it breaks.
 constexpr const char* conv_sm90_unsupported_reason(const grouped_conv_key& k) {
   const grouped_conv_key gathered = gathering_key(k);  // one-element vectors: channel-padded copies
+  // The epilogue adds the bias and residual where it stores: into the output itself.
+  if (k.sig.fuse.fused() && k.algo.vector_out == 1)
+    return "sm90 conv fuses an epilogue only where it writes the output in place (an output vector, not one "
+           "element through a channel-padded copy)";
   // Backward-data runs the forward kernel (its phases' forward convolutions merge as well).
   if (k.algo.groups_to_merge != 1 && k.sig.dir == conv_direction::bwd_weight)
     return "sm90 conv merges groups forward and backward-data only";

@@ -46,14 +46,17 @@ __device__ __forceinline__ void combine_inputs(float* v, const Out* c_row, const
 }
 
 // D read from global memory: row `row` of D tensor i of this batch (its own ld and
-// alignment, so its vector test is its own).
+// alignment, so its vector test is its own), or the element at C's offset (params.d_at_c).
 template <gemm_key K, int Count, class Out>
 __device__ __forceinline__ void gather_inputs(float* v, const Out* c_row, const element_run<Count>& run,
                                               bool c_vector, const gemm_sm90_params& p, int batch, int row,
                                               int col0) {
   combine_inputs<K, Count>(v, c_row, run, c_vector, p, [&](int i, float* d) {
-    const Out* d_row = static_cast<const Out*>(p.d[i]) + batch * p.stride_d +
-                       static_cast<index_t<K>>(row) * static_cast<index_t<K>>(p.ldd) + col0;
+    const Out* d_base = static_cast<const Out*>(p.d[i]);
+    const Out* d_row = (p.d_at_c >> i & 1u) != 0
+                           ? d_base + (c_row - static_cast<const Out*>(p.c))
+                           : d_base + batch * p.stride_d[i] +
+                                 static_cast<index_t<K>>(row) * static_cast<index_t<K>>(p.ldd[i]) + col0;
     load_run(d_row, run, run.whole() && vector_aligned<Count>(d_row + run.first), d);
   });
 }

@@ -159,9 +159,12 @@ struct gemm {
       params.m = static_cast<int>(p.m);
       params.n = static_cast<int>(p.n);
       params.ldc = p.ldc;
-      params.ldd = p.ldd;
       params.stride_c = p.stride_c;
-      params.stride_d = p.stride_d;
+      for (int i = 0; i < max_d_tensors; ++i) {  // every D tensor of a GEMM has the problem's ldd
+        params.ldd[i] = p.ldd;
+        params.stride_d[i] = p.stride_d;
+      }
+      params.d_at_c = 0;
       params.alpha = args.alpha;
       params.beta = args.beta;
       params.scale_a = args.scale_a;

@@ -21,7 +21,13 @@ struct gemm_sm90_params {
   void* c;
   const void* d[max_d_tensors];
   int m, n;
-  std::int64_t ldc, ldd, stride_c, stride_d;
+  std::int64_t ldc, stride_c;
+  // D tensor i (multi_d) at d[i] + batch * stride_d[i] + row * ldd[i] + column: a GEMM's D
+  // tensors share the problem's ldd; ldd 0 repeats one row for every row (a convolution's bias,
+  // one value per column). Where bit i of d_at_c is set, D tensor i is read at C's own offset
+  // instead: a tensor of C's strides, also where C's rows follow a map (a convolution's residual).
+  std::int64_t ldd[max_d_tensors], stride_d[max_d_tensors];
+  unsigned d_at_c;
   float alpha, beta;
   // multi_d + cshuffle keys whose D tiles fit the ring (sm90_config::d_in_smem), on
   // a launch without split-K: the producer TMA-loads each tile's D tensors into
