@@ -60,22 +60,32 @@ json fields_of(const conv_item& it) {
     if (!l->network.empty()) uses.push_back({{"network", l->network}, {"layer", l->layer}, {"count", l->count}});
   return json{{"direction", to_string(p.dir)}, {"class", conv_class(p)}, {"n", p.n}, {"c", p.c}, {"k", p.k},
               {"g", p.g}, {"dtype", to_string(p.in_type)}, {"compute", to_string(p.compute_type)},
-              {"layout", to_string(p.layout_or_default())},
+              {"layout", to_string(p.layout_or_default())}, {"fusion", describe(p.fusion)},
               {"flops", p.flops()}, {"bytes", p.bytes()}, {"describe", p.describe()}, {"uses", uses}};
+}
+
+// Elements of a fused epilogue's bias (K) and residual (the output's span); 0 where the problem has none.
+std::int64_t bias_elements(const grouped_conv_problem& p) { return p.fusion.bias ? p.k : 0; }
+std::int64_t residual_elements(const grouped_conv_problem& p) {
+  return p.fusion.residual ? p.span(conv_tensor::output) : 0;
 }
 
 double operand_bytes(const grouped_conv_problem& p) {
   double b = 0;
   for (auto t : all_tensors) b += double(p.span(t)) * double(dtype_size_bytes(p.dtype_of(t)));
-  return b;
+  return b + double(bias_elements(p) + residual_elements(p)) * double(dtype_size_bytes(p.out_type));
 }
 
-// Random operand sets on the device, enough that a pass over all exceeds twice the L2.
+// Random operand sets on the device, enough that a pass over all exceeds twice the L2: input,
+// weight, output, and a fused epilogue's bias and residual (empty buffers where it has none).
 struct conv_operands {
-  std::vector<std::array<buffer, 3>> sets;
+  std::vector<std::array<buffer, 5>> sets;
   grouped_conv_args args(std::size_t i) {
     auto& s = sets[i % sets.size()];
-    return grouped_conv_args{s[0].data(), s[1].data(), s[2].data()};
+    grouped_conv_args a{s[0].data(), s[1].data(), s[2].data()};
+    a.bias = s[3].size() ? s[3].data() : nullptr;
+    a.residual = s[4].size() ? s[4].data() : nullptr;
+    return a;
   }
 };
 
@@ -83,10 +93,13 @@ conv_operands make_operands(const device& dev, const grouped_conv_problem& p, st
   conv_operands ops;
   const std::size_t count = rotation_count(std::size_t(operand_bytes(p)), l2_bytes);
   for (std::size_t i = 0; i < count; ++i) {
-    std::array<buffer, 3> set;
+    std::array<buffer, 5> set;
     for (int t = 0; t < 3; ++t)
       set[std::size_t(t)] = random_buffer(dev, std::size_t(p.span(all_tensors[t])), p.dtype_of(all_tensors[t]),
                                           10 * i + std::size_t(t) + 1);
+    if (bias_elements(p)) set[3] = random_buffer(dev, std::size_t(bias_elements(p)), p.out_type, 10 * i + 4);
+    if (residual_elements(p))
+      set[4] = random_buffer(dev, std::size_t(residual_elements(p)), p.out_type, 10 * i + 5);
     ops.sets.push_back(std::move(set));
   }
   return ops;
@@ -130,6 +143,7 @@ int bench_conv(const bench_conv_options& o) {
     for (const auto& l : layers) {
       grouped_conv_problem p = l.problem;
       p.direction(d);
+      if (d != conv_direction::fwd) p.fuse({});  // --bias/--residual/--activation fuse forward epilogues only
       p = p.normalized();
       const std::map<std::string, std::string> fields{{"network", l.network}, {"layer", l.layer},
                                                       {"direction", std::string(to_string(d))},

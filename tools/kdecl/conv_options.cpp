@@ -115,6 +115,11 @@ void conv_options::add_to(CLI::App& app) {
   app.add_option("--dtype", dtype, "dtype of input, weight and output: fp16 bf16 fp32")->capture_default_str();
   app.add_option("--compute", compute, "multiply precision: tf32 lets fp32 data use tensor cores (default: the dtype)");
   app.add_option("--layout", layout, "nwgc nhwgc ndhwgc (channels-last, the default) or gnwc gnhwc gndhwc");
+  app.add_flag("--bias", bias, "fwd: fuse a bias (one value per output channel) into the epilogue");
+  app.add_flag("--residual", residual, "fwd: fuse the add of a residual tensor (the output's shape) into the epilogue");
+  app.add_option("--activation", activation,
+                 "fwd: the epilogue's activation, after bias and residual: pass_through relu gelu sigmoid tanh")
+      ->capture_default_str();
   app.add_option("--problems", problems,
                  "CSV layer lists (benchmarks/shapes/conv_*.csv) instead of the size flags; direction, dtype and "
                  "layout apply to every layer");
@@ -144,6 +149,16 @@ std::vector<conv_layer> conv_options::layers() const {
   base.direction(parse_flag<conv_direction>("--direction", direction)).dtype(parse_flag<kdecl::dtype>("--dtype", dtype));
   if (!compute.empty()) base.compute(parse_flag<kdecl::dtype>("--compute", compute));
   if (!layout.empty()) base.layout(parse_flag<conv_layout>("--layout", layout));
+  const auto act = parse<elementwise>(activation);
+  if (!act || activation == "*" || !conv_activation(*act))
+    throw std::invalid_argument(fmt::format("--activation '{}' is not one a convolution epilogue applies: "
+                                            "pass_through, relu, gelu, sigmoid or tanh",
+                                            activation));
+  base.fuse(conv_fusion{.act = *act, .bias = bias, .residual = residual});
+  if (base.fusion.fused() && base.dir != conv_direction::fwd)
+    throw std::invalid_argument(fmt::format("--bias, --residual and --activation fuse a forward epilogue; "
+                                            "--direction is {}",
+                                            direction));
 
   if (!problems.empty()) {
     for (auto [flag, given] : {std::pair{"--n", n != 0}, {"--c", c != 0}, {"--k", k != 0}, {"--g", g != 1},

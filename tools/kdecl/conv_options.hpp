@@ -26,6 +26,8 @@ struct conv_options {
   std::string w, hw, dhw;  // spatial input size of a 1-D, 2-D or 3-D problem
   std::string filter, stride = "1", pad = "0", dilation = "1";
   std::string direction = "fwd", dtype = "fp16", compute, layout;
+  bool bias = false, residual = false;  // the fused forward epilogue's inputs
+  std::string activation = "pass_through";
   std::vector<std::string> problems;  // CSV files of layers
   std::string device = "auto";
 

@@ -100,6 +100,7 @@ struct cudnn_conv::impl {
   std::unique_ptr<cudnn_conv_graph> graph;  // set when its plan is the faster
 #endif
 
+  void find_legacy(const device& dev, const grouped_conv_args& args);
   void run_legacy(const grouped_conv_args& a);
 
   ~impl() {
@@ -174,6 +175,51 @@ cudnn_conv::cudnn_conv(const device& dev, const grouped_conv_problem& p, const g
       throw std::runtime_error(fmt::format("cuDNN computes output size {} in spatial dimension {}, kdecl {}",
                                            out[i + 2], i, p.output_dim(slots[i])));
 
+  // A fused epilogue is timed on the graph API alone (the legacy conv-bias-activation call has no
+  // residual add of the output's own, nor gelu, sigmoid or tanh).
+  if (!p.fusion.fused()) m.find_legacy(dev, args);
+  else m.choice.legacy_algorithm = "none (a fused epilogue: the graph API's plan only)";
+
+#if KDECL_WITH_CUDNN_FRONTEND
+  // The graph API's engines, autotuned on the same buffers; the faster of the two is what gets timed.
+  if (auto why = cudnn_conv_graph::unsupported(p)) {
+    m.choice.graph_error = *why;
+  } else {
+    try {
+      auto graph = std::make_unique<cudnn_conv_graph>(dev, p, args);
+      m.choice.graph_plan = graph->plan();
+      m.choice.graph_plans = graph->plans_timed();
+      m.choice.graph_ms = median_ms_of([&] { graph->run(args); });
+      if (m.choice.legacy_ms < 0 || m.choice.graph_ms < m.choice.legacy_ms) {
+        m.graph = std::move(graph);
+        m.choice.graph_chosen = true;
+        m.algorithm = "graph " + m.choice.graph_plan;
+      }
+    } catch (const std::exception& e) {
+      m.choice.graph_error = e.what();
+    }
+  }
+#else
+  m.choice.graph_error = "this kdecl was built without cudnn-frontend";
+#endif
+  if (m.choice.legacy_ms < 0 && !m.choice.graph_chosen)
+    throw std::runtime_error("cuDNN has no plan for the fused convolution: " + m.choice.graph_error);
+  if (m.choice.graph_chosen && m.choice.legacy_ms < 0) m.find_ms = m.choice.graph_ms;
+}
+
+cudnn_conv::~cudnn_conv() = default;
+
+void cudnn_conv::run(const grouped_conv_args& a) {
+#if KDECL_WITH_CUDNN_FRONTEND
+  if (impl_->graph) return impl_->graph->run(a);
+#endif
+  impl_->run_legacy(a);
+}
+
+// The legacy API's fastest algorithm for the problem on these buffers, its workspace, and its time.
+void cudnn_conv::impl::find_legacy(const device& dev, const grouped_conv_args& args) {
+  auto& m = *this;
+  const grouped_conv_problem& p = m.p;
   // The find: every algorithm cuDNN offers, on a workspace of up to 1 GiB (or a quarter of free memory);
   // those needing more are left out. The fastest that succeeded wins.
   std::size_t free_bytes = 0, total = 0;
@@ -239,38 +285,6 @@ cudnn_conv::cudnn_conv(const device& dev, const grouped_conv_problem& p, const g
   }
   m.choice.legacy_algorithm = m.algorithm;
   m.choice.legacy_ms = median_ms_of([&] { m.run_legacy(args); });
-
-#if KDECL_WITH_CUDNN_FRONTEND
-  // The graph API's engines, autotuned on the same buffers; the faster of the two is what gets timed.
-  if (auto why = cudnn_conv_graph::unsupported(p)) {
-    m.choice.graph_error = *why;
-  } else {
-    try {
-      auto graph = std::make_unique<cudnn_conv_graph>(dev, p, args);
-      m.choice.graph_plan = graph->plan();
-      m.choice.graph_plans = graph->plans_timed();
-      m.choice.graph_ms = median_ms_of([&] { graph->run(args); });
-      if (m.choice.graph_ms < m.choice.legacy_ms) {
-        m.graph = std::move(graph);
-        m.choice.graph_chosen = true;
-        m.algorithm = "graph " + m.choice.graph_plan;
-      }
-    } catch (const std::exception& e) {
-      m.choice.graph_error = e.what();
-    }
-  }
-#else
-  m.choice.graph_error = "this kdecl was built without cudnn-frontend";
-#endif
-}
-
-cudnn_conv::~cudnn_conv() = default;
-
-void cudnn_conv::run(const grouped_conv_args& a) {
-#if KDECL_WITH_CUDNN_FRONTEND
-  if (impl_->graph) return impl_->graph->run(a);
-#endif
-  impl_->run_legacy(a);
 }
 
 void cudnn_conv::impl::run_legacy(const grouped_conv_args& a) {

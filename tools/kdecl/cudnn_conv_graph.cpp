@@ -18,13 +18,18 @@ namespace {
 
 namespace fe = cudnn_frontend;
 
-enum uid : std::int64_t { x_uid = 1, w_uid, y_uid };
+enum uid : std::int64_t { x_uid = 1, w_uid, y_uid, bias_uid, residual_uid };
 
 void fe_check(fe::error_t e, const char* what) { cudnn_graph::check(e, "graph convolution", what); }
 
 // The tensors of one call by uid: x (input), w (weights), y (output); the direction's result is written.
-std::unordered_map<std::int64_t, void*> variant_pack(const grouped_conv_args& a) {
-  return {{x_uid, const_cast<void*>(a.in)}, {w_uid, const_cast<void*>(a.wei)}, {y_uid, a.out}};
+// A fused forward epilogue's bias and residual where the problem has them.
+std::unordered_map<std::int64_t, void*> variant_pack(const grouped_conv_problem& p, const grouped_conv_args& a) {
+  std::unordered_map<std::int64_t, void*> pack{
+      {x_uid, const_cast<void*>(a.in)}, {w_uid, const_cast<void*>(a.wei)}, {y_uid, a.out}};
+  if (p.fusion.bias) pack[bias_uid] = const_cast<void*>(a.bias);
+  if (p.fusion.residual) pack[residual_uid] = const_cast<void*>(a.residual);
+  return pack;
 }
 
 using shape = cudnn_tensor_shape;
@@ -49,6 +54,42 @@ std::shared_ptr<fe::graph::Tensor_attributes> tensor(fe::graph::Graph& g, const 
   return g.tensor(fe::graph::Tensor_attributes().set_name(name).set_uid(id).set_dim(s.dims).set_stride(s.strides));
 }
 
+// The bias as cuDNN broadcasts it: 1 x K x 1 [x 1] x 1, channels contiguous.
+shape bias_shape(const grouped_conv_problem& p) {
+  shape b{{1, p.k}, {p.k, 1}};
+  for (std::size_t i = 0; i < cudnn_spatial_slots(p).size(); ++i) {
+    b.dims.push_back(1);
+    b.strides.push_back(p.k);
+  }
+  return b;
+}
+
+fe::PointwiseMode_t activation_mode(elementwise act) {
+  switch (act) {
+    case elementwise::relu: return fe::PointwiseMode_t::RELU_FWD;
+    case elementwise::gelu: return fe::PointwiseMode_t::GELU_FWD;  // the exact (erf) GELU, as kdecl's
+    case elementwise::sigmoid: return fe::PointwiseMode_t::SIGMOID_FWD;
+    case elementwise::tanh: return fe::PointwiseMode_t::TANH_FWD;
+    default: return fe::PointwiseMode_t::IDENTITY;
+  }
+}
+
+// y = act(conv + bias + residual): pointwise nodes after the convolution, fp32 in between.
+std::shared_ptr<fe::graph::Tensor_attributes> fused_epilogue(fe::graph::Graph& g, const grouped_conv_problem& p,
+                                                             std::shared_ptr<fe::graph::Tensor_attributes> y,
+                                                             const shape& out) {
+  const conv_fusion& f = p.fusion;
+  auto add = [&](std::shared_ptr<fe::graph::Tensor_attributes> a, std::shared_ptr<fe::graph::Tensor_attributes> b,
+                 const char* name) {
+    return g.pointwise(a, b, fe::graph::Pointwise_attributes().set_mode(fe::PointwiseMode_t::ADD).set_name(name));
+  };
+  if (f.bias) y = add(y, tensor(g, bias_shape(p), bias_uid, "bias"), "add_bias");
+  if (f.residual) y = add(y, tensor(g, out, residual_uid, "residual"), "add_residual");
+  if (f.act != elementwise::pass_through)
+    y = g.pointwise(y, fe::graph::Pointwise_attributes().set_mode(activation_mode(f.act)).set_name("activation"));
+  return y;
+}
+
 template <class Attributes>
 Attributes geometry(const grouped_conv_problem& p) {
   std::vector<std::int64_t> pre, post, stride, dilation;
@@ -71,6 +112,7 @@ struct cudnn_conv_graph::impl {
   std::string plan;
   int plans = 0;
   buffer workspace;
+  grouped_conv_problem problem;
 };
 
 std::optional<std::string> cudnn_conv_graph::unsupported(const grouped_conv_problem& p) {
@@ -96,6 +138,7 @@ cudnn_conv_graph::cudnn_conv_graph(const device& dev, const grouped_conv_problem
     case conv_direction::fwd:
       result = g.conv_fprop(tensor(g, in, x_uid, "x"), tensor(g, wei, w_uid, "w"),
                             geometry<fe::graph::Conv_fprop_attributes>(p).set_name("fprop"));
+      if (p.fusion.fused()) result = fused_epilogue(g, p, result, out);
       result->set_uid(y_uid);
       result_shape = &out;
       break;
@@ -115,7 +158,8 @@ cudnn_conv_graph::cudnn_conv_graph(const device& dev, const grouped_conv_problem
   result->set_output(true).set_dim(result_shape->dims).set_stride(result_shape->strides);
   m.plans = cudnn_graph::build_plans(g, m.handle, fe::BuildPlanPolicy_t::ALL, "graph convolution");
 
-  auto pack = variant_pack(args);
+  m.problem = p;
+  auto pack = variant_pack(p, args);
   buffer tune_ws(dev, std::size_t(std::max<std::int64_t>(g.get_autotune_workspace_size(), 1)));
   fe_check(g.autotune(m.handle, pack, tune_ws.data()), "autotune");
   m.workspace = cudnn_graph::workspace_of(g, dev, "graph convolution");
@@ -126,7 +170,7 @@ cudnn_conv_graph::~cudnn_conv_graph() = default;
 
 void cudnn_conv_graph::run(const grouped_conv_args& a) {
   auto& m = *impl_;
-  auto pack = variant_pack(a);
+  auto pack = variant_pack(m.problem, a);
   fe_check(m.graph->execute(m.handle, pack, m.workspace.data()), "execute");
 }
 
