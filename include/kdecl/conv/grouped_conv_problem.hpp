@@ -116,7 +116,8 @@ struct grouped_conv_problem {
   grouped_conv_problem& activation(elementwise act) { fusion.act = act; return *this; }
 
   // True when a kernel of signature `s` computes this problem's kind of convolution:
-  // direction, rank, layout, dtypes and compute precision equal (the specialization aside).
+  // direction, rank, layout, dtypes, compute precision and fused epilogue equal (or the kernel reads the
+  // fusion at run time), the specialization aside.
   bool has_signature(const grouped_conv_signature& s) const {
     return dir == s.dir && ndim() == s.ndim && layout_or_default() == s.lay && in_type == s.in && wei_type == s.wei &&
            out_type == s.out && acc_type == s.acc && compute_type == s.compute && s.fuse.serves(fusion);
