@@ -90,12 +90,22 @@ void fuzz_conv(FuzzedDataProvider& in) {
     };
     p.input_strides(strides()).weight_strides(strides()).output_strides(strides());
   }
+  if (in.ConsumeBool()) {  // a fused epilogue, now and then one that validation must refuse
+    conv_fusion f;
+    f.act = pick<elementwise>(in);
+    f.bias = in.ConsumeBool();
+    f.residual = in.ConsumeBool();
+    f.dynamic = in.ConsumeIntegralInRange<int>(0, 15) == 0;
+    p.fuse(f);
+  }
 
   const auto error = p.validate();
   if (error) {
     if (error->empty()) fail("conv validate() refused without a reason");
     return;
   }
+  if (p.fusion.fused() && (p.dir != conv_direction::fwd || p.fusion.dynamic || !conv_activation(p.fusion.act)))
+    fail("validate() accepted a fused epilogue it must refuse: " + describe(p.fusion));
   const grouped_conv_problem n = p.normalized();
   if (auto e = n.validate()) fail("a valid convolution problem is invalid once normalized: " + *e);
   if (auto e = n.normalized().validate()) fail("normalizing twice made the problem invalid: " + *e);

@@ -94,6 +94,16 @@ inline constexpr auto fused_sm90 = kernel_set(
     wgmma_sweep(fwd_dir, bf16).ndim(2).layout(nhwgc).specialization(stride1).residual().activation(tanh_op),
     wgmma_sweep(fwd_dir, bf16).groups_to_merge(4).bias(),
     wgmma_sweep(fwd_dir, fp16).vector_sizes(1, 1, 8).bias().activation(sigmoid));
+// And on the cp_async pipeline (sm_80 family and sm_90): every tile, warp layout, warp tile and epilogue,
+// 16-bit data and fp32 (tf32 and exact), vectors of 16 and 4 bytes.
+inline constexpr auto fused_cp_async = kernel_set(
+    targets(sm_80, sm_90),
+    grouped_conv().direction(fwd).dtype(bf16).bias().residual().activation(relu).tile(any).warps(any)
+        .warp_tile(any).pipeline(cp_async).epilogue(any),
+    grouped_conv().direction(fwd).dtype(fp32).compute(tf32).ndim(3).layout(ndhwgc).bias().activation(gelu)
+        .tile(any).warps(any).warp_tile(any).pipeline(cp_async).vector_sizes(1, 1, 1),
+    grouped_conv().direction(fwd).dtype(fp32).residual().activation(tanh_op).tile(any).warps(any).warp_tile(any)
+        .pipeline(cp_async).epilogue(any));
 inline constexpr auto merged_fixed = kernel_set(
     targets(sm_90), grouped_conv().direction(fwd).dtype(bf16).ndim(2).layout(nhwgc).groups_to_merge(16)
                         .pipeline(tma_wgmma).tile(128, 64, 64).warps(8, 1, 1).warp_tile(16, 64, 16));
@@ -172,6 +182,16 @@ TEST(ConvTableKernelAgreement, EveryTableKeyIsBuilt) {
   EXPECT_TRUE(diag_fused.ok()) << dsl::describe(diag_fused).view();
   EXPECT_GT(fused_keys, 20);
   keys += fused_keys;
+  long fused_cp_async_keys = 0;
+  auto diag_fused_cp_async = dsl::for_each_key(sets::fused_cp_async, [&](const grouped_conv_key& k) {
+    ++fused_cp_async_keys;
+    EXPECT_TRUE(k.sig.fuse.fused());
+    const char* why = kernel_reason(k);
+    EXPECT_EQ(why, nullptr) << kernel_name(k) << ": " << (why ? why : "");
+  });
+  EXPECT_TRUE(diag_fused_cp_async.ok()) << dsl::describe(diag_fused_cp_async).view();
+  EXPECT_GT(fused_cp_async_keys, 20);
+  keys += fused_cp_async_keys;
   std::printf("%ld convolution keys of the NVIDIA tables, every one built by the sm80 or sm90 conv kernels\n", keys);
 }
 

@@ -184,6 +184,8 @@ constexpr pipeline_caps cp_async(int smem_opt_in, std::span<const dtype_offer> d
                  conv_layout::gndhwc),
             bits(dtype::fp16, dtype::bf16, dtype::fp32), bits(conv_specialization::none), 1, bits(scheduler::intrawave),
             /*min_vector_bytes=*/4};  // cp.async copies 4, 8 or 16 bytes
+  // The forward kernel fuses a bias, a residual and an activation on the GEMM's multi_d epilogue.
+  c.conv.fused_specializations = bits(conv_specialization::none);
   c.epilogue_any_alignment = true;  // sm80/epilogue.cuh: store width chosen per run at run time
   c.index_bits = index_bits_32_64;
   return c;

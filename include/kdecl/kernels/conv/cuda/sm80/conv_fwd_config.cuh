@@ -22,10 +22,17 @@ constexpr const char* conv_dtypes_unsupported_reason(const grouped_conv_signatur
 }
 
 // A = input gathered (row-major: K-major), B = weights (column-major: K-major),
-// C = output (row-major); the output's vector is the epilogue's access width.
+// C = output (row-major); the output's vector is the epilogue's access width. A fused
+// epilogue is the GEMM's multi_d: its activation, the bias and the residual as D tensors
+// (conv_fwd_sm80.cuh says where each is read).
 constexpr gemm_key conv_fwd_gemm_key(const grouped_conv_key& k) {
   gemm_key g = dsl::conv_rules::implicit_gemm(k);
   g.algo.vector_bytes = k.algo.vector_out * bits_of(k.sig.out) / 8;
+  if (const conv_fusion& f = k.sig.fuse; f.fused() && !f.dynamic) {
+    g.sig.variant = gemm_variant::multi_d;
+    g.sig.ew = f.act;
+    g.sig.num_d = int(f.bias) + int(f.residual);
+  }
   return g;
 }
 
@@ -35,6 +42,7 @@ constexpr const char* conv_fwd_unsupported_reason(const grouped_conv_key& k) {
   if (k.sig.dir != conv_direction::fwd) return "sm80 conv computes the forward direction only";
   if (k.sig.spec != conv_specialization::none) return "sm80 conv has no filter specializations";
   if (k.algo.groups_to_merge != 1) return "sm80 conv computes one group per block (groups_to_merge 1)";
+  if (k.sig.fuse.dynamic) return "sm80 conv compiles its fused epilogue in (no fusion read at run time)";
   if (const char* why = conv_dtypes_unsupported_reason(k.sig)) return why;
   const int bytes = bits_of(k.sig.in) / 8;
   for (int v : {k.algo.vector_in, k.algo.vector_wei, k.algo.vector_out}) {

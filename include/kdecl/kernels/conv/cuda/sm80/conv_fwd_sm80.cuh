@@ -8,6 +8,10 @@
 //   B (K x N) = weights of group g (every output channel's taps x C/G contiguous)
 //   C (M x N) = output of group g, pixels evenly strided
 //
+// A fused epilogue (the key's conv_fusion) runs on the GEMM's multi_d epilogues: D tensor 0 the
+// bias (leading dimension 0: every pixel reads the group's K/G values), then the residual (the
+// output's strides: leading dimension ldc, the output's group stride).
+//
 // Entry point: sm80::conv_fwd<K> with the conv_kernel contract (kernels/conv/conv_kernel.hpp).
 #pragma once
 
@@ -35,11 +39,13 @@ namespace kdecl::kernels::cuda::sm80 {
 
 template <class Cfg>
 struct conv_fwd_params {
+  using out_type = typename Cfg::tc;
   const typename Cfg::ta* in;   // group 0
   const typename Cfg::tb* wei;  // group 0
   output_view<Cfg> out;         // group 0; ldc = the output's pixel stride
   conv_gather_geometry geo;
   std::int64_t in_g, wei_g, out_g;  // group strides (elements)
+  std::int64_t d_g[output_view<Cfg>::d_slots];  // the fused epilogue's inputs' group strides
   std::int64_t wei_k;               // stride between output channels' filters
   int kg;                           // output channels per group (the GEMM's N)
 };
@@ -76,6 +82,8 @@ __global__ void __launch_bounds__(Cfg::threads) conv_fwd_kernel(const __grid_con
 
   output_view<Cfg> out = p.out;
   out.c += g * p.out_g;
+#pragma unroll
+  for (int t = 0; t < Cfg::num_d; ++t) out.d[t] += g * p.d_g[t];
   if constexpr (Cfg::cshuffle) {
     cp_async_wait<0>();
     __syncthreads();  // the ring becomes the staging buffer
@@ -87,6 +95,27 @@ __global__ void __launch_bounds__(Cfg::threads) conv_fwd_kernel(const __grid_con
 
 template <grouped_conv_key K>
 struct conv_fwd {
+ private:
+  // The fused epilogue's D tensors in the key's order: the bias (ldd 0, a group's K/G values
+  // apart), then the residual (the output's pixel and group strides).
+  template <class Params>
+  static void set_fused_inputs(Params& kp, const grouped_conv_problem& p, const grouped_conv_args& a) {
+    using tc = typename Params::out_type;
+    int t = 0;
+    if constexpr (K.sig.fuse.bias) {
+      kp.out.d[t] = static_cast<const tc*>(a.bias);
+      kp.out.ldd[t] = 0;
+      kp.d_g[t++] = p.k_per_group();
+    }
+    if constexpr (K.sig.fuse.residual) {
+      kp.out.d[t] = static_cast<const tc*>(a.residual);
+      kp.out.ldd[t] = p.out_strides.spatial[2];
+      kp.d_g[t++] = p.out_strides.g;
+    }
+    (void)t;
+  }
+
+ public:
   static_assert(conv_fwd_unsupported_reason(K) == nullptr,
                 "key not supported by the sm80 forward convolution: see sm80::conv_fwd_unsupported_reason(K)");
   static constexpr gemm_key G = conv_fwd_gemm_key(K);
@@ -123,7 +152,7 @@ struct conv_fwd {
     kp.wei = static_cast<const typename cfg::tb*>(a.wei);
     kp.out.c = static_cast<typename cfg::tc*>(a.out);
     kp.out.ldc = p.out_strides.spatial[2];
-    kp.out.ldd = 0;
+    set_fused_inputs(kp, p, a);
     kp.out.m = int(e.m);
     kp.out.n = int(e.n);
     kp.out.alpha = 1.0f;

@@ -39,7 +39,9 @@ struct output_view {
 
   tc* c;
   const tc* d[d_slots];
-  std::int64_t ldc, ldd;
+  // C's leading dimension, and each D tensor's own (a GEMM's share the problem's; 0 repeats one
+  // row of D for every row of C: a convolution's bias, one value per output channel).
+  std::int64_t ldc, ldd[d_slots];
   int m, n;
   float alpha, beta;
   bool rows_aligned;  // every C row (column, for column-major C) starts on a 16-byte boundary
@@ -47,7 +49,7 @@ struct output_view {
   // Element (i, j) of C or D is segment `major` at position `minor` along C's contiguous dimension.
   __device__ tc* c_segment(int major) const { return c + static_cast<index>(major) * static_cast<index>(ldc); }
   __device__ const tc* d_segment(int t, int major) const {
-    return d[t] + static_cast<index>(major) * static_cast<index>(ldd);
+    return d[t] + static_cast<index>(major) * static_cast<index>(ldd[t]);
   }
 
   // The run's N elements of segment `major` (C's row for row-major C, its column

@@ -305,7 +305,7 @@ struct gemm {
     kp.out.c = static_cast<typename cfg::tc*>(args.c);
     for (int t = 0; t < cfg::num_d; ++t) kp.out.d[t] = static_cast<const typename cfg::tc*>(args.d[t]);
     kp.out.ldc = p.ldc;
-    kp.out.ldd = p.ldd;
+    for (int t = 0; t < output_view<cfg>::d_slots; ++t) kp.out.ldd[t] = p.ldd;
     kp.out.m = int(p.m);
     kp.out.n = int(p.n);
     kp.out.alpha = args.alpha;
