@@ -23,8 +23,13 @@ gemm_layout parse_layout_code(std::string_view code) {
 std::string problem_key(const gemm_problem& problem) {
   gemm_problem p = problem.normalized();
   if (p.sig.variant != gemm_variant::multi_d) p.ldd = p.stride_d = 0;  // no D tensor: not part of the problem
-  return fmt::format("gemm/{}/m{}n{}k{}b{}/ld{}-{}-{}-{}/st{}-{}-{}-{}", problem_signature(p), p.m, p.n, p.k, p.batch,
-                     p.lda, p.ldb, p.ldc, p.ldd, p.stride_a, p.stride_b, p.stride_c, p.stride_d);
+  std::string key = fmt::format("gemm/{}/m{}n{}k{}b{}/ld{}-{}-{}-{}/st{}-{}-{}-{}", problem_signature(p), p.m, p.n,
+                                p.k, p.batch, p.lda, p.ldb, p.ldc, p.ldd, p.stride_a, p.stride_b, p.stride_c,
+                                p.stride_d);
+  // The block scales' layout (normalized: packed ones spelled out), where the variant has them.
+  if (p.sig.variant == gemm_variant::block_scaled)
+    key += fmt::format("/sc{}-{}-{}-{}", p.scales.ld_a, p.scales.ld_b, p.scales.stride_a, p.scales.stride_b);
+  return key;
 }
 
 std::string problem_signature(const gemm_problem& p) {
@@ -38,8 +43,8 @@ std::string problem_signature(const gemm_problem& p) {
 
 gemm_problem parse_problem_key(std::string_view key) {
   auto parts = split(key, '/');
-  if (parts.size() != 7 || parts[0] != "gemm")
-    bad(key, key, "is not gemm/<dtypes>/<layout>/<variant>/m..n..k..b../ld../st..");
+  if ((parts.size() != 7 && parts.size() != 8) || parts[0] != "gemm")
+    bad(key, key, "is not gemm/<dtypes>/<layout>/<variant>/m..n..k..b../ld../st..[/sc..]");
   gemm_problem p;
   auto dts = split(parts[1], '-');
   if (dts.size() != 5) bad(key, parts[1], "is not <a>-<b>-<c>-<acc>-<compute>");
@@ -70,6 +75,12 @@ gemm_problem parse_problem_key(std::string_view key) {
   p.stride_a = st[0]; p.stride_b = st[1]; p.stride_c = st[2]; p.stride_d = st[3];
   if (p.sig.variant != gemm_variant::multi_d && (p.ldd != 0 || p.stride_d != 0))
     bad(key, parts[5], "gives D strides to a problem without D tensors");
+  if ((parts.size() == 8) != (p.sig.variant == gemm_variant::block_scaled))
+    bad(key, key, "has block-scale strides (/sc..) exactly when the variant is block_scaled");
+  if (parts.size() == 8) {
+    auto sc = dashed(key, parts[7], "sc", 4);
+    p.scales = {sc[0], sc[1], sc[2], sc[3]};
+  }
   if (auto e = p.validate()) bad(key, key, "names an invalid problem: " + *e);
   return p;
 }

@@ -69,6 +69,17 @@ TEST(ProblemKey, RoundTripsAndNamesBadSegments) {
   EXPECT_EQ(problem_key(back), key);
   auto md = gemm_problem{}.sizes(64, 64, 64).dtype(dtype::fp16).multi_d(elementwise::gelu, 1);
   EXPECT_EQ(problem_key(parse_problem_key(problem_key(md))), problem_key(md));
+  // Block scales: their layout is part of the problem (here B's K-block rows padded to 4, as the CLI makes them).
+  auto scaled = gemm_problem{}.sizes(256, 384, 640).dtype(dtype::fp8).dtypes(dtype::fp8, dtype::fp8, dtype::bf16);
+  scaled.block_scaled(block_scale_layout{.ld_b = 8});
+  ASSERT_FALSE(scaled.validate()) << *scaled.validate();
+  const auto scaled_key = problem_key(scaled);
+  EXPECT_NE(scaled_key.find("/block_scaled/"), std::string::npos) << scaled_key;
+  EXPECT_NE(scaled_key.find("/sc256-8-"), std::string::npos) << scaled_key;
+  const auto scaled_back = parse_problem_key(scaled_key);
+  EXPECT_EQ(scaled_back.normalized().scales, scaled.normalized().scales);
+  EXPECT_EQ(problem_key(scaled_back), scaled_key);
+  EXPECT_THROW(parse_problem_key(key + "/sc1-1-1-1"), std::invalid_argument);
   try {
     parse_problem_key("gemm/bf16-bf16-bf16-fp32-bf16/rxr/standard/m1n1k1b1/ld1-1-1-0/st0-0-0-0");
     FAIL();
