@@ -5,6 +5,7 @@
 //   C (M x N): out[n, o, g, k]
 // A fused epilogue (grouped_conv_key.hpp conv_fusion) is applied in fp32 as the tile is
 // stored: act(acc + bias[g * K/G + k] + residual[n, o, g, k]), the GEMM host epilogue's math.
+#pragma once
 
 #include <vector>
 
