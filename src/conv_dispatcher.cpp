@@ -303,14 +303,18 @@ std::vector<std::pair<std::shared_ptr<const conv_instance>, double>> conv_dispat
   auto idx = current_index();
   // The problem's bucket, and for a forward problem the kernels that read the fusion at run time.
   std::vector<const conv_indexed_kernel*> candidates;
+  int buckets = 0;
   for (bool twin : {false, true}) {
     if (twin && p.dir != conv_direction::fwd) break;
-    if (auto it = idx->by_signature.find(signature_of(p, twin)); it != idx->by_signature.end())
+    if (auto it = idx->by_signature.find(signature_of(p, twin)); it != idx->by_signature.end()) {
       for (const auto& e : it->second) candidates.push_back(&e);
+      ++buckets;
+    }
   }
   if (candidates.empty()) return out;
-  std::sort(candidates.begin(), candidates.end(),
-            [](const auto* a, const auto* b) { return a->kernel->name() < b->kernel->name(); });
+  if (buckets > 1)  // each bucket is in name order already
+    std::sort(candidates.begin(), candidates.end(),
+              [](const auto* a, const auto* b) { return a->kernel->name() < b->kernel->name(); });
   const problem_profile pp = conv_problem_profile(p);
   const problem_facts facts(p);
   for (const auto* ep : candidates) {  // name order

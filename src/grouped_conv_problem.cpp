@@ -277,8 +277,8 @@ std::optional<std::string> grouped_conv_problem::validate() const {
                        to_string(compute_type), to_string(in_type));
 
   if (fusion.fused() && dir != conv_direction::fwd)
-    return fmt::format("a fused epilogue ({}) is for forward convolutions only; the direction is {}", kdecl::describe(fusion),
-                       to_string(dir));
+    return fmt::format("a fused epilogue ({}) is for forward convolutions only; the direction is {}",
+                       kdecl::describe(fusion), to_string(dir));
   if (fusion.dynamic)
     return "fusion.dynamic is a kernel property (a kernel that reads the fusion at run time): a problem names its "
            "bias, residual and activation";
