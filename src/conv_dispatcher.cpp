@@ -248,6 +248,7 @@ std::string conv_selection::explain(std::size_t max_candidates) const {
       : tier == "analytical model"
           ? fmt::format("selected {} (estimated {:.1f} us)", kernel->name(), estimated_us)
           : fmt::format("selected {} by the {} (analytical estimate {:.1f} us)", kernel->name(), tier, estimated_us);
+  if (!fusion_hint.empty()) out += "\n  " + fusion_hint;
   for (const auto& n : tier_notes) out += "\n  " + n;
   return out;
 }
@@ -373,6 +374,18 @@ conv_selection conv_dispatcher::select(const grouped_conv_problem& problem, cons
       if (auto why = rejection(*k, p, args, &closeness, facts)) sel.rejected.push_back({k->name(), *why, closeness});
     }
     dispatch::sort_closest_first(sel.rejected);
+  }
+  // A fusion compiles into a GPU kernel: say so where only the fusion is missing.
+  if (!sel.kernel && p.fusion.fused()) {
+    grouped_conv_problem plain = p;
+    plain.fuse({});
+    if (auto r = ranked(plain, args); !r.empty())
+      sel.fusion_hint = fmt::format(
+          "{} computes the plain convolution, but no registered kernel compiles its fused epilogue ({}) in: "
+          "declare one, e.g. grouped_conv()...{}{}.activation({}) in a DECL_KERNEL_SET (docs/conv.md, \"Fused "
+          "epilogue\"), or run it plain and apply the epilogue separately",
+          r.front().first->name(), describe(p.fusion), p.fusion.bias ? ".bias()" : "",
+          p.fusion.residual ? ".residual()" : "", to_string(p.fusion.act));
   }
   return sel;
 }

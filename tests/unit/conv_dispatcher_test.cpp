@@ -65,6 +65,22 @@ TEST(ConvDispatcher, FusedEpiloguesTakeOnlyTheirProblems) {
   sel = d.select(resnet_3x3().bias().residual().activation(elementwise::relu));
   ASSERT_FALSE(sel);
   EXPECT_NE(sel.explain().find("the problem's is bias + residual, then relu"), std::string::npos) << sel.explain();
+  EXPECT_TRUE(sel.fusion_hint.empty());  // no kernel computes even the plain convolution
+  {  // Where a plain kernel exists, the refusal says what to declare.
+    registry with_plain;
+    add(with_plain, bias_relu);
+    auto plain = make_conv_key(conv_direction::fwd, dtype::fp16, 128, 128, 32);
+    add(with_plain, plain);
+    const auto hinted = conv_dispatcher(sm90(), with_plain).select(resnet_3x3().bias().residual().activation(
+        elementwise::relu));
+    ASSERT_FALSE(hinted);
+    EXPECT_NE(hinted.explain().find(kernel_name(plain) + " computes the plain convolution, but no registered kernel "
+                                                         "compiles its fused epilogue (bias + residual, then relu) "
+                                                         "in: declare one, e.g. grouped_conv()....bias().residual()"
+                                                         ".activation(relu)"),
+              std::string::npos)
+        << hinted.explain();
+  }
   sel = d.select(resnet_3x3().bias().activation(elementwise::relu));
   ASSERT_TRUE(sel) << sel.explain();
   EXPECT_EQ(sel.kernel->key().sig.fuse, bias_relu.sig.fuse);

@@ -41,6 +41,8 @@ struct conv_selection {
   std::vector<std::string> tier_notes;
   std::vector<rejected_candidate> rejected;     // filled only when explain is requested or nothing fits
   std::string problem_error;                    // set when the problem itself is invalid
+  // Nothing fits a fused problem although a kernel computes its plain convolution: what to declare.
+  std::string fusion_hint;
 
   explicit operator bool() const { return kernel != nullptr; }
   // One paragraph: the choice, or why there is none with the closest candidates' reasons.
