@@ -49,17 +49,24 @@ TEST(ConvFusion, ProblemValidationNamesTheRule) {
                    double(p.normalized().elements(conv_tensor::output)) * 2);
 }
 
-TEST(ConvFusion, KernelNamesCarryTheFusionAndParseBack) {
+constexpr grouped_conv_key host_fwd_key(dtype d, conv_fusion f) {
   grouped_conv_key k;
-  k.sig.in = k.sig.wei = k.sig.out = k.sig.compute = dtype::bf16;
-  k.algo.tile = {64, 64, 256};
+  k.sig.in = k.sig.wei = k.sig.out = k.sig.compute = d;
+  k.sig.acc = dtype::fp32;
+  k.sig.fuse = f;
+  k.algo.tile = {16, 16, 32};  // small blocks: several tiles per group, partial ones at the edges
   k.algo.warps = {1, 1, 1};
-  k.algo.warp_tile = {8, 8, 1};
+  k.algo.warp_tile = {4, 8, 1};
   k.algo.pipe = pipeline::host_blocked;
   k.algo.stages = 1;
   k.algo.epi = epilogue::direct;
   k.algo.sched = scheduler::intrawave;
   k.algo.vector_in = k.algo.vector_wei = k.algo.vector_out = 1;
+  return k;
+}
+
+TEST(ConvFusion, KernelNamesCarryTheFusionAndParseBack) {
+  grouped_conv_key k = host_fwd_key(dtype::bf16, {});
   for (conv_fusion f : {conv_fusion{.act = elementwise::relu, .bias = true},
                         conv_fusion{.act = elementwise::gelu, .bias = true, .residual = true},
                         conv_fusion{.residual = true}, conv_fusion{.act = elementwise::sigmoid},
@@ -125,21 +132,6 @@ TEST(ConvFusion, ReferenceIsTheComposition) {
   }
 }
 
-constexpr grouped_conv_key host_fwd_key(dtype d, conv_fusion f) {
-  grouped_conv_key k;
-  k.sig.in = k.sig.wei = k.sig.out = k.sig.compute = d;
-  k.sig.acc = dtype::fp32;
-  k.sig.fuse = f;
-  k.algo.tile = {16, 16, 32};  // small blocks: several tiles per group, partial ones at the edges
-  k.algo.warps = {1, 1, 1};
-  k.algo.warp_tile = {4, 8, 1};
-  k.algo.pipe = pipeline::host_blocked;
-  k.algo.stages = 1;
-  k.algo.epi = epilogue::direct;
-  k.algo.sched = scheduler::intrawave;
-  k.algo.vector_in = k.algo.vector_wei = k.algo.vector_out = 1;
-  return k;
-}
 
 template <grouped_conv_key K>
 void expect_matches(const grouped_conv_problem& problem, bool in_place) {
