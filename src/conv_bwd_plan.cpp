@@ -6,7 +6,7 @@
 #include <charconv>
 #include <cstring>
 
-namespace kdecl::kernels::cuda::sm80 {
+namespace kdecl::kernels {
 
 int bwd_weight_gpu_splits(const grouped_conv_problem& p, int tile_m, int tile_n, int tile_k, int sms) {
   const auto e = p.implicit_gemm();
@@ -22,7 +22,7 @@ int bwd_weight_gpu_splits(const grouped_conv_problem& p, int tile_m, int tile_n,
   return int((k_tiles + per - 1) / per);
 }
 
-}  // namespace kdecl::kernels::cuda::sm80
+}  // namespace kdecl::kernels
 
 namespace kdecl::kernels::cuda::sm90 {
 

@@ -194,7 +194,7 @@ problem_profile conv_problem_profile(const grouped_conv_key& key, const grouped_
     // The cp_async bwd_weight splits its long depth into `s` ranges (conv_bwd_plan.hpp): s times
     // the batch of GEMMs s times shallower, plus the fp32 partials written and read once.
     const int s =
-        kernels::cuda::sm80::bwd_weight_gpu_splits(p, key.algo.tile.m, key.algo.tile.n, key.algo.tile.k, processors);
+        kernels::bwd_weight_gpu_splits(p, key.algo.tile.m, key.algo.tile.n, key.algo.tile.k, processors);
     if (s > 1) {
       pp.dram_bytes += 8.0 * s * pp.batch * pp.m * pp.n;  // partials: 4 bytes written, 4 read
       pp.k = std::max(1.0, pp.k / s);

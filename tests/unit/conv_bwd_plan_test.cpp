@@ -12,13 +12,13 @@
 #include <set>
 #include <tuple>
 
-#include "kdecl/kernels/conv/cuda/sm80/bwd_data_phase.hpp"
+#include "kdecl/kernels/conv/bwd_data_phase.hpp"
 #include "kdecl/kernels/conv/cuda/sm80/conv_bwd_plan.hpp"
 
 namespace kdecl {
 namespace {
 
-using namespace kernels::cuda::sm80;
+using namespace kernels;
 
 TEST(BwdDataPhases, EveryContributionExactlyOnce) {
   int geometries = 0;

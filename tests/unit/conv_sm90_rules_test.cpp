@@ -1,7 +1,7 @@
 // The sm_90 convolutions (forward, backward-data, backward-weight) on the TMA + wgmma pipeline, as far as a machine
 // without a GPU sees it: its arch-table offer (directions, schedulers, vector
 // widths) with the messages the rules give, and the problem rules it shares with
-// the sm_80 forward kernel (kernels/conv/cuda/implicit_gemm_fwd_problem.hpp).
+// the sm_80 forward kernel (kernels/conv/implicit_gemm_fwd_problem.hpp).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -10,7 +10,7 @@
 #include "kdecl/conv/conv_heuristic.hpp"
 #include "kdecl/conv/grouped_conv_name.hpp"
 #include "kdecl/dsl/dsl.hpp"
-#include "kdecl/kernels/conv/cuda/implicit_gemm_fwd_problem.hpp"
+#include "kdecl/kernels/conv/implicit_gemm_fwd_problem.hpp"
 
 namespace kdecl {
 namespace {
@@ -226,16 +226,16 @@ TEST(ConvSm90Rules, TheCostModelEstimatesIt) {
 // The problem rules both forward implicit-GEMM kernels apply before a launch.
 TEST(ConvSm90Rules, SharedForwardProblemRulesNameTheValues) {
   const auto k = wgmma_key();
-  const kernels::cuda::implicit_gemm_fwd_widths w{8, 8, 8, 2};
+  const kernels::implicit_gemm_fwd_widths w{8, 8, 8, 2};
   std::vector<std::uint16_t> in(1 << 16), wei(1 << 16), out(1 << 16);
   const auto p = grouped_conv_problem{}.batch(1).channels(64, 64).input_size({8, 8}).filter_size({3}).padding({1})
                      .dtype(dtype::bf16).normalized();
   grouped_conv_args a{in.data(), wei.data(), out.data()};
-  EXPECT_FALSE(kernels::cuda::implicit_gemm_fwd_reason(k, p, a, "sm90 conv", w).has_value());
+  EXPECT_FALSE(kernels::implicit_gemm_fwd_reason(k, p, a, "sm90 conv", w).has_value());
 
   grouped_conv_args shifted = a;
   shifted.in = in.data() + 1;  // 2-byte aligned: the 16-byte gather cannot take it
-  const auto why = kernels::cuda::implicit_gemm_fwd_reason(k, p, shifted, "sm90 conv", w);
+  const auto why = kernels::implicit_gemm_fwd_reason(k, p, shifted, "sm90 conv", w);
   ASSERT_TRUE(why.has_value());
   EXPECT_NE(why->find("sm90 conv: in, wei and out must be aligned to the kernel's vector widths (16, 16 and 2 bytes)"),
             std::string::npos)
@@ -243,14 +243,14 @@ TEST(ConvSm90Rules, SharedForwardProblemRulesNameTheValues) {
 
   const auto odd = grouped_conv_problem{}.batch(1).channels(60, 64).input_size({8, 8}).filter_size({3}).padding({1})
                        .dtype(dtype::bf16).normalized();
-  const auto why_odd = kernels::cuda::implicit_gemm_fwd_reason(k, odd, a, "sm90 conv", w);
+  const auto why_odd = kernels::implicit_gemm_fwd_reason(k, odd, a, "sm90 conv", w);
   ASSERT_TRUE(why_odd.has_value());
   EXPECT_NE(why_odd->find("C/G and K/G must be multiples of the input (8) and output (8) vectors"), std::string::npos)
       << *why_odd;
 
   grouped_conv_args no_output = a;
   no_output.out = nullptr;
-  EXPECT_EQ(kernels::cuda::implicit_gemm_fwd_reason(k, p, no_output, "sm90 conv", w).value_or(""),
+  EXPECT_EQ(kernels::implicit_gemm_fwd_reason(k, p, no_output, "sm90 conv", w).value_or(""),
             "a tensor pointer (in, wei or out) is null");
 }
 
@@ -258,7 +258,7 @@ TEST(ConvSm90Rules, SharedForwardProblemRulesNameTheValues) {
 // output pixels that are not evenly strided and any K/G; the GEMM-row kernel names what it needs.
 TEST(ConvSm90Rules, OutputsStoredThroughAPixelMapTakeAnyStrides) {
   const auto k = wgmma_key();
-  const kernels::cuda::implicit_gemm_fwd_widths w{8, 8, 8, 2};
+  const kernels::implicit_gemm_fwd_widths w{8, 8, 8, 2};
   std::vector<std::uint16_t> in(1 << 16), wei(1 << 16), out(1 << 16);
   grouped_conv_args a{in.data(), wei.data(), out.data()};
   // Every other pixel of a twice-as-wide output (a stride-2 phase of dx), and 3 output channels.
@@ -267,9 +267,9 @@ TEST(ConvSm90Rules, OutputsStoredThroughAPixelMapTakeAnyStrides) {
   phase.out_strides.spatial[2] = 2 * 3;
   phase.out_strides.spatial[1] = 2 * 16 * 3;
   phase.out_strides.n = 16 * 16 * 3;
-  EXPECT_FALSE(kernels::cuda::implicit_gemm_fwd_reason(k, phase, a, "sm90 conv", w, /*mapped_output=*/true))
-      << *kernels::cuda::implicit_gemm_fwd_reason(k, phase, a, "sm90 conv", w, true);
-  const auto why = kernels::cuda::implicit_gemm_fwd_reason(k, phase, a, "sm90 conv", w);
+  EXPECT_FALSE(kernels::implicit_gemm_fwd_reason(k, phase, a, "sm90 conv", w, /*mapped_output=*/true))
+      << *kernels::implicit_gemm_fwd_reason(k, phase, a, "sm90 conv", w, true);
+  const auto why = kernels::implicit_gemm_fwd_reason(k, phase, a, "sm90 conv", w);
   ASSERT_TRUE(why.has_value());
   EXPECT_NE(why->find("K/G must be multiples of the input (8) and output (8) vectors"), std::string::npos) << *why;
   auto wide = phase;  // 8 output channels: then the pixels' spacing is what the GEMM rows refuse
@@ -280,8 +280,8 @@ TEST(ConvSm90Rules, OutputsStoredThroughAPixelMapTakeAnyStrides) {
   wide.out_strides.spatial[1] = 2 * 16 * 8;
   wide.out_strides.n = 16 * 16 * 8;
   wide = wide.normalized();
-  EXPECT_FALSE(kernels::cuda::implicit_gemm_fwd_reason(k, wide, a, "sm90 conv", w, true));
-  EXPECT_EQ(kernels::cuda::implicit_gemm_fwd_reason(k, wide, a, "sm90 conv", w).value_or(""),
+  EXPECT_FALSE(kernels::implicit_gemm_fwd_reason(k, wide, a, "sm90 conv", w, true));
+  EXPECT_EQ(kernels::implicit_gemm_fwd_reason(k, wide, a, "sm90 conv", w).value_or(""),
             "sm90 conv: output pixels must be evenly strided (rows and images packed)");
 }
 

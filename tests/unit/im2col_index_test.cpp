@@ -1,16 +1,16 @@
 // The index arithmetic of the CUDA forward convolution's im2col gather
-// (kernels/conv/cuda/sm80/im2col_index.hpp), on the host, against the
+// (kernels/conv/im2col_index.hpp), on the host, against the
 // convolution's definition walked in the implicit GEMM's row and depth order.
 #include <gtest/gtest.h>
 
-#include "kdecl/kernels/conv/cuda/sm80/im2col_index.hpp"
+#include "kdecl/kernels/conv/im2col_index.hpp"
 
 namespace kdecl {
 namespace {
 
-using kernels::cuda::sm80::gather_geometry_of;
-using kernels::cuda::sm80::im2col_offset;
-using kernels::cuda::sm80::im2col_row_of;
+using kernels::gather_geometry_of;
+using kernels::im2col_offset;
+using kernels::im2col_row_of;
 
 void check_gather(grouped_conv_problem problem) {
   const grouped_conv_problem p = problem.normalized();

@@ -10,7 +10,7 @@
 //   o = (i + pad - f*dilation) / stride = base + a - b*dy_step,
 // dy_step = tap_step*dilation / stride (exact). Within a phase the backward-data
 // convolution is thus a stride-1 convolution over dY, with no tap that only meets
-// zeros. The sm_80 kernel gathers it as it stands (cuda/sm80/bwd_data_phase.hpp);
+// zeros. The sm_80 kernel gathers it as it stands (bwd_data_phase.hpp);
 // the sm_90 one runs it as a forward convolution with the taps flipped
 // (bwd_data_phases.hpp).
 #pragma once

@@ -25,7 +25,7 @@
 
 #include "kdecl/conv/grouped_conv_problem.hpp"
 #include "kdecl/core/status.hpp"
-#include "kdecl/kernels/conv/cuda/sm80/bwd_data_phase.hpp"
+#include "kdecl/kernels/conv/bwd_data_phase.hpp"
 #include "kdecl/kernels/conv/cuda/sm80/conv_bwd_config.cuh"
 #include "kdecl/kernels/conv/cuda/sm80/conv_bwd_common.cuh"
 #include "kdecl/kernels/conv/cuda/sm80/conv_mainloop.cuh"

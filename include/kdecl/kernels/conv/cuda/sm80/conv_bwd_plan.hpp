@@ -9,16 +9,16 @@
 
 #include "kdecl/conv/grouped_conv_problem.hpp"
 
-namespace kdecl::kernels::cuda::sm80 {
+namespace kdecl::kernels {
 
-// Split-K ranges of a bwd_weight on `sms` multiprocessors: as many blocks as two
+// Split-K ranges of the sm_80 bwd_weight on `sms` multiprocessors: as many blocks as two
 // waves hold (none when the output tiles alone fill them: the partials would only
 // add traffic), each range at least 512 deep (16 k tiles of 32: the partials'
 // traffic stays small against the products), the partials at most 256 MiB; never
 // an empty range.
 int bwd_weight_gpu_splits(const grouped_conv_problem& p, int tile_m, int tile_n, int tile_k, int sms);
 
-}  // namespace kdecl::kernels::cuda::sm80
+}  // namespace kdecl::kernels
 
 namespace kdecl::kernels::cuda::sm90 {
 

@@ -28,7 +28,7 @@
 #include "kdecl/kernels/conv/cuda/sm80/conv_bwd_config.cuh"
 #include "kdecl/kernels/conv/cuda/sm80/conv_bwd_plan.hpp"
 #include "kdecl/kernels/conv/cuda/sm80/conv_mainloop.cuh"
-#include "kdecl/kernels/conv/cuda/sm80/im2col_index.hpp"
+#include "kdecl/kernels/conv/im2col_index.hpp"
 #include "kdecl/kernels/conv/cuda/split_partials_reduce.cuh"
 #include "kdecl/kernels/conv/pixel_rows.hpp"
 #include "kdecl/kernels/gemm/cuda/sm80/config.cuh"
@@ -306,9 +306,7 @@ struct conv_bwd_weight {
     kp.out.rows_aligned = reinterpret_cast<std::uintptr_t>(out) % 16 == 0 &&
                           ldc * std::int64_t(sizeof(typename Cfg::tc)) % 16 == 0 &&
                           out_g * std::int64_t(sizeof(typename Cfg::tc)) % 16 == 0;
-    kp.geo = gather_geometry_of(p);
-    kp.geo.m = int(p.n * p.output_pixels());  // the forward gather's extents (the problem's GEMM is bwd_weight's)
-    kp.geo.k = int(p.c_per_group() * p.filter_taps());
+    kp.geo = gather_geometry_of(p);  // the forward gather's extents (the problem's GEMM is bwd_weight's)
     kp.dy_g = p.out_strides.g;
     kp.in_g = p.in_strides.g;
     kp.out_g = out_g;

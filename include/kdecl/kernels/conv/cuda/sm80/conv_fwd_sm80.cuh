@@ -24,7 +24,7 @@
 #include "kdecl/conv/grouped_conv_problem.hpp"
 #include "kdecl/core/status.hpp"
 #include "kdecl/kernels/cuda/device_info.cuh"
-#include "kdecl/kernels/conv/cuda/implicit_gemm_fwd_problem.hpp"
+#include "kdecl/kernels/conv/implicit_gemm_fwd_problem.hpp"
 #include "kdecl/kernels/conv/cuda/sm80/conv_fwd_config.cuh"
 #include "kdecl/kernels/conv/cuda/sm80/conv_mainloop.cuh"
 #include "kdecl/kernels/conv/cuda/sm80/im2col_loader.cuh"

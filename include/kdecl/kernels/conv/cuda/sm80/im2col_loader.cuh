@@ -14,7 +14,7 @@
 
 #include <cstdint>
 
-#include "kdecl/kernels/conv/cuda/sm80/im2col_index.hpp"
+#include "kdecl/kernels/conv/im2col_index.hpp"
 #include "kdecl/kernels/cuda/sm80/ptx.cuh"
 #include "kdecl/kernels/gemm/cuda/sm80/smem_layout.cuh"
 

@@ -43,7 +43,7 @@
 #include "kdecl/core/status.hpp"
 #include "kdecl/kernels/conv/cuda/sm80/conv_bwd_common.cuh"
 #include "kdecl/kernels/conv/cuda/sm80/conv_bwd_plan.hpp"
-#include "kdecl/kernels/conv/cuda/sm80/im2col_index.hpp"
+#include "kdecl/kernels/conv/im2col_index.hpp"
 #include "kdecl/kernels/conv/cuda/sm90/conv_fwd_sm90_config.cuh"
 #include "kdecl/kernels/conv/cuda/sm90/conv_sm90_kernel.cuh"
 #include "kdecl/kernels/conv/cuda/sm90/output_tma_map.cuh"
@@ -64,7 +64,7 @@ namespace kdecl::kernels::cuda::sm90 {
 
 struct conv_bwd_weight_sm90_params {
   gemm_sm90_params out;            // the epilogue's view: dW or the partials; the scheduler (batch = ranges x G)
-  sm80::conv_gather_geometry geo;  // the forward gather over the input (m = the depth, k = taps x C/G)
+  kernels::conv_gather_geometry geo;  // the forward gather over the input (m = the depth, k = taps x C/G)
   const void* dy;                  // group 0
   const void* in;                  // group 0
   std::int64_t dy_g, in_g;         // group strides (elements)
@@ -114,7 +114,7 @@ struct conv_bwd_weight_gather {
     for (int j = 0; j < b_blocks; ++j) {
       const int col = n0 + 64 * j;
       const int tap = col / geo.cg;
-      const sm80::tap_position t = sm80::tap_position_of(geo, tap);
+      const kernels::tap_position t = kernels::tap_position_of(geo, tap);
       b_channel[j] = col < geo.k ? col - tap * geo.cg : -1;
 #pragma unroll
       for (int d = 0; d < Ndim; ++d) b_reach[j][d] = t.f[first_dim + d] * geo.dilation[first_dim + d];
@@ -417,7 +417,7 @@ struct conv_bwd_weight {
                             (s.batch == 1 || (out_g * elem) % run_bytes == 0);
     // dW or the partials through TMA where they allow it (output_tma_map.cuh).
     kp.out.c_via_tma = writes_dw ? encode_output_tma_map<G>(kp.out, s.batch) : encode_output_tma_map<P>(kp.out, s.batch);
-    kp.geo = sm80::gather_geometry_of(p);
+    kp.geo = kernels::gather_geometry_of(p);
     kp.geo.m = int(e.k);  // the forward gather's rows are this GEMM's depth
     kp.geo.k = int(e.n);  // and its depth this GEMM's columns
     kp.dy = a.out;

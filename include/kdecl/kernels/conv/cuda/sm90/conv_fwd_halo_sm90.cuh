@@ -39,7 +39,7 @@
 
 #include "kdecl/conv/grouped_conv_problem.hpp"
 #include "kdecl/core/status.hpp"
-#include "kdecl/kernels/conv/cuda/implicit_gemm_fwd_problem.hpp"
+#include "kdecl/kernels/conv/implicit_gemm_fwd_problem.hpp"
 #include "kdecl/kernels/conv/cuda/sm90/conv_fwd_sm90_config.cuh"
 #include "kdecl/kernels/conv/cuda/sm90/conv_sm90_kernel.cuh"
 #include "kdecl/kernels/conv/cuda/sm90/fused_epilogue_inputs.cuh"

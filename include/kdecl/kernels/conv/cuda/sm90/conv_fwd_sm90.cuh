@@ -43,10 +43,10 @@
 #include "kdecl/conv/grouped_conv_problem.hpp"
 #include "kdecl/core/status.hpp"
 #include "kdecl/kernels/conv/cuda/block_diagonal_weights.cuh"
-#include "kdecl/kernels/conv/cuda/implicit_gemm_fwd_problem.hpp"
+#include "kdecl/kernels/conv/implicit_gemm_fwd_problem.hpp"
 #include "kdecl/kernels/conv/merged_groups.hpp"
 #include "kdecl/kernels/conv/pixel_rows.hpp"
-#include "kdecl/kernels/conv/cuda/sm80/im2col_index.hpp"
+#include "kdecl/kernels/conv/im2col_index.hpp"
 #include "kdecl/kernels/conv/cuda/sm90/conv_fwd_sm90_config.cuh"
 #include "kdecl/kernels/conv/cuda/sm90/conv_phase_set.cuh"
 #include "kdecl/kernels/conv/cuda/sm90/conv_sm90_kernel.cuh"
@@ -66,7 +66,7 @@ namespace kdecl::kernels::cuda::sm90 {
 
 struct conv_fwd_sm90_params {
   gemm_sm90_params out;            // the epilogue's view: C, M, N, ldc, group stride; the scheduler
-  sm80::conv_gather_geometry geo;  // the im2col gather (kernels/conv/cuda/sm80/im2col_index.hpp)
+  kernels::conv_gather_geometry geo;  // the im2col gather (kernels/conv/im2col_index.hpp)
   const void* in;                  // group 0
   const void* wei;                 // group 0
   std::int64_t in_g, wei_g;        // group strides (elements)
@@ -115,7 +115,7 @@ struct conv_fwd_gather {
 #pragma unroll
     for (int i = 0; i < a_rows; ++i) {
       const int m = m0 + lane_row + 16 * i;
-      const sm80::im2col_row row = sm80::im2col_row_of(geo, m < geo.m ? m : 0);
+      const kernels::im2col_row row = kernels::im2col_row_of(geo, m < geo.m ? m : 0);
       std::int64_t off = row.base;
 #pragma unroll
       for (int d = 0; d < Ndim; ++d) {
@@ -146,7 +146,7 @@ struct conv_fwd_gather {
     // This chunk's tap and channel (the same for every row), and the tap's offset.
     const int tap = kk / geo.cg;
     const int c = kk - tap * geo.cg;
-    const sm80::tap_position t = sm80::tap_position_of(geo, tap);
+    const kernels::tap_position t = kernels::tap_position_of(geo, tap);
     int reach[Ndim];
     std::int64_t tap_off = c;
 #pragma unroll
@@ -469,7 +469,7 @@ struct conv_fwd {
     // The output through TMA where its rows are ldc apart and it allows it (output_tma_map.cuh).
     if constexpr (!PixelRows) kp.out.c_via_tma = encode_output_tma_map<G>(kp.out, int(p.g));
     kp.rows = output_pixel_rows(p);
-    kp.geo = sm80::gather_geometry_of(p);
+    kp.geo = kernels::gather_geometry_of(p);
     kp.in = a.in;
     kp.wei = a.wei;
     kp.in_g = p.in_strides.g;

@@ -10,7 +10,7 @@
 #include <string>
 
 #include "kdecl/conv/grouped_conv_problem.hpp"
-#include "kdecl/kernels/conv/cuda/sm80/im2col_index.hpp"
+#include "kdecl/kernels/conv/im2col_index.hpp"
 #include "kdecl/kernels/cuda/sm90/tensor_map_im2col.cuh"
 
 namespace kdecl::kernels::cuda::sm90 {
@@ -61,8 +61,8 @@ struct im2col_window {
 };
 
 template <int Ndim>
-__device__ __forceinline__ im2col_window im2col_window_of(const sm80::conv_gather_geometry& geo, int first_pixel) {
-  const sm80::pixel_window w = sm80::pixel_window_of(geo, first_pixel);
+__device__ __forceinline__ im2col_window im2col_window_of(const kernels::conv_gather_geometry& geo, int first_pixel) {
+  const kernels::pixel_window w = kernels::pixel_window_of(geo, first_pixel);
   im2col_window r{w.image, {0, 0, 0}};
 #pragma unroll
   for (int d = 0; d < Ndim; ++d) r.origin[d] = w.start[2 - d];
@@ -70,8 +70,8 @@ __device__ __forceinline__ im2col_window im2col_window_of(const sm80::conv_gathe
 }
 
 template <int Ndim>
-__device__ __forceinline__ void im2col_tap_offsets(const sm80::conv_gather_geometry& geo, int tap, int (&reach)[3]) {
-  const sm80::tap_position t = sm80::tap_position_of(geo, tap);
+__device__ __forceinline__ void im2col_tap_offsets(const kernels::conv_gather_geometry& geo, int tap, int (&reach)[3]) {
+  const kernels::tap_position t = kernels::tap_position_of(geo, tap);
 #pragma unroll
   for (int d = 0; d < 3; ++d) reach[d] = d < Ndim ? t.f[2 - d] * geo.dilation[2 - d] : 0;
 }

@@ -1,5 +1,5 @@
-// The stride phases of the backward-data convolution as the sm_80 kernel uses
-// them (conv_bwd_data_sm80.cuh); constexpr so that the device code and the host
+// The stride phases of the backward-data convolution as the implicit-GEMM kernels use
+// them (cuda/sm80/conv_bwd_data_sm80.cuh, hip/conv_hip.hpp); constexpr so that the device code and the host
 // tests (tests/unit/conv_bwd_plan_test.cpp) run the same arithmetic. Per
 // dimension a phase is a stride-1 convolution over dY (kernels/conv/
 // bwd_data_phase_dim.hpp: dY position base + a - b*dy_step for input a, tap b).
@@ -12,12 +12,9 @@
 
 #include "kdecl/conv/grouped_conv_problem.hpp"
 #include "kdecl/kernels/conv/bwd_data_phase_dim.hpp"
-#include "kdecl/kernels/conv/cuda/sm80/im2col_index.hpp"
+#include "kdecl/kernels/conv/im2col_index.hpp"
 
-namespace kdecl::kernels::cuda::sm80 {
-
-using kernels::bwd_data_phase_dim;
-using kernels::phase_dim;
+namespace kdecl::kernels {
 
 // The whole problem, in the phases' terms (built on the host, phases derived on the device).
 struct bwd_data_geometry {
@@ -110,4 +107,4 @@ inline bwd_data_geometry bwd_data_geometry_of(const grouped_conv_problem& p) {
   return g;
 }
 
-}  // namespace kdecl::kernels::cuda::sm80
+}  // namespace kdecl::kernels

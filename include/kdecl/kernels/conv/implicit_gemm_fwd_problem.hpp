@@ -1,5 +1,5 @@
 // The problem rules every forward implicit-GEMM convolution kernel shares
-// (sm80/conv_fwd_sm80.cuh, sm90/conv_fwd_sm90.cuh): the signature matches the
+// (cuda/sm80/conv_fwd_sm80.cuh, cuda/sm90/conv_fwd_sm90.cuh, hip/conv_hip.hpp): the signature matches the
 // key, sizes fit the 32-bit indices of the gather, C/G is a whole number of
 // input vectors, every output channel's filter (taps x C/G) is one contiguous
 // row, pointers and the strides a gather steps by are vector-aligned, and the
@@ -18,7 +18,7 @@
 #include "kdecl/kernels/conv/pixel_rows.hpp"
 #include "kdecl/kernels/conv/conv_kernel.hpp"
 
-namespace kdecl::kernels::cuda {
+namespace kdecl::kernels {
 
 struct implicit_gemm_fwd_widths {
   int vec_in;         // input gather vector (elements)
@@ -83,4 +83,4 @@ inline std::optional<std::string> implicit_gemm_fwd_reason(const grouped_conv_ke
   return std::nullopt;
 }
 
-}  // namespace kdecl::kernels::cuda
+}  // namespace kdecl::kernels

@@ -1,5 +1,5 @@
 // The index arithmetic of the forward convolution's im2col operand, shared by
-// the CUDA gather (im2col_loader.cuh, where the functions run on the device:
+// the GPU gathers (cuda/sm80/im2col_loader.cuh, cuda/sm90/, hip/; the functions run on the device:
 // constexpr functions are callable there) and the host tests that check it
 // against the convolution's definition (tests/unit/im2col_index_test.cpp).
 //
@@ -12,7 +12,7 @@
 
 #include "kdecl/conv/grouped_conv_problem.hpp"
 
-namespace kdecl::kernels::cuda::sm80 {
+namespace kdecl::kernels {
 
 // The convolution geometry the gather needs (3-D; lower ranks have leading extents of 1).
 struct conv_gather_geometry {
@@ -23,13 +23,14 @@ struct conv_gather_geometry {
   std::int64_t in_n, in_s[3];  // input element strides: image, D, H, W
 };
 
-// Of a normalized problem whose sizes fit in int (the kernel's why_not checks).
+// Of a normalized problem whose sizes fit in int (the kernel's why_not checks), of any direction:
+// the forward gather over its input (m = N x output pixels, k = taps x C/G; backward-weight's
+// depth and columns).
 inline conv_gather_geometry gather_geometry_of(const grouped_conv_problem& p) {
   conv_gather_geometry geo{};
-  const auto e = p.implicit_gemm();
   const auto out = p.output_dims();
-  geo.m = int(e.m);
-  geo.k = int(e.k);
+  geo.m = int(p.n * p.output_pixels());
+  geo.k = int(p.c_per_group() * p.filter_taps());
   geo.cg = int(p.c_per_group());
   for (int d = 0; d < 3; ++d) {
     geo.out[d] = int(out[std::size_t(d)]);
@@ -96,4 +97,4 @@ constexpr bool im2col_offset(const conv_gather_geometry& geo, const im2col_row& 
   return inside;
 }
 
-}  // namespace kdecl::kernels::cuda::sm80
+}  // namespace kdecl::kernels
