@@ -82,18 +82,15 @@ struct block_gemm {
     }
   }
 
-  // Accumulates op(A)[m0.., :] * op(B)[:, n0..] of one batch entry into acc.
-  __device__ static void main_loop(const A* a, const B* b, const gemm_hip_params& p, int m0, int n0,
-                                   unsigned char* smem, wave_accumulators<K>& acc, const wave_place& w) {
-    loader_a la;
-    loader_b lb;
-    const int k_tiles = (p.k + tile.k - 1) / tile.k;
+  // The pipeline over k_tiles K tiles whose operand tiles loaders la and lb move into LDS
+  // (fetch(kt): their load() calls for K tile kt; then their store() into the LDS tile pair).
+  // The GEMM's loaders read matrices (main_loop below); a convolution's gather its operands
+  // (kernels/conv/hip/), the LDS layout and the MFMAs being the same.
+  template <class LoaderA, class LoaderB, class Fetch>
+  __device__ static void run_pipeline(LoaderA& la, LoaderB& lb, int k_tiles, Fetch&& fetch, unsigned char* smem,
+                                  wave_accumulators<K>& acc, const wave_place& w) {
     auto lds_a = [&](int buf) { return reinterpret_cast<A*>(smem + buf * buffer_bytes); };
     auto lds_b = [&](int buf) { return reinterpret_cast<B*>(smem + buf * buffer_bytes + a_tile_bytes); };
-    auto fetch = [&](int kt) {
-      la.load(a, p.lda, m0, kt * tile.k, p.m, p.k, w.tid);
-      lb.load(b, p.ldb, n0, kt * tile.k, p.n, p.k, w.tid);
-    };
     auto stash = [&](int buf) {
       la.store(lds_a(buf), w.tid);
       lb.store(lds_b(buf), w.tid);
@@ -131,6 +128,17 @@ struct block_gemm {
         __syncthreads();
       }
     }
+  }
+
+  // Accumulates op(A)[m0.., :] * op(B)[:, n0..] of one batch entry into acc.
+  __device__ static void main_loop(const A* a, const B* b, const gemm_hip_params& p, int m0, int n0,
+                                   unsigned char* smem, wave_accumulators<K>& acc, const wave_place& w) {
+    loader_a la;
+    loader_b lb;
+    run_pipeline(la, lb, (p.k + tile.k - 1) / tile.k, [&](int kt) {
+      la.load(a, p.lda, m0, kt * tile.k, p.m, p.k, w.tid);
+      lb.load(b, p.ldb, n0, kt * tile.k, p.n, p.k, w.tid);
+    }, smem, acc, w);
   }
 };
 

@@ -1,7 +1,9 @@
 // The fused epilogue of the HIP GEMM: C = ew(alpha*acc + beta*C_old + sum_i D_i).
 //
 // output_view writes one element or one contiguous run of C, reading C_old only
-// when beta != 0 and the D tensors only when the key has them. Two strategies
+// when beta != 0 and the D tensors only when the key has them. Its rows start at
+// row * ldc (ldd[i] for D i; a convolution's bias is a D of leading dimension 0),
+// or where a row map puts them (a convolution's output pixels, kernels/conv/hip/). Two strategies
 // feed it from the MFMA accumulators:
 //  * direct: every lane writes its accumulators where they live. A 32x32 MFMA
 //    tile puts one column per lane, so each store instruction covers 32
@@ -22,7 +24,12 @@
 
 namespace kdecl::kernels::hip {
 
-template <gemm_key K>
+// Where a row of C or D starts: row * its leading dimension (a matrix).
+struct strided_rows {
+  __device__ long long operator()(int row, int ld) const { return static_cast<long long>(row) * ld; }
+};
+
+template <gemm_key K, class RowMap = strided_rows>
 struct output_view {
   static constexpr dtype c_dtype = K.sig.c;
   static constexpr int num_d = K.sig.num_d;
@@ -34,8 +41,10 @@ struct output_view {
 
   C* c;                                 // this batch entry's C
   const C* d[num_d > 0 ? num_d : 1];    // this batch entry's D tensors
-  int ldc, ldd, m, n;
+  int ldc, m, n;
+  int ldd[num_d > 0 ? num_d : 1];       // per D tensor
   V alpha, beta;
+  RowMap rows{};                        // (row, leading dimension) -> the row's first element
 
   __device__ bool inside(int row, int col) const { return (!check_m || row < m) && (!check_n || col < n); }
 
@@ -47,11 +56,11 @@ struct output_view {
 
   // One element at (row, col); the caller has checked bounds.
   __device__ void write_one(int row, int col, acc_elem acc) const {
-    const int at = row * ldc + col;
+    const long long at = rows(row, ldc) + col;
     const V c_old = beta != V(0) ? to_epilogue<c_dtype, V>(c[at]) : V(0);
     V d_sum = V(0);
 #pragma unroll
-    for (int i = 0; i < num_d; ++i) d_sum += to_epilogue<c_dtype, V>(d[i][row * ldd + col]);
+    for (int i = 0; i < num_d; ++i) d_sum += to_epilogue<c_dtype, V>(d[i][rows(row, ldd[i]) + col]);
     c[at] = finish(acc, c_old, d_sum);
   }
 
@@ -69,13 +78,14 @@ struct output_view {
     }
     raw_bytes<bytes> old;
     old.words = zero_bytes<bytes>().words;
-    if (beta != V(0)) old.words = load_bytes<bytes>(c + row * ldc + col).words;
+    C* const at = c + rows(row, ldc) + col;
+    if (beta != V(0)) old.words = load_bytes<bytes>(at).words;
     V d_sum[W];
 #pragma unroll
     for (int e = 0; e < W; ++e) d_sum[e] = V(0);
 #pragma unroll
     for (int i = 0; i < num_d; ++i) {
-      const raw_bytes<bytes> dv = load_bytes<bytes>(d[i] + row * ldd + col);
+      const raw_bytes<bytes> dv = load_bytes<bytes>(d[i] + rows(row, ldd[i]) + col);
 #pragma unroll
       for (int e = 0; e < W; ++e) d_sum[e] += to_epilogue<c_dtype, V>(dv.template get<C>(e));
     }
@@ -83,7 +93,7 @@ struct output_view {
 #pragma unroll
     for (int e = 0; e < W; ++e)
       out.template set<C>(e, finish(acc[e], to_epilogue<c_dtype, V>(old.template get<C>(e)), d_sum[e]));
-    store_bytes<bytes>(c + row * ldc + col, out);
+    store_bytes<bytes>(at, out);
   }
 };
 
@@ -95,11 +105,14 @@ struct wave_accumulators {
   typename mfma::acc_t tile[geo.rep_m][geo.rep_n];
 };
 
-// direct: registers -> global. (row0, col0) is the wave's first element in C.
-template <gemm_key K>
-__device__ void epilogue_direct(const output_view<K>& out, const wave_accumulators<K>& acc, int row0, int col0,
-                                int lane) {
-  using W = wave_accumulators<K>;
+// direct: registers -> global. (row0, col0) is the wave's first element in C. The accumulators
+// are those of the main loop's key, which may differ from K in C's dtype only (a convolution's
+// fp32 partials: kernels/conv/hip/conv_hip.hpp).
+template <gemm_key K, class RowMap, gemm_key AccKey>
+__device__ void epilogue_direct(const output_view<K, RowMap>& out, const wave_accumulators<AccKey>& acc, int row0,
+                                int col0, int lane) {
+  using W = wave_accumulators<AccKey>;
+  static_assert(W::geo.rep_m == geometry_of(K).rep_m && W::geo.rep_n == geometry_of(K).rep_n);
   constexpr int mn = K.algo.warp_tile.m;
 #pragma unroll
   for (int rm = 0; rm < W::geo.rep_m; ++rm)
@@ -115,14 +128,15 @@ __device__ void epilogue_direct(const output_view<K>& out, const wave_accumulato
 
 // cshuffle: registers -> LDS (one warp tile per wave at a time) -> row-wise vectors -> global.
 // `smem` is the block's LDS; the main loop must be finished with it.
-template <gemm_key K>
-__device__ void epilogue_cshuffle(const output_view<K>& out, const wave_accumulators<K>& acc, int row0, int col0,
-                                  int lane, int wave, unsigned char* smem) {
-  using W = wave_accumulators<K>;
-  using acc_elem = typename output_view<K>::acc_elem;
+template <gemm_key K, class RowMap, gemm_key AccKey>
+__device__ void epilogue_cshuffle(const output_view<K, RowMap>& out, const wave_accumulators<AccKey>& acc, int row0,
+                                  int col0, int lane, int wave, unsigned char* smem) {
+  using W = wave_accumulators<AccKey>;
+  static_assert(W::geo.rep_m == geometry_of(K).rep_m && W::geo.rep_n == geometry_of(K).rep_n);
+  using acc_elem = typename output_view<K, RowMap>::acc_elem;
   constexpr int mn = K.algo.warp_tile.m;
-  constexpr int row_len = W::geo.shuffle_row;
-  constexpr int vec = W::geo.c_vector;
+  constexpr int row_len = geometry_of(K).shuffle_row;
+  constexpr int vec = geometry_of(K).c_vector;  // the output's access width
   constexpr int runs_per_row = mn / vec;
   constexpr int runs = mn * runs_per_row;
   constexpr int rounds = (runs + wave_size - 1) / wave_size;

@@ -51,7 +51,8 @@ __global__ void __launch_bounds__(geometry_of(K).threads) gemm_hip_kernel(gemm_h
 #pragma unroll
       for (int i = 0; i < K.sig.num_d; ++i) out.d[i] = static_cast<const C*>(p.d[i]) + batch * p.stride_d;
       out.ldc = p.ldc;
-      out.ldd = p.ldd;
+#pragma unroll
+      for (int i = 0; i < K.sig.num_d; ++i) out.ldd[i] = p.ldd;
       out.m = p.m;
       out.n = p.n;
       out.alpha = p.alpha;

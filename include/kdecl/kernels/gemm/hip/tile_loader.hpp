@@ -77,6 +77,48 @@ struct tile_loader {
     }
   }
 
+  // A gathered operand (a convolution's implicit-GEMM operand, kernels/conv/hip/): no
+  // base + line * ld, but a Source that says where the vector at (p, k) starts (p: the operand's
+  // row, k: its depth; the vector runs along the contiguous direction) or that it reads zero:
+  //   typename Source::line;                                 what a thread keeps of row p
+  //   __device__ line line_of(int p) const;                  decoded once (prepare)
+  //   __device__ bool offset(const line&, int k, long long& at) const;  false: zeros
+  // A thread's vector i keeps its p over the k tiles (the block's p0 does not move), so the
+  // p side is decoded once per block, the k side per tile.
+  template <class Source>
+  struct gather_lines {
+    typename Source::line line[per_thread];
+  };
+
+  template <class Source>
+  __device__ static void prepare(const Source& src, int p0, int tid, gather_lines<Source>& lines) {
+#pragma unroll
+    for (int i = 0; i < per_thread; ++i) {
+      const int idx = tid + i * Threads;
+      if (ragged && idx >= total_vectors) break;
+      lines.line[i] = src.line_of(p0 + (KContiguous ? idx / vectors_per_line : (idx % vectors_per_line) * vec));
+    }
+  }
+
+  // load() of a gathered operand: `base` is where the Source's offsets count from.
+  template <class Source>
+  __device__ void load_gathered(const T* __restrict__ base, const Source& src, const gather_lines<Source>& lines,
+                                int k0, int tid) {
+#pragma unroll
+    for (int i = 0; i < per_thread; ++i) {
+      const int idx = tid + i * Threads;
+      if (ragged && idx >= total_vectors) break;
+      const int k = k0 + (KContiguous ? (idx % vectors_per_line) * vec : idx / vectors_per_line);
+      long long at = 0;
+      regs[i].words = zero_bytes<VecBytes>().words;
+      if (src.offset(lines.line[i], k, at)) regs[i].words = load_bytes<VecBytes>(base + at).words;
+      if constexpr (needs_fnuz_rewrite(D, Arch)) {
+#pragma unroll
+        for (int w = 0; w < VecBytes / 4; ++w) regs[i].words[w] = ocp_to_fnuz<D>(regs[i].words[w]);
+      }
+    }
+  }
+
   // Writes the registers loaded by load() into the LDS tile `lds` (P rows of LdsRow).
   __device__ void store(T* lds, int tid) const {
 #pragma unroll
