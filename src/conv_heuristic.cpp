@@ -190,8 +190,9 @@ problem_profile conv_problem_profile(const grouped_conv_key& key, const grouped_
                       (double(r->pixels) * double(p.filter_taps()));
     }
   }
-  if (key.sig.dir == conv_direction::bwd_weight && key.algo.pipe == pipeline::cp_async && key.algo.arch != arch_id::host) {
-    // The cp_async bwd_weight splits its long depth into `s` ranges (conv_bwd_plan.hpp): s times
+  const bool splits_by_plan = key.algo.pipe == pipeline::cp_async || backend_of(key.algo.arch) == backend::hip;
+  if (key.sig.dir == conv_direction::bwd_weight && splits_by_plan && key.algo.arch != arch_id::host) {
+    // The cp_async and HIP bwd_weight split their long depth into `s` ranges (conv_bwd_plan.hpp): s times
     // the batch of GEMMs s times shallower, plus the fp32 partials written and read once.
     const int s =
         kernels::bwd_weight_gpu_splits(p, key.algo.tile.m, key.algo.tile.n, key.algo.tile.k, processors);

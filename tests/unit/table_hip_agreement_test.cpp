@@ -1,7 +1,8 @@
-// The AMD arch tables against kdecl's HIP kernel (compile-only here): every key
+// The AMD arch tables against kdecl's HIP kernels (compile-only here): every key
 // the gfx90a / gfx942 tables accept must be one the kernel builds, i.e.
 // kernels::hip::hip_gemm_unsupported(key) == nullptr, and the tables' LDS formula
-// must give the kernel's byte count (geometry_of(key).lds_bytes) exactly.
+// must give the kernel's byte count (geometry_of(key).lds_bytes) exactly; every
+// convolution key they accept one the HIP convolution builds (conv_hip_unsupported_reason).
 // Plain C++ (gemm_hip_geometry.hpp has no HIP header), built with the host compiler.
 //
 // Compile time: a static_assert over a wildcard set expanded with dsl::expand.
@@ -18,6 +19,8 @@
 #include <string>
 
 #include "kdecl/dsl/dsl.hpp"
+#include "kdecl/conv/grouped_conv_name.hpp"
+#include "kdecl/kernels/conv/hip/conv_hip_rules.hpp"
 #include "kdecl/kernels/gemm/hip/gemm_hip_geometry.hpp"
 
 namespace agreement {
@@ -49,6 +52,20 @@ constexpr auto wide(gemm_layout l) {
 }
 inline constexpr auto wide_set = kernel_set(targets(gfx90a, gfx942), wide(rcr), wide(rrr), wide(crr), wide(ccr),
                                             wide(rcr).multi_d(gelu, 4));
+// Convolutions: every tile, warp layout, warp tile, pipeline, stage count and epilogue of each
+// direction, dtype, rank and layout, narrow vectors, fused epilogues.
+constexpr auto conv_sweep(kdecl::conv_direction d, kdecl::dtype t) {
+  return grouped_conv().direction(d).dtype(t).tile(any).warps(any).warp_tile(any).pipeline(any).stages(any)
+      .epilogue(any);
+}
+constexpr auto conv_fwd = kdecl::conv_direction::fwd;
+inline constexpr auto conv_set = kernel_set(
+    targets(gfx90a, gfx942), conv_sweep(conv_fwd, fp16), conv_sweep(conv_fwd, bf16).ndim(3).layout(gndhwc),
+    conv_sweep(conv_fwd, fp32).ndim(1).layout(nwgc), conv_sweep(conv_fwd, bf16).vector_sizes(2, 2, 2),
+    conv_sweep(conv_fwd, bf16).bias().residual().activation(relu), conv_sweep(conv_fwd, fp16).bias().activation(gelu),
+    conv_sweep(bwd_data, bf16), conv_sweep(bwd_data, fp32).ndim(3).layout(ndhwgc),
+    conv_sweep(bwd_data, fp16).vector_sizes(4, 2, 2), conv_sweep(bwd_weight, fp16),
+    conv_sweep(bwd_weight, bf16).ndim(1).layout(gnwc), conv_sweep(bwd_weight, fp32).vector_sizes(1, 2, 4));
 }  // namespace sets
 
 struct verdict {
@@ -108,8 +125,27 @@ TEST(TableHipAgreement, EveryWildcardKeyIsBuilt) {
   EXPECT_EQ(failures, 0);
 }
 
+TEST(TableHipAgreement, EveryConvolutionKeyIsBuilt) {
+  std::map<std::string, long> per_direction;
+  long failures = 0;
+  const auto err = dsl::for_each_key(agreement::sets::conv_set, [&](const grouped_conv_key& k) {
+    ++per_direction[std::string(to_string(k.algo.arch)) + " " + std::string(to_string(k.sig.dir))];
+    if (const char* why = kernels::hip::conv_hip_unsupported_reason(k))
+      if (++failures <= 20)
+        ADD_FAILURE() << "table accepts a convolution the HIP kernel rejects: " << kernel_name(k)
+                      << "\n  kernel: " << why;
+  });
+  ASSERT_TRUE(err.ok()) << dsl::describe(err).view();
+  for (const auto& [what, n] : per_direction) std::printf("[hip conv] %s: %ld keys checked\n", what.c_str(), n);
+  EXPECT_EQ(per_direction.size(), 6u);  // three directions on gfx90a and gfx942
+  EXPECT_EQ(failures, 0);
+}
+
 TEST(TableHipAgreement, OnlyKernelTargetsClaimKernels) {
-  for (arch_id a : {arch_id::gfx90a, arch_id::gfx942}) EXPECT_TRUE(spec_of(a).kernels_available);
+  for (arch_id a : {arch_id::gfx90a, arch_id::gfx942}) {
+    EXPECT_TRUE(spec_of(a).kernels_available);
+    EXPECT_TRUE(spec_of(a).conv_kernels_available());
+  }
   for (arch_id a : {arch_id::gfx908, arch_id::gfx950, arch_id::gfx1100, arch_id::gfx1200, arch_id::gfx1201})
     EXPECT_FALSE(spec_of(a).kernels_available) << to_string(a);
 }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "kdecl/declare/kernel_set.hpp"
+#include "kdecl/kernels/conv/hip/conv_kernel_hip.hpp"
 #include "kdecl/kernels/conv/host/conv_kernel.hpp"
 #if defined(__CUDACC__) && !defined(__HIPCC__)
 #include "kdecl/kernels/conv/cuda/conv_kernel_cuda.cuh"

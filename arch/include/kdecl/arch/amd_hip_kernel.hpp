@@ -5,7 +5,8 @@
 // The CK Tile seed tables of those targets stay in amd_cdna.hpp as data (exported
 // to JSON); only the offers differ: pipelines mem / compv3 / compv4, intrawave
 // only, no 4x64 / 64x4 warp tiles, C row-major, fp8/bf8 on gfx942 only (not mixed),
-// int8 warp tiles per target, LDS rows padded by 16 bytes.
+// int8 warp tiles per target, LDS rows padded by 16 bytes; grouped convolutions (the conv offer)
+// on the same pipelines, whose authority is conv_hip_unsupported_reason (kernels/conv/hip/).
 #pragma once
 
 #include <array>
@@ -52,6 +53,16 @@ constexpr pipeline_caps pipeline_of(pipeline p, std::span<const dtype_offer> dt,
                   amd::no_cluster, false};
   c.max_accumulators = max_accumulators;
   c.tile_chunk_bytes = 16;  // LDS rows (tile_k * size) stay 16-byte aligned
+  // Convolutions as implicit GEMMs on the same pieces (kernels/conv/hip/conv_hip_rules.hpp
+  // conv_hip_unsupported_reason): every direction (backward with compv3 or mem, CK's rule), every
+  // layout, fp16/bf16/fp32 data, one group per block, 4- to 16-byte gathers, the forward kernels
+  // fusing bias, residual and activation into their epilogue.
+  c.conv = {bits(conv_direction::fwd, conv_direction::bwd_data, conv_direction::bwd_weight),
+            bits(conv_layout::nwgc, conv_layout::nhwgc, conv_layout::ndhwgc, conv_layout::gnwc, conv_layout::gnhwc,
+                 conv_layout::gndhwc),
+            bits(dtype::fp16, dtype::bf16, dtype::fp32), bits(conv_specialization::none), 1,
+            bits(scheduler::intrawave), /*min_vector_bytes=*/4};
+  c.conv.fused_specializations = bits(conv_specialization::none);
   return c;
 }
 

@@ -1,5 +1,5 @@
-// The split-K plans of the sm_80 and sm_90 backward-weight convolutions
-// (conv_bwd_weight_sm80.cuh, sm90/conv_bwd_weight_sm90.cuh), plain C++ so that the
+// The split-K plans of the sm_80, sm_90 and HIP backward-weight convolutions
+// (conv_bwd_weight_sm80.cuh, sm90/conv_bwd_weight_sm90.cuh, conv/hip/conv_hip.hpp), plain C++ so that the
 // host tests and the cost model use them (tests/unit/conv_bwd_plan_test.cpp); defined in
 // src/conv_bwd_plan.cpp, so that a change to a plan does not rebuild the kernel sets.
 #pragma once
@@ -11,7 +11,7 @@
 
 namespace kdecl::kernels {
 
-// Split-K ranges of the sm_80 bwd_weight on `sms` multiprocessors: as many blocks as two
+// Split-K ranges of the sm_80 and HIP bwd_weight on `sms` multiprocessors (compute units): as many blocks as two
 // waves hold (none when the output tiles alone fill them: the partials would only
 // add traffic), each range at least 512 deep (16 k tiles of 32: the partials'
 // traffic stays small against the products), the partials at most 256 MiB; never
