@@ -28,6 +28,7 @@ if [[ $what == all || $what == conv ]]; then
   if have kdecl_gpu_tests; then
     log "conv: ConvGpuInstances with the unverified sets registered"
     timeout 400 "$bin/kdecl_gpu_tests" --gtest_filter='ConvGpuInstances.*' > "$out/conv_gpu_tests.log" 2>&1 || status=1
+    grep -E "ComposedEpilogues" "$out/conv_gpu_tests.log" | tee -a "$out/summary.txt"
     grep -E "kernels for|runs checked|PASSED|FAILED" "$out/conv_gpu_tests.log" | tee -a "$out/summary.txt"
   fi
   if have kdecl; then
@@ -38,6 +39,11 @@ if [[ $what == all || $what == conv ]]; then
           > "$out/memcheck_$kernel.log" 2>&1 || status=1
       grep -E "PASS|FAIL|ERROR SUMMARY" "$out/memcheck_$kernel.log" | tee -a "$out/summary.txt"
     done
+    log "conv: a fused depthwise layer (no fused direct kernel): the plain kernel and the epilogue pass, under memcheck"
+    compute-sanitizer --tool memcheck --error-exitcode 9 "$bin/kdecl" run conv --n 3 --c 64 --k 64 --g 64 --hw 19,23 \
+        --filter 3 --pad 1 --dtype bf16 --bias --residual --activation relu --device cuda \
+        > "$out/memcheck_composed.log" 2>&1 || status=1
+    grep -E "PASS|FAIL|ERROR SUMMARY|pass of its own" "$out/memcheck_composed.log" | tee -a "$out/summary.txt"
     log "conv: bench, ResNet-50 forward with bias + relu, against cuDNN's fused graph"
     timeout 400 "$bin/kdecl" bench conv --problems benchmarks/shapes/conv_resnet50.csv --directions fwd --dtype bf16 \
         --bias --activation relu --device cuda --out "$out/bench_conv_fused" > "$out/bench_conv_fused.log" 2>&1 || status=1

@@ -53,9 +53,11 @@ conv_check run_and_check(const conv_dispatcher& dispatcher, const grouped_conv_p
         fused_input(host_residual, dev_residual, p.span(conv_tensor::output), 4);
   const std::vector<double> ref = reference::grouped_conv(p, host_args);
 
+  // The dispatcher's choice (a kernel, or a plain kernel and the epilogue pass), or the named kernel.
+  conv_selection sel;
   std::shared_ptr<const conv_instance> kernel;
   if (kernel_name.empty()) {
-    auto sel = dispatcher.select(p, &args);
+    sel = dispatcher.select(p, &args);
     if (!sel) throw std::runtime_error(sel.explain());
     kernel = sel.kernel;
   } else {
@@ -67,16 +69,17 @@ conv_check run_and_check(const conv_dispatcher& dispatcher, const grouped_conv_p
       throw std::runtime_error(fmt::format("{} is built for {}, the device is {}", kernel_name,
                                            to_string(kernel->arch()), to_string(dev.arch)));
     if (auto why = conv_rejection(*kernel, p, &args)) throw std::runtime_error(kernel_name + " cannot run it: " + *why);
+    sel.kernel = kernel;
   }
 
   // The workspace a kernel can use, poisoned: the kernel must initialise what it reads.
-  buffer workspace(dev, kernel->workspace_bytes(p));
+  buffer workspace(dev, conv_workspace_bytes(sel, p, &args));
   workspace.fill_bytes(0xFF);
   args.workspace = workspace.data();
   args.workspace_bytes = workspace.size();
 
   auto run_once = [&] {
-    auto st = kernel->run(p, args, nullptr);
+    auto st = run_selected(sel, p, args, nullptr);
     if (!st) throw std::runtime_error(fmt::format("{} failed: {}", kernel->name(), st.message()));
     if (auto sync = synchronize(dev); !sync) throw std::runtime_error(sync.message());
   };
@@ -90,7 +93,7 @@ conv_check run_and_check(const conv_dispatcher& dispatcher, const grouped_conv_p
   std::vector<unsigned char> out(host[result].size());
   dev_buf[std::size_t(result)].download(out.data(), out.size());
   conv_check check;
-  check.kernel = kernel->name();
+  check.kernel = sel.composed_epilogue ? kernel->name() + " + the fused epilogue as a pass of its own" : kernel->name();
   check.error = reference::relative_error(p, out.data(), ref);
   check.tolerance = reference::tolerance(p);
   check.passed = reference::passes(check.error, check.tolerance);

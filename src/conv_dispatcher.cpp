@@ -245,6 +245,9 @@ std::string conv_selection::explain(std::size_t max_candidates) const {
   if (!problem_error.empty()) return "invalid convolution problem: " + problem_error;
   std::string out =
       !kernel ? dispatch::describe_refusals("convolution", rejected, max_candidates)
+      : composed_epilogue
+          ? fmt::format("selected {} and the fused epilogue as a pass of its own (estimated {:.1f} us in all)",
+                        kernel->name(), estimated_us)
       : tier == "analytical model"
           ? fmt::format("selected {} (estimated {:.1f} us)", kernel->name(), estimated_us)
           : fmt::format("selected {} by the {} (analytical estimate {:.1f} us)", kernel->name(), tier, estimated_us);
@@ -366,6 +369,29 @@ conv_selection conv_dispatcher::select(const grouped_conv_problem& problem, cons
     sel.kernel = r.front().first;
     sel.estimated_us = r.front().second;
   }
+  // A fusion compiles into a GPU kernel: where no registered kernel has the problem's, the best
+  // kernel of the plain convolution runs and the epilogue follows as a pass of its own.
+  if (!sel.kernel && p.fusion.fused()) {
+    grouped_conv_problem plain = p;
+    plain.fuse({});
+    auto r = ranked(plain, args);
+    std::erase_if(r, [](const auto& e) { return !e.first->has_epilogue_pass(); });
+    if (!r.empty()) {
+      sel.kernel = r.front().first;
+      sel.composed_epilogue = true;
+      // The pass reads the plain result (and the residual) and writes the output once.
+      const kernel_profile kp = conv_kernel_profile(sel.kernel->key());
+      const double out_bytes = double(p.elements(conv_tensor::output)) * dispatch::element_bytes(p.out_type);
+      const double pass_bytes = out_bytes * (p.fusion.residual ? 3.0 : 2.0);
+      sel.estimated_us = r.front().second + 3.0 + pass_bytes / std::max(kp.bandwidth, 1.0) * 1e6;
+      sel.fusion_hint = fmt::format(
+          "no registered kernel compiles the fused epilogue ({}) in: {} computes the plain convolution and a "
+          "second pass applies it (one more read and write of the output); for one pass declare e.g. "
+          "grouped_conv()...{}{}.activation({}) in a DECL_KERNEL_SET (docs/conv.md, \"Fused epilogue\")",
+          describe(p.fusion), sel.kernel->name(), p.fusion.bias ? ".bias()" : "", p.fusion.residual ? ".residual()" : "",
+          to_string(p.fusion.act));
+    }
+  }
   if (!sel.kernel || explain_all) {
     // Why every kernel of this arch was refused, closest first.
     const problem_facts facts(p);
@@ -375,19 +401,51 @@ conv_selection conv_dispatcher::select(const grouped_conv_problem& problem, cons
     }
     dispatch::sort_closest_first(sel.rejected);
   }
-  // A fusion compiles into a GPU kernel: say so where only the fusion is missing.
-  if (!sel.kernel && p.fusion.fused()) {
-    grouped_conv_problem plain = p;
-    plain.fuse({});
-    if (auto r = ranked(plain, args); !r.empty())
-      sel.fusion_hint = fmt::format(
-          "{} computes the plain convolution, but no registered kernel compiles its fused epilogue ({}) in: "
-          "declare one, e.g. grouped_conv()...{}{}.activation({}) in a DECL_KERNEL_SET (docs/conv.md, \"Fused "
-          "epilogue\"), or run it plain and apply the epilogue separately",
-          r.front().first->name(), describe(p.fusion), p.fusion.bias ? ".bias()" : "",
-          p.fusion.residual ? ".residual()" : "", to_string(p.fusion.act));
-  }
   return sel;
+}
+
+namespace {
+constexpr std::size_t workspace_alignment = 256;
+std::size_t aligned_up(std::size_t bytes) { return (bytes + workspace_alignment - 1) / workspace_alignment * workspace_alignment; }
+// A composed epilogue whose residual is the output: the plain result goes to the workspace first.
+bool result_needs_room(const conv_selection& sel, const grouped_conv_problem& p, const grouped_conv_args* args) {
+  return sel.composed_epilogue && p.fusion.residual && (!args || args->residual == args->out);
+}
+std::size_t result_bytes(const grouped_conv_problem& p) {
+  return std::size_t(p.span(conv_tensor::output)) * std::size_t(dispatch::element_bytes(p.out_type));
+}
+}  // namespace
+
+std::size_t conv_workspace_bytes(const conv_selection& sel, const grouped_conv_problem& p,
+                                 const grouped_conv_args* args) {
+  if (!sel.kernel) return 0;
+  grouped_conv_problem plain = p;
+  if (sel.composed_epilogue) plain.fuse({});
+  const std::size_t own = sel.kernel->workspace_bytes(plain);
+  return result_needs_room(sel, p, args) ? aligned_up(own) + result_bytes(p) : own;
+}
+
+status run_selected(const conv_selection& sel, const grouped_conv_problem& p, const grouped_conv_args& args,
+                    void* stream) {
+  if (!sel.kernel) return status::error("no kernel selected");
+  if (!sel.composed_epilogue) return sel.kernel->run(p, args, stream);
+  grouped_conv_problem plain = p;
+  plain.fuse({});
+  grouped_conv_args first = args;  // the plain convolution, into the output unless the residual is the output
+  first.bias = first.residual = nullptr;
+  if (result_needs_room(sel, p, &args)) {
+    const std::size_t own = aligned_up(sel.kernel->workspace_bytes(plain));
+    if (args.workspace == nullptr || args.workspace_bytes < own + result_bytes(p))
+      return status::error(fmt::format(
+          "the composed epilogue's residual is the output itself: the plain result needs {} bytes of workspace "
+          "after the kernel's {} (conv_workspace_bytes), {} given",
+          result_bytes(p), own, args.workspace ? args.workspace_bytes : 0));
+    first.out = static_cast<unsigned char*>(args.workspace) + own;
+    first.workspace_bytes = own;
+    if (own == 0) first.workspace = nullptr;
+  }
+  if (status st = sel.kernel->run(plain, first, stream); !st) return st;
+  return sel.kernel->run_epilogue_pass(p, first.out, args, stream);
 }
 
 status conv_dispatcher::run(const grouped_conv_problem& problem, const grouped_conv_args& args, void* stream) const {
@@ -395,13 +453,18 @@ status conv_dispatcher::run(const grouped_conv_problem& problem, const grouped_c
   if (!sel) return status::error(problem.describe() + ": " + sel.explain());
   const grouped_conv_problem p = problem.normalized();
   grouped_conv_args with_workspace = args;
-  const std::size_t wanted = sel.kernel->workspace_bytes(p);
-  if (wanted > args.workspace_bytes && args.workspace == nullptr) {
+  // A composed epilogue whose residual is the output needs room for the plain result: lent when
+  // the caller's workspace is smaller; otherwise a workspace only speeds the kernel up.
+  const bool required = result_needs_room(sel, p, &args);
+  grouped_conv_problem plain = p;
+  if (sel.composed_epilogue) plain.fuse({});
+  const std::size_t wanted = required ? conv_workspace_bytes(sel, p, &args) : sel.kernel->workspace_bytes(plain);
+  if (wanted > args.workspace_bytes && (args.workspace == nullptr || required)) {
     const auto lent = workspaces_.lend(stream, wanted);  // the dispatcher's own, one per stream
     with_workspace.workspace = lent.data;
     with_workspace.workspace_bytes = lent.bytes;
   }
-  return sel.kernel->run(p, with_workspace, stream);
+  return run_selected(sel, p, with_workspace, stream);
 }
 
 }  // namespace kdecl

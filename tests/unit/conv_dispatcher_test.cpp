@@ -3,6 +3,8 @@
 #include "conv_test_keys.hpp"
 #include "kdecl/conv/conv_dispatcher.hpp"
 
+#include <vector>
+
 namespace kdecl {
 namespace {
 
@@ -66,20 +68,27 @@ TEST(ConvDispatcher, FusedEpiloguesTakeOnlyTheirProblems) {
   ASSERT_FALSE(sel);
   EXPECT_NE(sel.explain().find("the problem's is bias + residual, then relu"), std::string::npos) << sel.explain();
   EXPECT_TRUE(sel.fusion_hint.empty());  // no kernel computes even the plain convolution
-  {  // Where a plain kernel exists, the refusal says what to declare.
+  {  // Where a plain kernel exists, it runs and the epilogue follows as a pass; the note says what to declare.
     registry with_plain;
     add(with_plain, bias_relu);
     auto plain = make_conv_key(conv_direction::fwd, dtype::fp16, 128, 128, 32);
     add(with_plain, plain);
-    const auto hinted = conv_dispatcher(sm90(), with_plain).select(resnet_3x3().bias().residual().activation(
+    const auto composed = conv_dispatcher(sm90(), with_plain).select(resnet_3x3().bias().residual().activation(
         elementwise::relu));
-    ASSERT_FALSE(hinted);
-    EXPECT_NE(hinted.explain().find(kernel_name(plain) + " computes the plain convolution, but no registered kernel "
-                                                         "compiles its fused epilogue (bias + residual, then relu) "
-                                                         "in: declare one, e.g. grouped_conv()....bias().residual()"
-                                                         ".activation(relu)"),
+    ASSERT_TRUE(composed) << composed.explain();
+    EXPECT_TRUE(composed.composed_epilogue);
+    EXPECT_EQ(composed.kernel->name(), kernel_name(plain));
+    EXPECT_NE(composed.explain().find("selected " + kernel_name(plain) + " and the fused epilogue as a pass of its own"),
               std::string::npos)
-        << hinted.explain();
+        << composed.explain();
+    EXPECT_NE(composed.explain().find("no registered kernel compiles the fused epilogue (bias + residual, then relu) "
+                                      "in: " + kernel_name(plain) + " computes the plain convolution and a second pass "
+                                      "applies it (one more read and write of the output); for one pass declare e.g. "
+                                      "grouped_conv()....bias().residual().activation(relu)"),
+              std::string::npos)
+        << composed.explain();
+    // The plain estimate plus the pass's traffic: dearer than the plain convolution alone.
+    EXPECT_GT(composed.estimated_us, conv_dispatcher(sm90(), with_plain).select(resnet_3x3()).estimated_us);
   }
   sel = d.select(resnet_3x3().bias().activation(elementwise::relu));
   ASSERT_TRUE(sel) << sel.explain();
@@ -97,6 +106,46 @@ TEST(ConvDispatcher, FusedEpiloguesTakeOnlyTheirProblems) {
   EXPECT_EQ(d.ranked(resnet_3x3().bias().activation(elementwise::relu)).size(), 2u);
   // Backward problems are never fused, and a dynamic forward kernel is no candidate for them.
   EXPECT_TRUE(d.ranked(resnet_3x3().direction(conv_direction::bwd_data)).empty());
+}
+
+// A composed epilogue runs the plain kernel into the output, then the pass over it; where the
+// residual is the output itself, the plain result goes to workspace the dispatcher lends first.
+TEST(ConvDispatcher, ComposedEpilogueRunsThePlainKernelThenThePass) {
+  registry reg;
+  auto plain = add(reg, make_conv_key(conv_direction::fwd, dtype::fp16, 128, 128, 32));
+  conv_dispatcher gpu(sm90(), reg);  // the recording kernel touches no memory: host buffers stand in
+  const auto p = resnet_3x3().bias().residual().activation(elementwise::gelu).normalized();
+  alignas(256) static unsigned char in[256], wei[256], out[256], bias[256], residual[256];
+  grouped_conv_args a{in, wei, out};
+  a.bias = bias;
+  a.residual = residual;
+  const auto sel = gpu.select(p, &a);
+  ASSERT_TRUE(sel.composed_epilogue) << sel.explain();
+  EXPECT_EQ(conv_workspace_bytes(sel, p, &a), 0u);  // a separate residual: nothing to keep aside
+  ASSERT_TRUE(run_selected(sel, p, a, nullptr));
+  EXPECT_EQ(plain->runs.load(), 1);
+  EXPECT_EQ(plain->last_out, static_cast<const void*>(out));
+  EXPECT_EQ(plain->epilogue_passes.load(), 1);
+  EXPECT_EQ(plain->last_result, static_cast<const void*>(out));
+
+  // The residual is the output: the plain result needs room, refused without it, placed after the kernel's share.
+  a.residual = out;
+  plain->wants_workspace = 1000;
+  const std::size_t result_bytes = std::size_t(p.span(conv_tensor::output)) * 2;
+  EXPECT_EQ(conv_workspace_bytes(gpu.select(p, &a), p, &a), 1024 + result_bytes);
+  const auto refused = run_selected(sel, p, a, nullptr);
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.message().find("the plain result needs " + std::to_string(result_bytes) + " bytes of workspace "
+                                   "after the kernel's 1024"),
+            std::string::npos)
+      << refused.message();
+  std::vector<unsigned char> ws(1024 + result_bytes);
+  a.workspace = ws.data();
+  a.workspace_bytes = ws.size();
+  ASSERT_TRUE(run_selected(sel, p, a, nullptr));
+  EXPECT_EQ(plain->last_out, static_cast<const void*>(ws.data() + 1024));
+  EXPECT_EQ(plain->last_result, static_cast<const void*>(ws.data() + 1024));
+  EXPECT_EQ(plain->last_workspace_bytes, 1024u);
 }
 
 TEST(ConvDispatcher, SpecializationsTakeOnlyTheirProblems) {

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <vector>
 
+#include "kdecl/conv/conv_dispatcher.hpp"
 #include "kdecl/conv/grouped_conv_name.hpp"
 #include "kdecl/dsl/dsl.hpp"
 #include "kdecl/kernels/conv/host/conv_kernel.hpp"
@@ -161,6 +162,52 @@ TEST(ConvFusion, HostKernelMatchesTheReference) {
   constexpr auto dynamic = host_fwd_key(dtype::fp16, {.dynamic = true});
   for (conv_fusion f : {conv_fusion{}, bias_relu, all_gelu, conv_fusion{.act = elementwise::tanh, .residual = true}})
     expect_matches<dynamic>(layer(dtype::fp16).fuse(f), f.residual);
+}
+
+// No registered kernel compiles the fusion in: the dispatcher runs the plain kernel and the host
+// epilogue pass (kernels/conv/host/epilogue_pass.hpp), the residual a tensor of its own or the
+// output itself (then the plain result goes to the lent workspace first); padded output strides
+// and groups walk the pass's row map.
+TEST(ConvFusion, ComposedEpilogueOnAPlainKernelMatchesTheReference) {
+  registry reg;
+  reg.add(std::make_shared<conv_instance_of<host_fwd_key(dtype::bf16, {}), backend::host>>(), "plain");
+  constexpr grouped_conv_key plain_3d = [] {
+    grouped_conv_key k = host_fwd_key(dtype::fp32, {});
+    k.sig.ndim = 3;
+    k.sig.lay = conv_layout::ndhwgc;
+    return k;
+  }();
+  reg.add(std::make_shared<conv_instance_of<plain_3d, backend::host>>(), "plain");
+  const conv_dispatcher d(device{arch_id::host, 0, "host"}, reg);
+  grouped_conv_problem grouped = grouped_conv_problem{}.batch(2).channels(12, 18).groups(3).input_size({5, 6, 7})
+                                     .filter_size({3}).stride({1, 2, 1}).padding({1});
+  conv_tensor_strides padded;
+  padded.spatial = {0, 7 * 24, 24};
+  padded.n = 5 * 3 * 7 * 24 + 6;  // output 5 x 3 x 7 pixels of 24 (18 channels and 6 of padding)
+  grouped.out_strides = padded;
+  int runs = 0;
+  for (const auto& [problem, in_place] : {std::pair{layer(dtype::bf16).bias().residual().activation(elementwise::gelu),
+                                                    false},
+                                          {layer(dtype::bf16).bias().residual().activation(elementwise::relu), true},
+                                          {grouped.dtype(dtype::fp32).bias().activation(elementwise::sigmoid), false},
+                                          {grouped.dtype(dtype::fp32).residual().activation(elementwise::tanh), true}}) {
+    const auto p = problem.normalized();
+    tensors t(p, 17);
+    grouped_conv_args a = t.args();
+    if (in_place) {
+      t.out = t.residual;
+      a.out = t.out.data();
+      a.residual = t.out.data();
+    }
+    const auto ref = reference::grouped_conv(p, tensors(t).args());
+    const auto sel = d.select(p, &a);
+    ASSERT_TRUE(sel.composed_epilogue) << sel.explain();
+    ASSERT_TRUE(d.run(p, a)) << p.describe();
+    const double err = reference::relative_error(p, t.out.data(), ref);
+    EXPECT_TRUE(reference::passes(err, reference::tolerance(p))) << p.describe() << ": error " << err;
+    ++runs;
+  }
+  EXPECT_EQ(runs, 4);
 }
 
 TEST(ConvFusion, KernelsRefuseWhatTheyDoNotFuse) {

@@ -37,14 +37,24 @@ class recording_conv final : public conv_instance {
   }
   status run(const grouped_conv_problem&, const grouped_conv_args& args, void*) const override {
     ++runs;
+    last_out = args.out;
     last_workspace = args.workspace;
     last_workspace_bytes = args.workspace_bytes;
     return status::ok();
   }
   std::size_t workspace_bytes(const grouped_conv_problem&) const override { return wants_workspace; }
+  bool has_epilogue_pass() const override { return true; }
+  status run_epilogue_pass(const grouped_conv_problem&, const void* result, const grouped_conv_args&,
+                           void*) const override {
+    ++epilogue_passes;
+    last_result = result;
+    return status::ok();
+  }
   std::optional<std::string> refusal;
   std::size_t wants_workspace = 0;
-  mutable std::atomic<int> runs{0};
+  mutable std::atomic<int> runs{0}, epilogue_passes{0};
+  mutable const void* last_result = nullptr;
+  mutable const void* last_out = nullptr;
   mutable void* last_workspace = nullptr;
   mutable std::size_t last_workspace_bytes = 0;
 };

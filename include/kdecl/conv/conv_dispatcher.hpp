@@ -41,7 +41,10 @@ struct conv_selection {
   std::vector<std::string> tier_notes;
   std::vector<rejected_candidate> rejected;     // filled only when explain is requested or nothing fits
   std::string problem_error;                    // set when the problem itself is invalid
-  // Nothing fits a fused problem although a kernel computes its plain convolution: what to declare.
+  // No registered kernel compiles a fused problem's epilogue in: `kernel` computes the plain
+  // convolution and the epilogue runs as a pass of its own (conv_instance::run_epilogue_pass), one
+  // more read and write of the output; fusion_hint says what to declare for one pass.
+  bool composed_epilogue = false;
   std::string fusion_hint;
 
   explicit operator bool() const { return kernel != nullptr; }
@@ -96,6 +99,19 @@ class conv_dispatcher {
   std::vector<std::shared_ptr<const conv_selection_tier>> tiers_;
   std::vector<std::string> tier_load_notes_;
 };
+
+// Workspace bytes a selection can use on a normalized problem: its kernel's, and for a composed
+// epilogue whose residual is the output itself (args.residual == args.out; without args: assumed),
+// room for the plain result after the kernel's share (256-byte aligned).
+std::size_t conv_workspace_bytes(const conv_selection& selection, const grouped_conv_problem& normalized,
+                                 const grouped_conv_args* args = nullptr);
+
+// Runs a selection on a normalized problem: its kernel, or (composed_epilogue) its kernel on the
+// plain problem and then the epilogue pass. args.workspace: at least conv_workspace_bytes() for
+// the composed case whose residual is the output (else it is refused); the kernel's own share
+// only speeds it up.
+status run_selected(const conv_selection& selection, const grouped_conv_problem& normalized,
+                    const grouped_conv_args& args, void* stream);
 
 // Reason a kernel cannot take a normalized, valid problem, or empty. Exposed for tests and the CLI.
 std::optional<std::string> conv_rejection(const conv_instance& kernel, const grouped_conv_problem& normalized,

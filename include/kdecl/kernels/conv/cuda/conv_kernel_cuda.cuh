@@ -9,6 +9,7 @@
 
 #include <type_traits>
 
+#include "kdecl/kernels/conv/cuda/epilogue_pass.cuh"
 #include "kdecl/kernels/conv/conv_kernel.hpp"
 #include "kdecl/kernels/conv/cuda/channel_padded.cuh"
 #include "kdecl/kernels/conv/cuda/direct/direct_bwd_data.cuh"

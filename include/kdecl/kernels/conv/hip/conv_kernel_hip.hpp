@@ -5,6 +5,7 @@
 
 #if defined(__HIPCC__)
 
+#include "kdecl/kernels/conv/hip/epilogue_pass.hpp"
 #include "kdecl/kernels/conv/conv_kernel.hpp"
 #include "kdecl/kernels/conv/hip/conv_hip.hpp"
 

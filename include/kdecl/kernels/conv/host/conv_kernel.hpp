@@ -21,6 +21,7 @@
 #include <type_traits>
 
 #include "kdecl/core/status.hpp"
+#include "kdecl/kernels/conv/host/epilogue_pass.hpp"
 #include "kdecl/kernels/conv/conv_kernel.hpp"
 #include "kdecl/kernels/conv/host/bwd_data_operands.hpp"
 #include "kdecl/kernels/conv/host/bwd_weight_operands.hpp"
