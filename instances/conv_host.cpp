@@ -1,5 +1,5 @@
 // Host (CPU) grouped-convolution kernels: every direction, rank and layout in
-// fp16, bf16 and fp32 (fp32 accumulation), and fp32 multiplied in tf32 (operands
+// fp16, bf16 and fp32 (fp32 accumulation), fp8/bf8 forward, and fp32 multiplied in tf32 (operands
 // rounded to tf32 as a tensor core reads them: .compute(tf32)). They run where no GPU is, and the
 // GPU kernels' tests compare against the same double reference they pass.
 //
@@ -45,6 +45,27 @@ DECL_KERNEL_SET(conv_host_fwd,
     fwd_kernel.dtype(fp32).compute(tf32).ndim(1).layout(gnwc),
     fwd_kernel.dtype(fp32).compute(tf32).ndim(2).layout(gnhwc),
     fwd_kernel.dtype(fp32).compute(tf32).ndim(3).layout(gndhwc));
+
+// 8-bit floating input and weights (fp8 e4m3, bf8 e5m2, mixed), forward only, written in 16 or 32 bits:
+// every rank and layout of fp8 and bf8 data written in bf16 (what kdecl run conv --dtype fp8 asks).
+DECL_KERNEL_SET(conv_host_fwd_fp8,
+    targets(host),
+    fwd_kernel.dtypes(fp8, fp8, bf16).ndim(1).layout(nwgc),
+    fwd_kernel.dtypes(fp8, fp8, bf16).ndim(2).layout(nhwgc),
+    fwd_kernel.dtypes(fp8, fp8, bf16).ndim(3).layout(ndhwgc),
+    fwd_kernel.dtypes(fp8, fp8, bf16).ndim(1).layout(gnwc),
+    fwd_kernel.dtypes(fp8, fp8, bf16).ndim(2).layout(gnhwc),
+    fwd_kernel.dtypes(fp8, fp8, bf16).ndim(3).layout(gndhwc),
+    fwd_kernel.dtypes(bf8, bf8, bf16).ndim(1).layout(nwgc),
+    fwd_kernel.dtypes(bf8, bf8, bf16).ndim(3).layout(ndhwgc),
+    fwd_kernel.dtypes(bf8, bf8, bf16).ndim(1).layout(gnwc),
+    fwd_kernel.dtypes(bf8, bf8, bf16).ndim(2).layout(gnhwc),
+    fwd_kernel.dtypes(bf8, bf8, bf16).ndim(3).layout(gndhwc),
+    fwd_kernel.dtypes(fp8, fp8, fp16).ndim(2).layout(nhwgc),
+    fwd_kernel.dtypes(fp8, fp8, fp32).ndim(2).layout(nhwgc),
+    fwd_kernel.dtypes(bf8, bf8, bf16).ndim(2).layout(nhwgc),
+    fwd_kernel.dtypes(fp8, bf8, bf16).ndim(2).layout(nhwgc),
+    fwd_kernel.dtypes(bf8, fp8, bf16).ndim(2).layout(nhwgc));
 
 DECL_KERNEL_SET(conv_host_bwd_data,
     targets(host),

@@ -121,7 +121,8 @@ json pipeline_json(const pipeline_caps& c) {
             {"stride1_directions", enum_set<conv_direction>(c.conv.stride1_directions)},
             {"stride1_ndims", c.conv.stride1_ndims},
             {"fused_specializations", enum_set<conv_specialization>(c.conv.fused_specializations)},
-            {"dynamic_fusion", c.conv.dynamic_fusion}}},
+            {"dynamic_fusion", c.conv.dynamic_fusion},
+            {"fp8_forward_outputs", enum_set<dtype>(c.conv.fp8_forward_outputs)}}},
           {"epilogue_any_alignment", c.epilogue_any_alignment},
           {"width_one_is_scalar", c.width_one_is_scalar},
           {"index_bits", ints(c.index_bits)}};
@@ -346,7 +347,10 @@ std::string arch_to_markdown() {
                   (p["conv"]["fused_specializations"].empty()
                        ? std::string()
                        : ", fused epilogues (fwd) for " + cell(p["conv"]["fused_specializations"]) +
-                             (p["conv"]["dynamic_fusion"].get<bool>() ? " (also read at run time)" : ""));
+                             (p["conv"]["dynamic_fusion"].get<bool>() ? " (also read at run time)" : "")) +
+                  (p["conv"]["fp8_forward_outputs"].empty()
+                       ? std::string()
+                       : ", fp8/bf8 input and weights forward writing " + cell(p["conv"]["fp8_forward_outputs"]));
       if (p["epilogue_any_alignment"].get<bool>()) limits += "; C/D any alignment (vector_bytes binds A, B)";
       limits += "; index bits " + cell(p["index_bits"]);
       md << "| " << cell(p["pipeline"]) << " | " << dt << " | " << cell(p["warps"]) << " | "

@@ -27,11 +27,11 @@ TEST(ShippedConvInstances, AreRegisteredWithoutDuplicates) {
   auto sets = registry::global().set_names();
   std::set<std::string> names(sets.begin(), sets.end());
   for (const char* s : {"conv_host_fwd", "conv_host_bwd_data", "conv_host_bwd_weight"}) EXPECT_TRUE(names.count(s)) << s;
-  // Every direction x layout x dtype on the host.
+  // Every direction x layout x dtype on the host, and every layout of fp8 and bf8 data forward.
   std::set<std::tuple<conv_direction, conv_layout, dtype>> host;
   for (const auto& k : conv_kernels())
     if (k->arch() == arch_id::host) host.insert({k->key().sig.dir, k->key().sig.lay, k->key().sig.in});
-  EXPECT_EQ(host.size(), 3u * 6u * 3u);
+  EXPECT_EQ(host.size(), 3u * 6u * 3u + 6u * 2u);
 }
 
 TEST(ShippedConvInstances, NamesAreUniqueAndParseBackToTheirKeys) {
@@ -95,8 +95,10 @@ TEST(ShippedConvInstances, EveryHostInstanceMatchesTheReference) {
     }
     ++checked;
   }
-  EXPECT_EQ(checked, 72);  // 3 directions x 6 layouts x (fp16, bf16, fp32, fp32 in tf32)
-  EXPECT_EQ(fused, 24 * 4);
+  // 3 directions x 6 layouts x (fp16, bf16, fp32, fp32 in tf32), and 16 forward kernels of 8-bit data
+  // (fp8 and bf8 in every layout written in bf16, fp8 written in fp16 and fp32, fp8 x bf8 mixed).
+  EXPECT_EQ(checked, 72 + 16);
+  EXPECT_EQ(fused, (24 + 16) * 4);
 }
 
 // The dispatcher finds a shipped host kernel for real layers in every direction.

@@ -112,7 +112,10 @@ void conv_options::add_to(CLI::App& app) {
   app.add_option("--pad", pad, "padding: P, P1,P2 (both sides) or LEFT/RIGHT, e.g. 0,0/1,1")->capture_default_str();
   app.add_option("--dilation", dilation, "dilation per dimension, or one for all")->capture_default_str();
   app.add_option("--direction", direction, "fwd, bwd_data or bwd_weight")->capture_default_str();
-  app.add_option("--dtype", dtype, "dtype of input, weight and output: fp16 bf16 fp32")->capture_default_str();
+  app.add_option("--dtype", dtype,
+                 "dtype of input, weight and output: fp16 bf16 fp32, or fp8 bf8 (8-bit input and weights, forward; "
+                 "the output bf16)")
+      ->capture_default_str();
   app.add_option("--compute", compute, "multiply precision: tf32 lets fp32 data use tensor cores (default: the dtype)");
   app.add_option("--layout", layout, "nwgc nhwgc ndhwgc (channels-last, the default) or gnwc gnhwc gndhwc");
   app.add_flag("--bias", bias, "fwd: fuse a bias (one value per output channel) into the epilogue");
@@ -147,6 +150,13 @@ std::vector<conv_direction> parse_directions(const std::string& given, const cha
 std::vector<conv_layer> conv_options::layers() const {
   grouped_conv_problem base;
   base.direction(parse_flag<conv_direction>("--direction", direction)).dtype(parse_flag<kdecl::dtype>("--dtype", dtype));
+  if (base.in_type == kdecl::dtype::fp8 || base.in_type == kdecl::dtype::bf8) {  // 8-bit data writes bf16, as cuDNN's
+    if (base.dir != conv_direction::fwd)
+      throw std::invalid_argument(fmt::format("--dtype {}: 8-bit convolutions are forward only (8-bit input and "
+                                              "weights, a bf16 output); --direction is {}",
+                                              dtype, to_string(base.dir)));
+    base.dtypes(base.in_type, base.in_type, kdecl::dtype::bf16);
+  }
   if (!compute.empty()) base.compute(parse_flag<kdecl::dtype>("--compute", compute));
   if (!layout.empty()) base.layout(parse_flag<conv_layout>("--layout", layout));
   const auto act = parse<elementwise>(activation);

@@ -183,6 +183,9 @@ struct conv_offer {
   std::uint32_t fused_specializations = 0;
   // Whether its forward kernels may read the fusion from the problem at run time (conv_fusion::dynamic).
   bool dynamic_fusion = false;
+  // 8-bit floating data (fp8 and bf8 input and weights, mixed or not) in forward convolutions, the
+  // output in one of these dtypes (bit set over dtype; 0: no 8-bit data).
+  std::uint32_t fp8_forward_outputs = 0;
   constexpr bool empty() const { return directions == 0; }
 };
 

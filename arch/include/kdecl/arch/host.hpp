@@ -46,7 +46,7 @@ constexpr pipeline_caps host_blocked() {
   c.variants = block_scaled_fp8_variants;
   // Grouped convolution (kernels/conv/host/): the implicit GEMM gathered straight from the
   // tensors (no im2col buffer) in every direction, rank and layout, with fp16, bf16 or fp32
-  // data and fp32 accumulation; no filter specialization, one group per GEMM.
+  // data (and fp8/bf8 forward) and fp32 accumulation; no filter specialization, one group per GEMM.
   c.conv = {bits(conv_direction::fwd, conv_direction::bwd_data, conv_direction::bwd_weight),
             bits(conv_layout::nwgc, conv_layout::nhwgc, conv_layout::ndhwgc, conv_layout::gnwc, conv_layout::gnhwc,
                  conv_layout::gndhwc),
@@ -54,6 +54,8 @@ constexpr pipeline_caps host_blocked() {
   // fwd_operands.hpp's store applies a fused epilogue, compiled in or read from the problem.
   c.conv.fused_specializations = bits(conv_specialization::none);
   c.conv.dynamic_fusion = true;
+  // fp8/bf8 input and weights forward (mixed or not), the output in fp16, bf16 or fp32.
+  c.conv.fp8_forward_outputs = bits(dtype::fp16, dtype::bf16, dtype::fp32);
   c.epilogue_any_alignment = true;
   c.width_one_is_scalar = true;  // elements are read one by one wherever they lie
   return c;

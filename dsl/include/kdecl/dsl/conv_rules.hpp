@@ -136,7 +136,10 @@ constexpr diagnostic check_offer(const grouped_conv_key& k, const arch_spec& s, 
   if (!arch::has(o.layouts, sig.lay))
     return fail(rule::conv_layout_not_offered_by_pipeline, k, field::op_specific | field::pipe,
                 static_cast<long>(sig.lay), o.layouts);
-  if (sig.in != sig.wei || sig.in != sig.out || !arch::has(o.dtypes, sig.in))
+  const auto eight_bit = [](dtype d) { return d == dtype::fp8 || d == dtype::bf8; };
+  const bool fp8_forward = eight_bit(sig.in) && eight_bit(sig.wei) && sig.dir == conv_direction::fwd &&
+                           arch::has(o.fp8_forward_outputs, sig.out);
+  if (!fp8_forward && (sig.in != sig.wei || sig.in != sig.out || !arch::has(o.dtypes, sig.in)))
     return fail(rule::conv_dtypes_not_offered_by_pipeline, k, field::dtypes | field::pipe, static_cast<long>(sig.in),
                 static_cast<long>(sig.wei), static_cast<long>(sig.out), o.dtypes);
   if (!arch::has(o.specializations, sig.spec))

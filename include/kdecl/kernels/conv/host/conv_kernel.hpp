@@ -51,9 +51,17 @@ struct conv_kernel<K, backend::host> {
   // Why this key cannot be built for the host at all; nullptr when it can.
   static constexpr const char* unsupported_key_reason() {
     const auto& s = K.sig;
-    if (s.in != s.wei || s.in != s.out) return "host convolution needs input, weight and output of one dtype";
-    if (s.in != dtype::fp16 && s.in != dtype::bf16 && s.in != dtype::fp32)
-      return "host convolution computes fp16, bf16 and fp32 data";
+    const auto eight_bit = [](dtype d) { return d == dtype::fp8 || d == dtype::bf8; };
+    const bool real_out = s.out == dtype::fp16 || s.out == dtype::bf16 || s.out == dtype::fp32;
+    if (eight_bit(s.in) || eight_bit(s.wei)) {
+      if (!eight_bit(s.in) || !eight_bit(s.wei) || !real_out)
+        return "host convolution of 8-bit data takes fp8/bf8 input and weights and writes fp16, bf16 or fp32";
+      if (s.dir != conv_direction::fwd) return "host convolution of 8-bit data is forward only";
+    } else {
+      if (s.in != s.wei || s.in != s.out) return "host convolution needs input, weight and output of one dtype";
+      if (s.in != dtype::fp16 && s.in != dtype::bf16 && s.in != dtype::fp32)
+        return "host convolution computes fp16, bf16 and fp32 data (and fp8/bf8 forward)";
+    }
     if (s.acc != dtype::fp32) return "host convolution accumulates in fp32";
     if (!compute_suits(s.in, s.compute))
       return "host convolution multiplies in its data's dtype, or in tf32 for fp32 data";
@@ -94,19 +102,21 @@ struct conv_kernel<K, backend::host> {
     if (auto why = why_not(p, a)) return status::error(*why);
     if constexpr (unsupported_key_reason() == nullptr) {
       namespace hc = host::conv;
-      using data = host_storage_t<K.sig.in>;
+      using data = host_storage_t<K.sig.in>;  // one dtype, except 8-bit forward (weights and output their own)
+      using weights = host_storage_t<K.sig.wei>;
+      using result = host_storage_t<K.sig.out>;
       constexpr int mr = K.algo.warp_tile.m, nr = K.algo.warp_tile.n;
       constexpr bool tf32 = K.sig.compute == dtype::tf32;  // operands rounded as a tensor core reads them
       const host::blocking blk{K.algo.tile.m, K.algo.tile.n, K.algo.tile.k};
       const hc::conv_geometry geo(p);
       const auto* in = static_cast<const data*>(a.in);
-      const auto* wei = static_cast<const data*>(a.wei);
-      const auto* out = static_cast<const data*>(a.out);
+      const auto* wei = static_cast<const weights*>(a.wei);
+      const auto* out = static_cast<const result*>(a.out);
       if constexpr (K.sig.dir == conv_direction::fwd) {
         const conv_fusion fuse = K.sig.fuse.dynamic ? p.fusion : K.sig.fuse;  // has_signature: equal unless dynamic
-        const hc::fwd_operands<data, data, data, float, tf32> ops(geo, in, wei, static_cast<data*>(a.out), fuse,
-                                                                  static_cast<const data*>(a.bias),
-                                                                  static_cast<const data*>(a.residual));
+        const hc::fwd_operands<data, weights, result, float, tf32> ops(geo, in, wei, static_cast<result*>(a.out), fuse,
+                                                                       static_cast<const result*>(a.bias),
+                                                                       static_cast<const result*>(a.residual));
         hc::implicit_gemm<float, mr, nr, std::remove_cvref_t<decltype(ops)>>(ops, blk).run();
       } else if constexpr (K.sig.dir == conv_direction::bwd_data) {
         const hc::bwd_data_operands<data, data, data, float, tf32> ops(geo, out, wei, static_cast<data*>(a.in));
