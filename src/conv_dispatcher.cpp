@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <cstdint>
 #include <map>
 #include <tuple>
 
@@ -441,6 +442,10 @@ status run_selected(const conv_selection& sel, const grouped_conv_problem& p, co
           "after the kernel's {} (conv_workspace_bytes), {} given",
           result_bytes(p), own, args.workspace ? args.workspace_bytes : 0));
     first.out = static_cast<unsigned char*>(args.workspace) + own;
+    if (reinterpret_cast<std::uintptr_t>(first.out) % workspace_alignment != 0)  // the kernel was chosen for out's
+      return status::error(fmt::format("the composed epilogue's workspace must be {}-byte aligned (the plain result "
+                                       "goes there)",
+                                       workspace_alignment));
     first.workspace_bytes = own;
     if (own == 0) first.workspace = nullptr;
   }

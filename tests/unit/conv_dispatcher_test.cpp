@@ -3,6 +3,7 @@
 #include "conv_test_keys.hpp"
 #include "kdecl/conv/conv_dispatcher.hpp"
 
+#include <cstdint>
 #include <vector>
 
 namespace kdecl {
@@ -139,12 +140,17 @@ TEST(ConvDispatcher, ComposedEpilogueRunsThePlainKernelThenThePass) {
                                    "after the kernel's 1024"),
             std::string::npos)
       << refused.message();
-  std::vector<unsigned char> ws(1024 + result_bytes);
-  a.workspace = ws.data();
-  a.workspace_bytes = ws.size();
+  std::vector<unsigned char> storage(1024 + result_bytes + 512);
+  unsigned char* ws = storage.data() + (256 - reinterpret_cast<std::uintptr_t>(storage.data()) % 256);  // 256-aligned
+  a.workspace = ws + 1;  // misaligned: the plain result would be too
+  a.workspace_bytes = 1024 + result_bytes;
+  const auto misaligned = run_selected(sel, p, a, nullptr);
+  ASSERT_FALSE(misaligned);
+  EXPECT_NE(misaligned.message().find("256-byte aligned"), std::string::npos) << misaligned.message();
+  a.workspace = ws;
   ASSERT_TRUE(run_selected(sel, p, a, nullptr));
-  EXPECT_EQ(plain->last_out, static_cast<const void*>(ws.data() + 1024));
-  EXPECT_EQ(plain->last_result, static_cast<const void*>(ws.data() + 1024));
+  EXPECT_EQ(plain->last_out, static_cast<const void*>(ws + 1024));
+  EXPECT_EQ(plain->last_result, static_cast<const void*>(ws + 1024));
   EXPECT_EQ(plain->last_workspace_bytes, 1024u);
 }
 
