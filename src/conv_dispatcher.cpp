@@ -10,6 +10,8 @@
 #include <fmt/format.h>
 
 #include "kdecl/conv/conv_heuristic.hpp"
+#include "kdecl/dsl/conv_rules.hpp"
+#include "kdecl/dsl/describe.hpp"
 #include "kdecl/dispatch/alignment.hpp"
 
 namespace kdecl {
@@ -385,12 +387,21 @@ conv_selection conv_dispatcher::select(const grouped_conv_problem& problem, cons
       const double out_bytes = double(p.elements(conv_tensor::output)) * dispatch::element_bytes(p.out_type);
       const double pass_bytes = out_bytes * (p.fusion.residual ? 3.0 : 2.0);
       sel.estimated_us = r.front().second + 3.0 + pass_bytes / std::max(kp.bandwidth, 1.0) * 1e6;
+      // Whether the plain kernel's own shape could be declared with the fusion (the direct kernels and
+      // stride1_rows cannot: the tables say why).
+      grouped_conv_key fused_key = sel.kernel->key();
+      fused_key.sig.fuse = p.fusion;
+      const dsl::diagnostic fusable = dsl::validate(fused_key, fused_key.algo.arch);
+      const std::string advice =
+          fusable.ok() ? fmt::format("for one pass declare e.g. grouped_conv()...{}{}.activation({}) in a "
+                                     "DECL_KERNEL_SET (docs/conv.md, \"Fused epilogue\")",
+                                     p.fusion.bias ? ".bias()" : "", p.fusion.residual ? ".residual()" : "",
+                                     to_string(p.fusion.act))
+                       : fmt::format("its pipeline cannot fuse it ({})", dsl::describe(fusable).view());
       sel.fusion_hint = fmt::format(
           "no registered kernel compiles the fused epilogue ({}) in: {} computes the plain convolution and a "
-          "second pass applies it (one more read and write of the output); for one pass declare e.g. "
-          "grouped_conv()...{}{}.activation({}) in a DECL_KERNEL_SET (docs/conv.md, \"Fused epilogue\")",
-          describe(p.fusion), sel.kernel->name(), p.fusion.bias ? ".bias()" : "", p.fusion.residual ? ".residual()" : "",
-          to_string(p.fusion.act));
+          "second pass applies it (one more read and write of the output); {}",
+          describe(p.fusion), sel.kernel->name(), advice);
     }
   }
   if (!sel.kernel || explain_all) {

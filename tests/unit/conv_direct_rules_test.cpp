@@ -194,6 +194,21 @@ device sm90() { return device{arch_id::sm_90, 0, "test sm_90"}; }
 
 using P = grouped_conv_problem;
 
+// A fused depthwise layer: the direct kernel computes it plain and the epilogue follows as a pass;
+// the note says the direct pipeline cannot fuse it (rather than what to declare).
+TEST(ConvDirectDispatch, FusedDepthwiseIsComposedAndTheNoteSaysWhyNotFused) {
+  registry reg;
+  reg.add(std::make_shared<recording_conv>(direct_key(dtype::bf16, 8)), "s");
+  const auto p = P{}.batch(2).channels(64, 64).groups(64).input_size({56, 56}).filter_size({3}).padding({1})
+                     .dtype(dtype::bf16).bias().activation(elementwise::relu);
+  const auto sel = conv_dispatcher(sm90(), reg).select(p);
+  ASSERT_TRUE(sel) << sel.explain();
+  EXPECT_TRUE(sel.composed_epilogue);
+  EXPECT_NE(sel.explain().find("its pipeline cannot fuse it (fused conv epilogue not built by direct_conv on sm_90"),
+            std::string::npos)
+      << sel.explain();
+}
+
 // The dispatcher: depthwise and 3-channel stems to direct_conv, dense layers to the
 // implicit GEMM; direct_conv's own refusals carry their reasons.
 TEST(ConvDirectDispatch, DepthwiseAndStemsGoDirectDenseStaysImplicitGemm) {
