@@ -364,8 +364,13 @@ constexpr message describe(const diagnostic& d) {
       break;
     case rule::conv_fusion_not_offered_by_pipeline:
       m << "fused conv epilogue not built by " << pipe << " on " << arch << " for specialization "
-        << name<conv_specialization>(v[0]) << " (fused for: ";
-      enum_set<conv_specialization>(m, static_cast<std::uint32_t>(v[1])) << ")";
+        << name<conv_specialization>(v[0]);
+      if (v[1] == 0) {
+        m << " (its kernels store plain results)";
+      } else {
+        m << " (fused for: ";
+        enum_set<conv_specialization>(m, static_cast<std::uint32_t>(v[1])) << ")";
+      }
       break;
     case rule::conv_dynamic_fusion_not_offered_by_pipeline:
       m << "a conv fusion read at run time (dynamic_fusion) is not built by " << pipe << " on " << arch
