@@ -169,23 +169,33 @@ void run_bwd_weight(const P& p, tensors& t, int vec, int splits, int tile_k) {
   }
 }
 
-// The HIP key of fp32 data with `vec`-element vectors (the sets' fp32 shape).
-grouped_conv_key fp32_key(const P& p, int vec) {
+constexpr grouped_conv_key hip_key(conv_direction d, dtype t, int vec) {
   grouped_conv_key k;
-  k.sig.dir = p.dir;
-  k.sig.ndim = p.ndim();
-  k.sig.lay = *p.lay;
-  k.sig.in = k.sig.wei = k.sig.out = k.sig.compute = k.sig.acc = dtype::fp32;
-  k.sig.fuse = p.fusion;
-  k.algo.tile = {64, 64, 16};
+  k.sig.dir = d;
+  k.sig.in = k.sig.wei = k.sig.out = k.sig.compute = t;
+  k.sig.acc = dtype::fp32;
+  k.algo.tile = {128, 128, 32};
   k.algo.warps = {2, 2, 1};
-  k.algo.warp_tile = {16, 16, 4};
-  k.algo.pipe = pipeline::compv3;
-  k.algo.stages = 1;
+  k.algo.warp_tile = {32, 32, 16};
+  k.algo.pipe = d == conv_direction::fwd ? pipeline::compv4 : pipeline::compv3;
+  k.algo.stages = d == conv_direction::fwd ? 2 : 1;
   k.algo.epi = epilogue::cshuffle;
   k.algo.sched = scheduler::intrawave;
   k.algo.arch = arch_id::gfx942;
   k.algo.vector_in = k.algo.vector_wei = k.algo.vector_out = vec;
+  return k;
+}
+
+// The HIP key of a problem's signature in fp32 with `vec`-element vectors (the sets' fp32 shape).
+grouped_conv_key fp32_key(const P& p, int vec) {
+  grouped_conv_key k = hip_key(p.dir, dtype::fp32, vec);
+  k.sig.ndim = p.ndim();
+  k.sig.lay = *p.lay;
+  k.sig.fuse = p.fusion;
+  k.algo.tile = {64, 64, 16};
+  k.algo.warp_tile = {16, 16, 4};
+  k.algo.pipe = pipeline::compv3;
+  k.algo.stages = 1;
   return k;
 }
 
@@ -267,22 +277,6 @@ TEST(ConvHipOperands, BackwardWeightMatchesTheReferenceWithTheDepthSplit) {
 
 // ---- the problem rules ---------------------------------------------------------------------
 
-constexpr grouped_conv_key hip_key(conv_direction d, dtype t, int vec) {
-  grouped_conv_key k;
-  k.sig.dir = d;
-  k.sig.in = k.sig.wei = k.sig.out = k.sig.compute = t;
-  k.sig.acc = dtype::fp32;
-  k.algo.tile = {128, 128, 32};
-  k.algo.warps = {2, 2, 1};
-  k.algo.warp_tile = {32, 32, 16};
-  k.algo.pipe = d == conv_direction::fwd ? pipeline::compv4 : pipeline::compv3;
-  k.algo.stages = d == conv_direction::fwd ? 2 : 1;
-  k.algo.epi = epilogue::cshuffle;
-  k.algo.sched = scheduler::intrawave;
-  k.algo.arch = arch_id::gfx942;
-  k.algo.vector_in = k.algo.vector_wei = k.algo.vector_out = vec;
-  return k;
-}
 
 static_assert(hk::conv_hip_unsupported_reason(hip_key(conv_direction::fwd, dtype::bf16, 8)) == nullptr);
 static_assert(hk::conv_hip_unsupported_reason(hip_key(conv_direction::bwd_data, dtype::fp16, 8)) == nullptr);

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "kdecl/conv/grouped_conv_key.hpp"
 #include "kdecl/conv/grouped_conv_problem.hpp"
@@ -47,6 +48,19 @@ inline conv_epilogue_rows epilogue_rows_of(const grouped_conv_problem& p) {
           {s.n, s.spatial[0], s.spatial[1], s.spatial[2], s.g},
           p.k_per_group(),
           p.fusion};
+}
+
+// Calls f(std::integral_constant<elementwise, A>{}) for the activation `act` (pass_through for any
+// other): each backend's pass instantiates one kernel per activation through it.
+template <class F>
+decltype(auto) with_activation(elementwise act, F&& f) {
+  switch (act) {
+    case elementwise::relu: return f(std::integral_constant<elementwise, elementwise::relu>{});
+    case elementwise::gelu: return f(std::integral_constant<elementwise, elementwise::gelu>{});
+    case elementwise::sigmoid: return f(std::integral_constant<elementwise, elementwise::sigmoid>{});
+    case elementwise::tanh: return f(std::integral_constant<elementwise, elementwise::tanh>{});
+    default: return f(std::integral_constant<elementwise, elementwise::pass_through>{});
+  }
 }
 
 // The pass of backend B (host/epilogue_pass.hpp, cuda/epilogue_pass.cuh, hip/epilogue_pass.hpp):

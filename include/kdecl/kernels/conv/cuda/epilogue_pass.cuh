@@ -50,24 +50,9 @@ struct conv_epilogue_pass<backend::cuda> {
     const auto s = static_cast<cudaStream_t>(stream);
     const auto* r = static_cast<const T*>(result);
     auto* out = static_cast<T*>(a.out);
-    switch (rows.fuse.act) {
-      case elementwise::relu:
-        cuda::conv_epilogue_pass_kernel<T, elementwise::relu><<<blocks, 256, 0, s>>>(rows, r, bias, residual, out);
-        break;
-      case elementwise::gelu:
-        cuda::conv_epilogue_pass_kernel<T, elementwise::gelu><<<blocks, 256, 0, s>>>(rows, r, bias, residual, out);
-        break;
-      case elementwise::sigmoid:
-        cuda::conv_epilogue_pass_kernel<T, elementwise::sigmoid><<<blocks, 256, 0, s>>>(rows, r, bias, residual, out);
-        break;
-      case elementwise::tanh:
-        cuda::conv_epilogue_pass_kernel<T, elementwise::tanh><<<blocks, 256, 0, s>>>(rows, r, bias, residual, out);
-        break;
-      default:
-        cuda::conv_epilogue_pass_kernel<T, elementwise::pass_through><<<blocks, 256, 0, s>>>(rows, r, bias, residual,
-                                                                                             out);
-        break;
-    }
+    with_activation(rows.fuse.act, [&](auto act) {
+      cuda::conv_epilogue_pass_kernel<T, decltype(act)::value><<<blocks, 256, 0, s>>>(rows, r, bias, residual, out);
+    });
     const cudaError_t err = cudaGetLastError();
     if (err != cudaSuccess) return status::error(std::string("conv epilogue pass launch: ") + cudaGetErrorString(err));
     return status::ok();

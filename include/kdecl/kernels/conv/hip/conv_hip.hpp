@@ -64,13 +64,8 @@ struct conv_block {
   __device__ conv_block() {
     const int tid = static_cast<int>(threadIdx.x);
     wave = __builtin_amdgcn_readfirstlane(tid / wave_size);
-    w = {tid, tid % wave_size, (wave / G.algo.warps.n) * geo.wave_m, (wave % G.algo.warps.n) * geo.wave_n};
-#pragma unroll
-    for (int rm = 0; rm < geo.rep_m; ++rm)
-#pragma unroll
-      for (int rn = 0; rn < geo.rep_n; ++rn)
-#pragma unroll
-        for (int v = 0; v < blk::mfma::acc_count; ++v) acc.tile[rm][rn][v] = 0;
+    w = blk::place_of(tid, wave);
+    acc.clear();
   }
 
   // Accumulates k tiles [first, last) of A (source sa over tensor a) times B (sb over b),

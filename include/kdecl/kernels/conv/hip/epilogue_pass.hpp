@@ -47,28 +47,10 @@ struct conv_epilogue_pass<backend::hip> {
     const void* residual = rows.fuse.residual ? a.residual : nullptr;
     const dim3 grid(unsigned(std::min<std::int64_t>((rows.elements() + 255) / 256, 1 << 20)));
     const auto s = static_cast<hipStream_t>(stream);
-    switch (rows.fuse.act) {
-      case elementwise::relu:
-        hipLaunchKernelGGL((hip::conv_epilogue_pass_kernel<Out, elementwise::relu>), grid, dim3(256), 0, s, rows,
-                           result, bias, residual, a.out);
-        break;
-      case elementwise::gelu:
-        hipLaunchKernelGGL((hip::conv_epilogue_pass_kernel<Out, elementwise::gelu>), grid, dim3(256), 0, s, rows,
-                           result, bias, residual, a.out);
-        break;
-      case elementwise::sigmoid:
-        hipLaunchKernelGGL((hip::conv_epilogue_pass_kernel<Out, elementwise::sigmoid>), grid, dim3(256), 0, s, rows,
-                           result, bias, residual, a.out);
-        break;
-      case elementwise::tanh:
-        hipLaunchKernelGGL((hip::conv_epilogue_pass_kernel<Out, elementwise::tanh>), grid, dim3(256), 0, s, rows,
-                           result, bias, residual, a.out);
-        break;
-      default:
-        hipLaunchKernelGGL((hip::conv_epilogue_pass_kernel<Out, elementwise::pass_through>), grid, dim3(256), 0, s,
-                           rows, result, bias, residual, a.out);
-        break;
-    }
+    with_activation(rows.fuse.act, [&](auto act) {
+      hipLaunchKernelGGL((hip::conv_epilogue_pass_kernel<Out, decltype(act)::value>), grid, dim3(256), 0, s, rows,
+                         result, bias, residual, a.out);
+    });
     const hipError_t err = hipGetLastError();
     if (err != hipSuccess) return status::error(std::string("hip conv epilogue pass launch: ") + hipGetErrorString(err));
     return status::ok();

@@ -53,6 +53,10 @@ struct block_gemm {
   struct wave_place {
     int tid, lane, row, col;  // row/col: first element of the wave's sub-tile, block-relative
   };
+  // Thread tid of wave `wave` (uniform: the caller keeps it in a scalar register).
+  __device__ static wave_place place_of(int tid, int wave) {
+    return {tid, tid % wave_size, (wave / K.algo.warps.n) * geo.wave_m, (wave % K.algo.warps.n) * geo.wave_n};
+  }
 
   // MFMAs over one LDS tile pair.
   __device__ static void consume(const A* lds_a, const B* lds_b, wave_accumulators<K>& acc, const wave_place& w) {

@@ -103,6 +103,15 @@ struct wave_accumulators {
   static constexpr hip_gemm_geometry geo = geometry_of(K);
   using mfma = mfma_op<K.sig.a, K.algo.arch, K.algo.warp_tile.m>;
   typename mfma::acc_t tile[geo.rep_m][geo.rep_n];
+
+  __device__ void clear() {
+#pragma unroll
+    for (int rm = 0; rm < geo.rep_m; ++rm)
+#pragma unroll
+      for (int rn = 0; rn < geo.rep_n; ++rn)
+#pragma unroll
+        for (int v = 0; v < mfma::acc_count; ++v) tile[rm][rn][v] = 0;
+  }
 };
 
 // direct: registers -> global. (row0, col0) is the wave's first element in C. The accumulators

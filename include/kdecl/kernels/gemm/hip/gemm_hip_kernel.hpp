@@ -26,8 +26,7 @@ __global__ void __launch_bounds__(geometry_of(K).threads) gemm_hip_kernel(gemm_h
 
     const int tid = static_cast<int>(threadIdx.x);
     const int wave = __builtin_amdgcn_readfirstlane(tid / wave_size);  // uniform: keep it in a scalar register
-    const typename blk::wave_place w{tid, tid % wave_size, (wave / K.algo.warps.n) * geo.wave_m,
-                                     (wave % K.algo.warps.n) * geo.wave_n};
+    const typename blk::wave_place w = blk::place_of(tid, wave);
     const int m0 = static_cast<int>(blockIdx.y) * K.algo.tile.m;
     const int n0 = static_cast<int>(blockIdx.x) * K.algo.tile.n;
 
@@ -37,12 +36,7 @@ __global__ void __launch_bounds__(geometry_of(K).threads) gemm_hip_kernel(gemm_h
       const auto* b = static_cast<const typename blk::B*>(p.b) + batch * p.stride_b;
 
       wave_accumulators<K> acc;
-#pragma unroll
-      for (int rm = 0; rm < geo.rep_m; ++rm)
-#pragma unroll
-        for (int rn = 0; rn < geo.rep_n; ++rn)
-#pragma unroll
-          for (int v = 0; v < blk::mfma::acc_count; ++v) acc.tile[rm][rn][v] = 0;
+      acc.clear();
 
       blk::main_loop(a, b, p, m0, n0, smem, acc, w);
 
