@@ -3,21 +3,27 @@
 # Release, every backend whose compiler is found). Extra arguments go to CMake.
 #
 # Kernel-set device code: machine code (SASS) for sm_80 and sm_90a where a GPU can run it;
-# without one (CI, a laptop) PTX only: nvcc still instantiates and compiles every kernel,
-# only ptxas is skipped, about a third of the kernels' build time. The project's own CUDA
-# programs (GPU tests, benchmarks, the tool) follow the same choice (cmake/KdeclDeviceCode.cmake). KDECL_DEVICE_CODE=sass
-# or ptx overrides the guess; -DKDECL_DEFAULT_CUDA_GENCODES=... among the arguments wins.
+# without one (CI, a laptop) "check": PTX only, compiled at -O1 (KDECL_DEVICE_CODE_CHECK_ONLY):
+# nvcc still instantiates, type-checks and lowers every kernel, but skips ptxas and most of
+# its optimiser, which are nearly all of the kernels' build time and would only matter to a
+# GPU. The project's own CUDA programs (GPU tests, benchmarks, the tool) follow the same
+# choice (cmake/KdeclDeviceCode.cmake). KDECL_DEVICE_CODE=sass, ptx (optimised PTX, for a GPU
+# that JIT-compiles it) or check overrides the guess; -DKDECL_DEFAULT_CUDA_GENCODES=... among
+# the arguments wins.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 code=${KDECL_DEVICE_CODE:-}
 if [[ -z $code ]]; then
-  if command -v nvidia-smi > /dev/null 2>&1 && nvidia-smi -L > /dev/null 2>&1; then code=sass; else code=ptx; fi
+  if command -v nvidia-smi > /dev/null 2>&1 && nvidia-smi -L > /dev/null 2>&1; then code=sass; else code=check; fi
 fi
+ptx="-gencode=arch=compute_80,code=compute_80;-gencode=arch=compute_90a,code=compute_90a"
+check_only=OFF
 case $code in
   sass) gencodes="-gencode=arch=compute_80,code=sm_80;-gencode=arch=compute_90a,code=sm_90a" ;;
-  ptx) gencodes="-gencode=arch=compute_80,code=compute_80;-gencode=arch=compute_90a,code=compute_90a" ;;
-  *) echo "build.sh: KDECL_DEVICE_CODE='$code' is not sass or ptx" >&2; exit 2 ;;
+  ptx) gencodes=$ptx ;;
+  check) gencodes=$ptx; check_only=ON ;;
+  *) echo "build.sh: KDECL_DEVICE_CODE='$code' is not sass, ptx or check" >&2; exit 2 ;;
 esac
-echo "build.sh: kernel device code: $code (KDECL_DEVICE_CODE=sass|ptx to choose)"
-cmake --preset default "-DKDECL_DEFAULT_CUDA_GENCODES=$gencodes" "$@"
+echo "build.sh: kernel device code: $code (KDECL_DEVICE_CODE=sass|ptx|check to choose)"
+cmake --preset default "-DKDECL_DEFAULT_CUDA_GENCODES=$gencodes" "-DKDECL_DEVICE_CODE_CHECK_ONLY=$check_only" "$@"
 cmake --build --preset default -j "$(nproc)"
