@@ -86,10 +86,12 @@ double fmha_paged_estimate_us(const fmha_key& key, const fmha_paged_problem& p) 
   if (p.family == fmha_family::fwd_appendkv)  // reads the new K/V (and Q), writes them into the pages
     bytes = 2.0 * double(p.batch * p.seqlen_q) * double(p.heads_q + 2 * p.heads_kv) * double(p.hdim) * 2.0;
   double seconds = bytes / bandwidth;
-  if (a.pipe == fmha_pipeline::paged_decode && a.arch != arch_id::host) {
-    // One block per (sequence, KV head, 16 query rows[, split]): fewer blocks than processors
+  const bool decode = p.family == fmha_family::fwd_pagedkv || p.family == fmha_family::fwd_splitkv;
+  if (decode && a.arch != arch_id::host) {
+    // One block per (sequence, KV head, m0 query rows[, split]): fewer blocks than processors
     // leave bandwidth unused (the split plan fills the device; this ranks between tiles).
-    const double blocks = double(p.batch * p.heads_kv * ((p.group() * p.seqlen_q + 15) / 16));
+    const std::int64_t m0 = std::max(1, key.algo.tile.m0);
+    const double blocks = double(p.batch * p.heads_kv * ((p.group() * p.seqlen_q + m0 - 1) / m0));
     if (blocks < processors && p.family == fmha_family::fwd_pagedkv) seconds *= processors / blocks;
   }
   if (p.family == fmha_family::batch_prefill) {

@@ -266,7 +266,16 @@ TEST(FmhaHipTables, KernelRulesNameTheirReason) {
   EXPECT_STREQ(khip::fmha_hip_unsupported(k1), "k1 is a multiple of the MFMA k step");
   fmha_key async = k;
   async.algo.pipe = fmha_pipeline::qr_async;
-  EXPECT_STREQ(khip::fmha_hip_unsupported(async), "the HIP attention kernel implements CK's qr pipeline");
+  EXPECT_STREQ(khip::fmha_hip_unsupported(async), "the HIP attention kernel implements CK's qr and qr_pagedkv pipelines");
+  fmha_key paged = k;
+  paged.sig.family = fmha_family::fwd_pagedkv;
+  EXPECT_STREQ(khip::fmha_hip_unsupported(paged), "qr is the forward pass (family fwd)");
+  paged.algo.pipe = fmha_pipeline::qr_pagedkv;
+  paged.sig.bias = fmha_bias::alibi;
+  EXPECT_STREQ(khip::fmha_hip_unsupported(paged), "qr_pagedkv takes no bias or ALiBi");
+  paged.sig.bias = fmha_bias::none;
+  paged.sig.cache = dtype::fp8;
+  EXPECT_STREQ(khip::fmha_hip_unsupported(paged), "the HIP kernels keep the cache in Q's dtype (no fp8 cache)");
   fmha_key big = k;
   big.algo.tile.k1 = 256;
   big.algo.tile.n1 = 256;
@@ -336,7 +345,8 @@ std::vector<std::shared_ptr<const fmha_instance>> hip_kernels(arch_id arch) {
   for (const auto& e : registry::global().filter([&](const registered_kernel& k) {
          return k.instance->op() == op_kind::fmha && k.instance->arch() == arch;
        }))
-    out.push_back(std::static_pointer_cast<const fmha_instance>(e.instance));
+    if (auto f = std::static_pointer_cast<const fmha_instance>(e.instance); !is_paged_family(f->key().sig.family))
+      out.push_back(f);  // (the serving kernels: fmha_hip_paged_test.cpp)
   return out;
 }
 

@@ -7,6 +7,7 @@
 #include "kdecl/kernels/fmha/host/fmha_paged_kernel_host.hpp"
 #if defined(__HIPCC__)
 #include "kdecl/kernels/fmha/hip/fmha_kernel_hip.hpp"
+#include "kdecl/kernels/fmha/hip/fmha_paged_hip.hpp"
 #elif defined(__CUDACC__)
 #include "kdecl/kernels/fmha/cuda/decode/fmha_paged_kernel_cuda.cuh"
 #include "kdecl/kernels/fmha/cuda/fmha_kernel_cuda.cuh"

@@ -328,7 +328,8 @@ struct paged_key_range {
 };
 
 // Keys any of the seqlen_q query tokens may see (the mask's band), in [0, skv).
-inline paged_key_range paged_band(fmha_mask mask, std::int64_t left, std::int64_t right, std::int64_t sq,
+// constexpr: device code (the HIP kernels) calls these as the host reference does.
+constexpr paged_key_range paged_band(fmha_mask mask, std::int64_t left, std::int64_t right, std::int64_t sq,
                                   std::int64_t skv) {
   const std::int64_t offset = mask == fmha_mask::top_left ? 0 : skv - sq;
   std::int64_t lo = 0, hi = skv;
@@ -341,7 +342,7 @@ inline paged_key_range paged_band(fmha_mask mask, std::int64_t left, std::int64_
   return {lo, hi};
 }
 
-inline paged_key_range paged_split_range(paged_key_range band, int split, int splits, int block_keys) {
+constexpr paged_key_range paged_split_range(paged_key_range band, int split, int splits, int block_keys) {
   const std::int64_t n = band.end - band.begin;
   std::int64_t chunk = (n + splits - 1) / splits;
   chunk = (chunk + block_keys - 1) / block_keys * block_keys;

@@ -8,9 +8,11 @@
 // (FlashAttention-3 style: TMA + mbarrier ring, a producer warpgroup, consumer
 // warpgroups issuing wgmma) whose kernel is include/kdecl/kernels/fmha/cuda/sm90/.
 // Host: the host_tiled pipeline (include/kdecl/kernels/fmha/host/).
-// gfx90a and gfx942: CK's qr pipeline is built by kdecl's HIP/MFMA kernel
-// (include/kdecl/kernels/fmha/hip/; compiled for gfx90a and gfx940, never run):
-// CK's signature and tile rules plus the kernel's own limits (mfma_qr below).
+// gfx90a and gfx942: CK's qr pipeline (forward) and qr_pagedkv (decode, split-KV and
+// batch_prefill over a paged cache) are built by kdecl's HIP/MFMA kernel, appendkv by its
+// HIP append kernel (include/kdecl/kernels/fmha/hip/; compiled for gfx90a and gfx940,
+// never run): CK's signature and tile rules plus the kernels' own limits (mfma_qr,
+// mfma_qr_pagedkv, hip_appendkv below).
 //
 // Each formula below is the one its kernel computes (file named), so a key the
 // tables accept always fits when the kernel is instantiated.
@@ -187,8 +189,26 @@ constexpr pipeline_offer mfma_qr() {
   o.qkv_dtypes = bits(dtype::fp16, dtype::bf16);
   return o;
 }
-inline constexpr pipeline_offer pipes_cdna_kdecl[] = {mfma_qr(), ck(P::qr_async), ck(P::qs), ck(P::qr_pagedkv),
-                                                      ck(P::qr_nwarp_sshuffle), ck(P::appendkv)};
+// qr_pagedkv (CK's pipeline for the paged families): the same kernel and rules, its K/V rows read
+// through the page table (kernels/fmha/hip/fmha_hip_paged_kernel.hpp): decode (one stage and
+// split-KV, the query heads of a KV head packed into the rows) and batch_prefill. The cache in
+// Q's dtype; no bias or ALiBi (the paged problem has none).
+constexpr pipeline_offer mfma_qr_pagedkv() {
+  pipeline_offer o = mfma_qr();
+  o.pipe = P::qr_pagedkv;
+  o.families = bit(fmha_family::fwd_pagedkv) | bit(fmha_family::fwd_splitkv) | bit(fmha_family::batch_prefill);
+  return o;
+}
+// appendkv: kdecl's HIP append kernel (no tiles: one block of 4 waves per sequence and new token,
+// as CUDA's paged_append; its tile is 1 x 1).
+inline constexpr shape3 hip_append_warps[] = {{4, 1, 1}};
+inline constexpr int hip_append_tile[] = {1};
+constexpr pipeline_offer hip_appendkv() {
+  return {P::appendkv, rule_style::paged, hip_append_warps, 0, hip_append_tile, hip_append_tile, {}, {1, 1, 1},
+          smem_formula::none, 0, 0, 0, true, 16, bit(fmha_family::fwd_appendkv), false, bits(dtype::fp16, dtype::bf16)};
+}
+inline constexpr pipeline_offer pipes_cdna_kdecl[] = {mfma_qr(), ck(P::qr_async), ck(P::qs), mfma_qr_pagedkv(),
+                                                      ck(P::qr_nwarp_sshuffle), hip_appendkv()};
 inline constexpr pipeline_offer pipes_gfx950[] = {ck(P::qr), ck(P::qr_async), ck(P::qs), ck(P::qr_pagedkv),
                                                   ck(P::qr_nwarp_sshuffle), ck(P::appendkv), ck(P::qr_async_trload),
                                                   ck(P::qr_async_trload_v3), ck(P::v3)};

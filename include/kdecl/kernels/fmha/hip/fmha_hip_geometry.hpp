@@ -1,6 +1,7 @@
-// What an fmha_key means for the HIP/MFMA attention kernel (CK's qr pipeline on
-// gfx90a and gfx942): the keys it builds (fmha_hip_unsupported, its single list of
-// rules) and the numbers its code is made of (fmha_hip_geometry). Plain constexpr
+// What an fmha_key means for the HIP/MFMA attention kernel (CK's qr pipeline, and
+// qr_pagedkv for the serving families over a paged cache, on gfx90a and gfx942): the
+// keys it builds (fmha_hip_unsupported, its single list of rules) and the numbers its
+// code is made of (fmha_hip_geometry). Plain constexpr
 // C++ without HIP headers, so the arch tables' agreement test and the host tests
 // read the same rules the kernel static_asserts.
 //
@@ -41,11 +42,17 @@ constexpr const char* fmha_hip_unsupported(const fmha_key& k) {
   const auto& a = k.algo;
   const auto& t = a.tile;
   if (!k.concrete()) return "the HIP attention kernel needs a concrete key";
-  if (a.pipe != fmha_pipeline::qr) return "the HIP attention kernel implements CK's qr pipeline";
+  if (a.pipe != fmha_pipeline::qr && a.pipe != fmha_pipeline::qr_pagedkv)
+    return "the HIP attention kernel implements CK's qr and qr_pagedkv pipelines";
   if (a.arch != arch_id::gfx90a && a.arch != arch_id::gfx942) return "the HIP attention kernel targets gfx90a and gfx942";
-  if (s.family != fmha_family::fwd) return "the HIP attention kernel is the forward pass (family fwd)";
+  if (a.pipe == fmha_pipeline::qr && s.family != fmha_family::fwd) return "qr is the forward pass (family fwd)";
+  if (a.pipe == fmha_pipeline::qr_pagedkv && s.family != fmha_family::fwd_pagedkv && s.family != fmha_family::fwd_splitkv &&
+      s.family != fmha_family::batch_prefill)
+    return "qr_pagedkv serves fwd_pagedkv, fwd_splitkv and batch_prefill";
   if ((s.qkv != dtype::fp16 && s.qkv != dtype::bf16) || s.o != s.qkv)
     return "the HIP attention kernel computes fp16 or bf16 (O in Q's dtype)";
+  if (s.cache != dtype::any && s.cache != s.qkv) return "the HIP kernels keep the cache in Q's dtype (no fp8 cache)";
+  if (a.pipe == fmha_pipeline::qr_pagedkv && s.bias != fmha_bias::none) return "qr_pagedkv takes no bias or ALiBi";
   if (s.dropout || s.v_layout != layout::row) return "no dropout, row-major V";
   if (!(a.warp_tile0 == a.warp_tile1) || !(a.warps0 == a.warps1)) return "both stages run on one set of warps and warp tile";
   const mfma_shape mf = native_mfma(s.qkv, a.arch, a.warp_tile0.m);
