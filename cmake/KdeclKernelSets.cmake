@@ -132,6 +132,11 @@ function(kdecl_add_kernel_sets target)
 
     if("hip" IN_LIST passes)
       set(obj "${wrapper_dir}/${stem}.hip.o")
+      # KDECL_HIP_OPTIMIZATION: -O3 unless the project builds device code only to check it (kdecl's CI: -O0).
+      set(hip_optimization -O3)
+      if(DEFINED KDECL_HIP_OPTIMIZATION)
+        set(hip_optimization ${KDECL_HIP_OPTIMIZATION})
+      endif()
       set(offload "")
       foreach(gfx IN LISTS ARG_HIP_ARCHITECTURES)
         list(APPEND offload "--offload-arch=${gfx}")
@@ -141,7 +146,7 @@ function(kdecl_add_kernel_sets target)
       set(defs "$<TARGET_PROPERTY:${target},COMPILE_DEFINITIONS>")
       add_custom_command(
         OUTPUT "${obj}"
-        COMMAND "${KDECL_HIPCC}" -std=c++20 -O3 -fPIC -x hip ${offload} -DKDECL_BACKEND_PASS=1
+        COMMAND "${KDECL_HIPCC}" -std=c++20 ${hip_optimization} -fPIC -x hip ${offload} -DKDECL_BACKEND_PASS=1
                 -fconstexpr-steps=${KDECL_CLANG_CONSTEXPR_STEPS}
                 "$<$<BOOL:${defs}>:-D$<JOIN:${defs},;-D>>" "$<$<BOOL:${incs}>:-I$<JOIN:${incs},;-I>>"
                 -MD -MF "${obj}.d" -c "${abs}" -o "${obj}"

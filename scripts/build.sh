@@ -3,13 +3,13 @@
 # Release, every backend whose compiler is found). Extra arguments go to CMake.
 #
 # Kernel-set device code: machine code (SASS) for sm_80 and sm_90a where a GPU can run it;
-# without one (CI, a laptop) "check": PTX only, compiled at -O1 (KDECL_DEVICE_CODE_CHECK_ONLY):
-# nvcc still instantiates, type-checks and lowers every kernel, but skips ptxas and most of
-# its optimiser, which are nearly all of the kernels' build time and would only matter to a
-# GPU. The project's own CUDA programs (GPU tests, benchmarks, the tool) follow the same
-# choice (cmake/KdeclDeviceCode.cmake). KDECL_DEVICE_CODE=sass, ptx (optimised PTX, for a GPU
-# that JIT-compiles it) or check overrides the guess; -DKDECL_DEFAULT_CUDA_GENCODES=... among
-# the arguments wins.
+# without one (CI, a laptop) "check": CUDA as PTX, CUDA and HIP device code at -O0
+# (KDECL_DEVICE_CODE_CHECK_ONLY): every kernel is still instantiated, type-checked and
+# compiled, but ptxas and the optimisers, nearly all of the kernels' build time, are left to a
+# build that runs them. The project's own CUDA programs (GPU tests, benchmarks, the tool)
+# follow the same choice (cmake/KdeclDeviceCode.cmake). KDECL_DEVICE_CODE=sass, ptx (optimised
+# PTX, for a GPU that JIT-compiles it) or check overrides the guess;
+# -DKDECL_DEFAULT_CUDA_GENCODES=... among the arguments wins.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 code=${KDECL_DEVICE_CODE:-}

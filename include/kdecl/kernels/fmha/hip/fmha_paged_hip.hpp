@@ -7,7 +7,8 @@
 //               fmha_hip_prefill_kernel, the forward pass's blocks over paged K/V;
 //   appendkv    fwd_appendkv: fmha_hip_append_kernel.
 // The split count is planned as for CUDA (decode_plan.hpp plan_paged_decode) with the
-// arch table's compute units and the blocks one of them holds by LDS. Cache in Q's dtype
+// compute units (104 while the AMD arch tables carry no count) and the blocks one of
+// them holds by LDS. Cache in Q's dtype
 // only (no fp8 cache on HIP: the tables refuse such declarations). Empty unless __HIPCC__.
 #pragma once
 
