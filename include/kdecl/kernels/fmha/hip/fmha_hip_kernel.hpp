@@ -156,9 +156,12 @@ struct fmha_hip_block {
   std::int64_t part_seq, part_head, part_lse_seq, part_lse_head;
 };
 
-// The block's work (every lane of the block calls it, after the same early returns).
+// The block's work (every lane of the block calls it, after the same early returns), in the
+// kernel's LDS of fmha_geometry_of(C).lds_bytes (declared by the __global__ entry: an LDS
+// variable of a device function that is not inlined is allocated for every kernel of the
+// module at -O0).
 template <fmha_key C, class T, class KvRows>
-__device__ inline void fmha_hip_attend(const fmha_hip_block<T, KvRows>& bk) {
+__device__ __forceinline__ void fmha_hip_attend(const fmha_hip_block<T, KvRows>& bk, unsigned char* lds) {
   using namespace fmha_detail;
   constexpr fmha_hip_geometry G = fmha_geometry_of(C);
   constexpr int MN = G.mn, RM = G.rep_m, NT = G.n_tiles, OT = G.o_tiles, ACC = G.acc, PVT = G.pv_per_tile;
@@ -168,7 +171,6 @@ __device__ inline void fmha_hip_attend(const fmha_hip_block<T, KvRows>& bk) {
   using acc_t = typename mfma::acc_t;
   using operand_t = typename mfma::operand_t;
   constexpr float neg_inf = -__builtin_huge_valf();
-  __shared__ __attribute__((aligned(16))) unsigned char lds[G.lds_bytes];
   unsigned char* const k_lds = lds;
   unsigned char* const v_lds = lds + G.k_bytes;
 
@@ -414,7 +416,8 @@ __global__ void __launch_bounds__(fmha_geometry_of(C).threads) fmha_hip_kernel(c
     bk.o_head = p.o_head;
     bk.lse = p.lse != nullptr ? p.lse + batch * p.lse_batch + q_row0 : nullptr;
     bk.lse_head = p.lse_head;
-    fmha_hip_attend<C>(bk);
+    __shared__ __attribute__((aligned(16))) unsigned char lds[G.lds_bytes];
+    fmha_hip_attend<C>(bk, lds);
   } else {
     // Code object of another arch: run() checks the device arch first, so this never executes.
     __builtin_trap();

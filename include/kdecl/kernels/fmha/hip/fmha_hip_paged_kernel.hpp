@@ -28,7 +28,8 @@ namespace kdecl::kernels::hip {
 
 // The block's attention over its descriptor (fmha_hip_paged_blocks.hpp) and the device pointers.
 template <fmha_key C>
-__device__ inline void fmha_hip_paged_attend(const fmha_hip_paged_params& p, const fmha_hip_paged_block& d, int b) {
+__device__ __forceinline__ void fmha_hip_paged_attend(const fmha_hip_paged_params& p, const fmha_hip_paged_block& d, int b,
+                                                      unsigned char* lds) {
   using T = storage_t<C.sig.qkv>;
   const std::int32_t* table =
       p.page_list != nullptr ? p.page_list + p.page_offsets[b] : p.block_table + std::int64_t(b) * p.table_stride;
@@ -61,7 +62,7 @@ __device__ inline void fmha_hip_paged_attend(const fmha_hip_paged_params& p, con
     bk.lse = p.lse != nullptr ? p.lse + d.lse : nullptr;
     bk.lse_head = d.lse_head;
   }
-  fmha_hip_attend<C>(bk);
+  fmha_hip_attend<C>(bk, lds);
 }
 
 template <fmha_key C>
@@ -72,7 +73,8 @@ __global__ void __launch_bounds__(fmha_geometry_of(C).threads) fmha_hip_decode_k
     const fmha_hip_paged_block d = decode_block_of(p, C.sig.mask != fmha_mask::none, int(blockIdx.x), int(blockIdx.y), b,
                                                    p.seqlens_kv[b], G.m0, G.n0);
     if (d.empty) return;  // uniform over the block: before any barrier
-    fmha_hip_paged_attend<C>(p, d, b);
+    __shared__ __attribute__((aligned(16))) unsigned char lds[G.lds_bytes];
+    fmha_hip_paged_attend<C>(p, d, b, lds);
   } else {
     __builtin_trap();  // code object of another arch: run() checks the device arch first
   }
@@ -87,7 +89,8 @@ __global__ void __launch_bounds__(fmha_geometry_of(C).threads) fmha_hip_prefill_
     const fmha_hip_paged_block d = prefill_block_of(p, C.sig.mask != fmha_mask::none, m_block, int(blockIdx.y), b, q_row0,
                                                     p.cu_q[b + 1] - q_row0, p.seqlens_kv[b], G.m0);
     if (d.empty) return;
-    fmha_hip_paged_attend<C>(p, d, b);
+    __shared__ __attribute__((aligned(16))) unsigned char lds[G.lds_bytes];
+    fmha_hip_paged_attend<C>(p, d, b, lds);
   } else {
     __builtin_trap();
   }
