@@ -94,7 +94,8 @@ gemm_problem build(FuzzedDataProvider& in) {
     case 1: p.multi_d(pick<elementwise>(in), in.ConsumeIntegralInRange<int>(-1, 5), padded(in, n), padded(in, times(m, n))); break;
     case 2: p.sig.ew = pick<elementwise>(in); p.sig.num_d = in.ConsumeIntegralInRange<int>(0, 2); break;  // without the variant
     case 3: {  // block scales, packed or padded (or extreme), on whatever dtypes were drawn
-      const std::int64_t kb = k > 0 ? (k + 127) / 128 : 1, nb = n > 0 ? (n + 127) / 128 : 1;
+      // Blocks of 128, rounded up without overflowing near INT64_MAX (k and n are drawn from the whole range).
+      const std::int64_t kb = k > 0 ? k / 128 + (k % 128 != 0) : 1, nb = n > 0 ? n / 128 + (n % 128 != 0) : 1;
       p.block_scaled({padded(in, m), padded(in, kb), padded(in, times(m, kb)), padded(in, times(kb, nb))});
       break;
     }
