@@ -2,7 +2,8 @@
 # same choice scripts/build.sh makes for the kernel sets. Machine code (SASS) where the sets carry it
 # (KDECL_DEFAULT_CUDA_GENCODES names a code=sm_ target: a GPU is there to run it); PTX only otherwise
 # (CI and machines without a GPU: nvcc still instantiates and compiles every kernel, only ptxas is
-# skipped, and the driver would compile the PTX at load time).
+# skipped, and the driver would compile the PTX at load time; with KDECL_DEVICE_CODE_CHECK_ONLY, as
+# scripts/build.sh sets it there, without optimisation: see the top-level CMakeLists.txt).
 #
 #   kdecl_device_gencodes(<out-var> <arch>...)   arch: 80, 90, 90a, ...
 function(kdecl_device_gencodes out)
