@@ -23,6 +23,7 @@
 #include "kdecl/fmha/paged_kv.hpp"
 #include "kdecl/kernels/fmha/hip/fmha_hip_kernel.hpp"
 #include "kdecl/kernels/fmha/hip/fmha_hip_paged_blocks.hpp"
+#include "kdecl/kernels/fmha/paged_append_params.hpp"
 
 namespace kdecl::kernels::hip {
 
@@ -149,24 +150,7 @@ __global__ void __launch_bounds__(64) fmha_hip_combine_kernel(const fmha_hip_com
 // fp32 from the fp32 cos / sin tables (interleaved: pairs (2i, 2i + 1); half: (i, i + rd / 2)),
 // dims past rotary_dim copied. When q_out aliases q, each element is read by the lane that
 // writes it (a pair stays within one lane).
-struct fmha_hip_append_params {
-  const void* q;
-  void* q_out;
-  const void* k_new;
-  const void* v_new;
-  void* k_cache;
-  void* v_cache;
-  const std::int32_t* block_table;
-  const std::int32_t* page_list;
-  const std::int32_t* page_offsets;
-  const std::int32_t* seqlens_kv;
-  const float* cos;
-  const float* sin;
-  std::int64_t table_stride, q_batch, q_seq, q_head;
-  std::int64_t k_page, k_row, k_head, v_page, v_row, v_head;
-  int seqlen_new, heads_q, heads_kv, hdim, rotary_dim, page_shift;
-  rope_kind rope;
-};
+using fmha_hip_append_params = paged_append_params;  // (kernels/fmha/paged_append_params.hpp)
 
 template <dtype D>
 __device__ inline void fmha_hip_rotate(const storage_t<D>* src, storage_t<D>* dst, const fmha_hip_append_params& p,

@@ -121,30 +121,7 @@ struct fmha_paged_kernel<K, backend::hip> {
   }
 
   static status run_append(const fmha_paged_problem& p, const fmha_paged_args& a, hipStream_t s) {
-    hip::fmha_hip_append_params kp{};
-    kp.q = a.q;
-    kp.q_out = a.q_out;
-    kp.k_new = a.k_new;
-    kp.v_new = a.v_new;
-    kp.k_cache = a.k_cache;
-    kp.v_cache = a.v_cache;
-    kp.block_table = p.table == page_table_kind::block_table ? a.block_table : nullptr;
-    kp.page_list = p.table == page_table_kind::page_list ? a.page_list : nullptr;
-    kp.page_offsets = a.page_offsets;
-    kp.seqlens_kv = a.seqlens_kv;
-    kp.cos = a.rope_cos;
-    kp.sin = a.rope_sin;
-    kp.table_stride = p.table_stride;
-    kp.q_batch = p.q_strides.batch; kp.q_seq = p.q_strides.seq; kp.q_head = p.q_strides.head;
-    kp.k_page = p.k_strides.page; kp.k_row = p.k_strides.row; kp.k_head = p.k_strides.head;
-    kp.v_page = p.v_strides.page; kp.v_row = p.v_strides.row; kp.v_head = p.v_strides.head;
-    kp.seqlen_new = int(p.seqlen_q);
-    kp.heads_q = int(p.heads_q);
-    kp.heads_kv = int(p.heads_kv);
-    kp.hdim = int(p.hdim);
-    kp.rotary_dim = int(p.rotary_dim);
-    kp.page_shift = p.page_shift();
-    kp.rope = p.rope;
+    const hip::fmha_hip_append_params kp = paged_append_params_of(p, a);
     hipLaunchKernelGGL(hip::fmha_hip_append_kernel<K.sig.qkv>, dim3(unsigned(p.batch * p.seqlen_q)),
                        dim3(unsigned(4 * hip::fmha_wave)), 0, s, kp);
     return launched("hip paged append");

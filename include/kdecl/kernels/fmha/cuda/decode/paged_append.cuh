@@ -16,32 +16,13 @@
 
 #include "kdecl/core/status.hpp"
 #include "kdecl/fmha/paged_kv.hpp"
+#include "kdecl/kernels/fmha/paged_append_params.hpp"
 #include "kdecl/kernels/fmha/paged_pointers.hpp"
 #include "kdecl/kernels/cuda/device_types.cuh"
 
 namespace kdecl::kernels::cuda::decode {
 
-struct append_params {
-  const void* q;
-  void* q_out;
-  const void* k_new;
-  const void* v_new;
-  void* k_cache;
-  void* v_cache;
-  const std::int32_t* block_table;
-  const std::int32_t* page_list;
-  const std::int32_t* page_offsets;
-  const std::int32_t* seqlens_kv;
-  const float* cos;
-  const float* sin;
-  const float* k_scale;  // fp8 cache: values are stored divided by their scale
-  const float* v_scale;
-  int scale_stride;
-  std::int64_t table_stride, q_batch, q_seq, q_head;
-  std::int64_t k_page, k_row, k_head, v_page, v_row, v_head;
-  int seqlen_new, heads_q, heads_kv, hdim, rotary_dim, page_shift;
-  int rope;  // rope_kind
-};
+using append_params = kernels::paged_append_params;
 
 template <class T, class Out>
 __device__ __forceinline__ void rotate_row(const T* src, Out* dst, const append_params& p, int pos, int lane0, int step,
@@ -49,8 +30,8 @@ __device__ __forceinline__ void rotate_row(const T* src, Out* dst, const append_
   const int half = p.rotary_dim / 2;
   // Pairs first (each thread one pair), then the dims past the rotary part.
   for (int i = lane0; i < half; i += step) {
-    const int i0 = p.rope == int(rope_kind::interleaved) ? 2 * i : i;
-    const int i1 = p.rope == int(rope_kind::interleaved) ? 2 * i + 1 : i + half;
+    const int i0 = p.rope == rope_kind::interleaved ? 2 * i : i;
+    const int i1 = p.rope == rope_kind::interleaved ? 2 * i + 1 : i + half;
     const float x0 = to_float(src[i0]), x1 = to_float(src[i1]);
     const float c = p.cos[std::int64_t(pos) * half + i], s = p.sin[std::int64_t(pos) * half + i];
     dst[i0] = from_float<Out>((x0 * c - x1 * s) * inv_scale);
@@ -65,7 +46,7 @@ __global__ void __launch_bounds__(128) paged_append_kernel(const append_params p
   const int pos = p.seqlens_kv[b] + i;
   const std::int32_t* table = p.page_list ? p.page_list + p.page_offsets[b] : p.block_table + b * p.table_stride;
   const std::int64_t page = table[pos >> p.page_shift], slot = pos & ((1 << p.page_shift) - 1);
-  const bool rope = p.rope != int(rope_kind::none);
+  const bool rope = p.rope != rope_kind::none;
   // Threads are spread over heads: warp w handles heads w, w + 4, ...
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   if (p.q_out != nullptr)
@@ -102,33 +83,7 @@ inline status launch_paged_append(const fmha_paged_problem& p, const fmha_paged_
   if (auto why = kernels::detail::paged_pointers_missing(p, a)) return status::error(*why);
   if (p.batch == 0) return status::ok();
   if (p.batch * p.seqlen_q > std::int64_t(1) << 31) return status::error("too many new tokens for the grid");
-  append_params kp{};
-  kp.q = a.q;
-  kp.q_out = a.q_out;
-  kp.k_new = a.k_new;
-  kp.v_new = a.v_new;
-  kp.k_cache = a.k_cache;
-  kp.v_cache = a.v_cache;
-  kp.block_table = a.block_table;
-  kp.page_list = p.table == page_table_kind::page_list ? a.page_list : nullptr;
-  kp.page_offsets = a.page_offsets;
-  kp.seqlens_kv = a.seqlens_kv;
-  kp.cos = a.rope_cos;
-  kp.sin = a.rope_sin;
-  kp.k_scale = p.fp8_cache() ? a.k_scale : nullptr;
-  kp.v_scale = p.fp8_cache() ? a.v_scale : nullptr;
-  kp.scale_stride = p.kv_scale_per_head ? 1 : 0;
-  kp.table_stride = p.table_stride;
-  kp.q_batch = p.q_strides.batch; kp.q_seq = p.q_strides.seq; kp.q_head = p.q_strides.head;
-  kp.k_page = p.k_strides.page; kp.k_row = p.k_strides.row; kp.k_head = p.k_strides.head;
-  kp.v_page = p.v_strides.page; kp.v_row = p.v_strides.row; kp.v_head = p.v_strides.head;
-  kp.seqlen_new = int(p.seqlen_q);
-  kp.heads_q = int(p.heads_q);
-  kp.heads_kv = int(p.heads_kv);
-  kp.hdim = int(p.hdim);
-  kp.rotary_dim = int(p.rotary_dim);
-  kp.page_shift = p.page_shift();
-  kp.rope = int(p.rope);
+  const append_params kp = paged_append_params_of(p, a);
   const unsigned blocks = unsigned(p.batch * p.seqlen_q);
   paged_append_kernel<T, Cache><<<blocks, 128, 0, stream>>>(kp);
   const cudaError_t e = cudaGetLastError();
