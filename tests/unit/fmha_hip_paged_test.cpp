@@ -162,9 +162,19 @@ void pad_strides(fmha_paged_problem& p, std::mt19937& rng) {
   p.o_strides = {qs * std::max<std::int64_t>(p.seqlen_q, 1), qs, qh};
 }
 
+// Page size 1-32, table kind and mask by trial (each mask in turn), random windows.
+void random_pages_and_mask(test::paged_config& cfg, std::mt19937& rng, int trial) {
+  const fmha_mask masks[] = {fmha_mask::none, fmha_mask::top_left, fmha_mask::bottom_right, fmha_mask::generic};
+  cfg.page_size = std::int64_t(1) << (rng() % 6);
+  cfg.table = trial % 2 ? page_table_kind::page_list : page_table_kind::block_table;
+  cfg.mask = masks[trial % 4];
+  cfg.window_left = int(rng() % 70) - 5;
+  cfg.window_right = int(rng() % 20) - 5;
+  if (cfg.mask == fmha_mask::generic && cfg.window_left < 0 && cfg.window_right < 0) cfg.window_left = 30;
+}
+
 TEST(FmhaHipPagedBlocks, DecodeVisitsEachVisiblePairOnceAtTheReferenceOffsets) {
   std::mt19937 rng(7);
-  const fmha_mask masks[] = {fmha_mask::none, fmha_mask::top_left, fmha_mask::bottom_right, fmha_mask::generic};
   int split_cases = 0;
   for (int trial = 0; trial < 120; ++trial) {
     test::paged_config cfg;
@@ -176,12 +186,7 @@ TEST(FmhaHipPagedBlocks, DecodeVisitsEachVisiblePairOnceAtTheReferenceOffsets) {
     cfg.seqlen_q = 1 + int(rng() % 4);
     for (auto& l : cfg.lengths) l = std::max<std::int32_t>(l, std::int32_t(cfg.seqlen_q));  // queries are the last keys
     cfg.hdim = 64;
-    cfg.page_size = std::int64_t(1) << (rng() % 6);
-    cfg.table = trial % 2 ? page_table_kind::page_list : page_table_kind::block_table;
-    cfg.mask = masks[trial % 4];
-    cfg.window_left = int(rng() % 70) - 5;
-    cfg.window_right = int(rng() % 20) - 5;
-    if (cfg.mask == fmha_mask::generic && cfg.window_left < 0 && cfg.window_right < 0) cfg.window_left = 30;
+    random_pages_and_mask(cfg, rng, trial);
     cfg.splits = cfg.family == fmha_family::fwd_splitkv ? 1 + int(rng() % 5) : 0;
     cfg.seed = std::uint64_t(trial);
     auto c = test::make_paged_case<bf16_t>(cfg, dtype::bf16);
@@ -216,7 +221,6 @@ TEST(FmhaHipPagedBlocks, DecodeVisitsEachVisiblePairOnceAtTheReferenceOffsets) {
 
 TEST(FmhaHipPagedBlocks, PrefillVisitsEachVisiblePairOnceAtTheReferenceOffsets) {
   std::mt19937 rng(11);
-  const fmha_mask masks[] = {fmha_mask::none, fmha_mask::top_left, fmha_mask::bottom_right, fmha_mask::generic};
   for (int trial = 0; trial < 60; ++trial) {
     test::paged_config cfg;
     cfg.family = fmha_family::batch_prefill;
@@ -229,12 +233,7 @@ TEST(FmhaHipPagedBlocks, PrefillVisitsEachVisiblePairOnceAtTheReferenceOffsets) 
     cfg.heads_kv = 1 + int(rng() % 2);
     cfg.heads_q = cfg.heads_kv * std::int64_t(std::array{1, 4}[rng() % 2]);
     cfg.hdim = 64;
-    cfg.page_size = std::int64_t(1) << (rng() % 6);
-    cfg.table = trial % 2 ? page_table_kind::page_list : page_table_kind::block_table;
-    cfg.mask = masks[trial % 4];
-    cfg.window_left = int(rng() % 70) - 5;
-    cfg.window_right = int(rng() % 20) - 5;
-    if (cfg.mask == fmha_mask::generic && cfg.window_left < 0 && cfg.window_right < 0) cfg.window_left = 30;
+    random_pages_and_mask(cfg, rng, trial);
     cfg.seed = std::uint64_t(100 + trial);
     auto c = test::make_paged_case<bf16_t>(cfg, dtype::bf16);
     pad_strides(c.p, rng);
