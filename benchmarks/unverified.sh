@@ -61,9 +61,9 @@ if [[ $what == all || $what == gemm ]]; then
   if have kdecl; then
     log "gemm: block-scaled run under memcheck, then bench against cuBLASLt"
     compute-sanitizer --tool memcheck --error-exitcode 9 "$bin/kdecl" run gemm --dtype fp8 --block-scaled --m 4097 \
-        --n 200 --k 1000 --device cuda > "$out/memcheck_block_scaled.log" 2>&1 || status=1
+        --n 200 --k 1024 --device cuda > "$out/memcheck_block_scaled.log" 2>&1 || status=1
     grep -E "PASS|FAIL|ERROR SUMMARY" "$out/memcheck_block_scaled.log" | tee -a "$out/summary.txt"
-    timeout 300 "$bin/kdecl" bench gemm --sizes 4096,8192 --dtype fp8 --block-scaled --device cuda \
+    timeout 300 "$bin/kdecl" bench gemm --sizes 4096 8192 --dtype fp8 --block-scaled --device cuda \
         > "$out/bench_block_scaled.log" 2>&1 || status=1
     tail -n 8 "$out/bench_block_scaled.log" | tee -a "$out/summary.txt"
   fi
