@@ -217,8 +217,9 @@ template <gemm_key G, class Cfg, bool PixelRows, class Mainloop, class Params>
 __device__ __forceinline__ void conv_consume_tiles(const Params& p, Mainloop& mainloop, float* strips, int consumer,
                                                    int thread_in_wg) {
   const int lane = thread_in_wg % 32, warp = thread_in_wg / 32;
-  // C through TMA (params.out.c_via_tma, set by the launch): output rows ldc apart only.
-  constexpr bool stores_through_tma = tma_store_chunks<Cfg>::enabled && !PixelRows;
+  // C through TMA (params.out.c_via_tma, set by the launch): output rows ldc apart only; a
+  // fused epilogue's bias and residual are read from global memory there.
+  constexpr bool stores_through_tma = tma_store_chunks<Cfg>::enabled_with_global_d && !PixelRows;
   float acc[Cfg::m_blocks][Cfg::acc_regs];
   const int units = launch_units(p);
   const auto skip_unit = [&](int unit) {

@@ -2,9 +2,10 @@
 // (the GEMM's TMA-store epilogue, epilogue_tma_store.cuh) and, if so, the output's
 // map. The output is the GEMM's C as conv_consume_tiles writes it with rows ldc apart:
 // `out.n` columns, `out.m` rows, `batch` matrices out.stride_c apart (the groups; for
-// backward-weight's partials, ranges x groups). The GEMM's own rule decides
-// (gemm<G>::stores_c_through_tma: 16-byte aligned base, strides and row length, no
-// split-K, beta = 0); every other launch keeps the staged epilogue.
+// backward-weight's partials, ranges x groups). The GEMM's rule decides
+// (c_storable_through_tma: 16-byte aligned base, strides and row length, no split-K,
+// beta = 0), for keys with no D tensors or a fused epilogue's, read from global memory
+// (tma_store_chunks::enabled_with_global_d); every other launch keeps the staged epilogue.
 #pragma once
 
 #include "kdecl/gemm/gemm_key.hpp"
@@ -20,20 +21,18 @@ namespace kdecl::kernels::cuda::sm90 {
 // returns true where the output goes through TMA.
 template <gemm_key G>
 bool encode_output_tma_map(gemm_sm90_params& out, int batch) {
-  gemm_problem c_shape;
-  c_shape.m = out.m;
-  c_shape.n = out.n;
-  c_shape.ldc = out.ldc;
-  c_shape.batch = batch;
-  c_shape.stride_c = out.stride_c;
-  gemm_args c_args;
-  c_args.c = out.c;
-  c_args.beta = out.beta;
-  if (!gemm<G>::stores_c_through_tma(c_shape, c_args, out.sched.splits)) return false;
   using chunks = tma_store_chunks<sm90_config<G>>;
-  const operand_view c{out.c, G.sig.c, out.n, out.m, batch, out.ldc, out.stride_c, chunks::cols, chunks::rows,
-                       /*swizzle=*/false};
-  return !encode_tensor_map(out.map_c, c).has_value();
+  if constexpr (!chunks::enabled_with_global_d) {
+    return false;
+  } else {
+    if (out.d_via_tma ||
+        !c_storable_through_tma(out.c, bits_of(G.sig.c) / 8, out.n, out.ldc, batch, out.stride_c, out.beta,
+                                out.sched.splits))
+      return false;
+    const operand_view c{out.c, G.sig.c, out.n, out.m, batch, out.ldc, out.stride_c, chunks::cols, chunks::rows,
+                         /*swizzle=*/false};
+    return !encode_tensor_map(out.map_c, c).has_value();
+  }
 }
 
 }  // namespace kdecl::kernels::cuda::sm90

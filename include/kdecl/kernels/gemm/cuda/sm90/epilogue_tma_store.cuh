@@ -10,6 +10,13 @@
 // C of 16 or 32 bits, no D tensors, beta = 0, no split-K, and a C that TMA can address
 // (16-byte aligned base, leading dimension and batch stride). gemm_sm90.cuh decides per
 // launch (params.c_via_tma); every other launch keeps the staged epilogue.
+//
+// D tensors (multi_d) read from global memory, as a convolution's fused bias and residual
+// are (conv_sm90_kernel.cuh; kernels/conv/cuda/sm90/fused_epilogue_inputs.cuh), are added
+// in the chunk loop too: each lane reads the two adjacent columns it holds of each row. On
+// the H100 the staged epilogue made ResNet-50's fused 1x1 convolutions 1.5-2.6x slower
+// than the same convolutions without a fusion (2026-12-05, docs/perf/). The GEMM's own
+// multi_d launches, whose D tiles come through the ring, keep the staged epilogue.
 #pragma once
 
 #include <cstdint>
@@ -30,8 +37,12 @@ template <class Cfg>
 struct tma_store_chunks {
   using out_t = typename Cfg::out_t;
   static constexpr int elem_bytes = static_cast<int>(sizeof(out_t));
-  static constexpr bool enabled = Cfg::staged_epilogue && (elem_bytes == 2 || elem_bytes == 4) &&
-                                  Cfg::key.sig.variant == gemm_variant::standard;
+  static constexpr bool suits = Cfg::staged_epilogue && (elem_bytes == 2 || elem_bytes == 4);
+  // The GEMM's launches: no D tensors.
+  static constexpr bool enabled = suits && Cfg::key.sig.variant == gemm_variant::standard;
+  // Launches whose D tensors, if any, are read from global memory (params.d, never d_via_tma).
+  static constexpr bool enabled_with_global_d =
+      suits && (Cfg::key.sig.variant == gemm_variant::standard || Cfg::key.sig.variant == gemm_variant::multi_d);
   static constexpr int row_bytes = 64;
   static constexpr int cols = row_bytes / elem_bytes;  // 32 16-bit or 16 32-bit values
   static constexpr int rows = 16;                      // one warp's share of an m64 block
@@ -40,6 +51,40 @@ struct tma_store_chunks {
   // Every tile stores an even number of chunks, so the halves alternate across tiles too.
   static_assert(!enabled || Cfg::tile_n % (2 * cols) == 0, "a tile's chunks alternate between the strip's halves");
 };
+
+// Whether C can go through TMA (the rule for every key whose chunks allow it): no split-K,
+// beta = 0, a 16-byte aligned base, leading dimension and batch stride, and rows of N
+// elements a multiple of 16 bytes, since a TMA store writes the whole 16 bytes at a row's
+// end (measured on the H200: N = 1 in bf16 wrote 8 elements). `ec`: C's element bytes.
+inline bool c_storable_through_tma(const void* c, std::int64_t ec, std::int64_t n, std::int64_t ldc,
+                                   std::int64_t batch, std::int64_t stride_c, float beta, int splits) {
+  constexpr std::int64_t tma_stride_limit = std::int64_t{1} << 40;
+  if (splits != 1 || beta != 0.0f) return false;
+  if (reinterpret_cast<std::uintptr_t>(c) % 16 != 0 || (ldc * ec) % 16 != 0) return false;
+  if ((n * ec) % 16 != 0) return false;
+  if (batch > 1 && (stride_c <= 0 || (stride_c * ec) % 16 != 0)) return false;
+  return ldc * ec < tma_stride_limit && stride_c * ec < tma_stride_limit;
+}
+
+// Adds the D tensors' values at (row, col) and (row, col + 1) of this batch to x and y: D
+// tensor i at d[i] + batch * stride_d[i] + row * ldd[i] + col, or at C's own offset where bit
+// i of d_at_c is set (gemm_sm90_params.hpp). Outside M and N nothing is read (TMA clips the
+// store there).
+template <gemm_key K, class Out>
+__device__ __forceinline__ void add_global_d_pair(float& x, float& y, const gemm_sm90_params& p, int batch, int row,
+                                                  int col) {
+  constexpr int num_d = K.sig.variant == gemm_variant::multi_d ? K.sig.num_d : 0;
+  if (row >= p.m) return;
+#pragma unroll
+  for (int i = 0; i < num_d; ++i) {
+    const Out* d = static_cast<const Out*>(p.d[i]) +
+                   ((p.d_at_c >> i & 1u) != 0 ? batch * p.stride_c + std::int64_t(row) * p.ldc
+                                              : batch * p.stride_d[i] + std::int64_t(row) * p.ldd[i]) +
+                   col;
+    if (col < p.n) x += to_float(d[0]);
+    if (col + 1 < p.n) y += to_float(d[1]);
+  }
+}
 
 // `row0`: the warp's first output row of m64 block 0; `col0`: the tile's first column;
 // `strip`: the warp's strip (128-byte aligned, at least two chunks).
@@ -67,8 +112,12 @@ __device__ __forceinline__ void epilogue_tma_store(const float (&acc)[Cfg::m_blo
         const int col = 8 * g + col_pair;
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
-          const float x = apply_elementwise<K.sig.ew>(p.alpha * acc[i][r + 2 * h]);
-          const float y = apply_elementwise<K.sig.ew>(p.alpha * acc[i][r + 2 * h + 1]);
+          float x = p.alpha * acc[i][r + 2 * h];
+          float y = p.alpha * acc[i][r + 2 * h + 1];
+          if constexpr (K.sig.variant == gemm_variant::multi_d)
+            add_global_d_pair<K, out_t>(x, y, p, batch, row0 + 64 * i + row_a + 8 * h, col0 + s * chunks::cols + col);
+          x = apply_elementwise<K.sig.ew>(x);
+          y = apply_elementwise<K.sig.ew>(y);
           unsigned char* at = box + (row_a + 8 * h) * chunks::row_bytes + col * chunks::elem_bytes;
           element_vec<out_t, 2> pair;
           pair.v[0] = from_float<out_t>(x);

@@ -202,22 +202,13 @@ struct gemm {
   }
 
   // Whether the epilogue of a launch with `splits` K splits stores C through TMA
-  // (epilogue_tma_store.cuh): a key it covers, no split-K, beta = 0, and a C that TMA
-  // can address (16-byte aligned base, leading dimension and batch stride) and clip: rows
-  // of N elements a multiple of 16 bytes, since a TMA store writes the whole 16 bytes at a
-  // row's end (measured on the H200: N = 1 in bf16 wrote 8 elements). Otherwise the staged
-  // epilogue stores C (any alignment and N, beta, D tensors).
+  // (epilogue_tma_store.cuh): a key it covers and a C that c_storable_through_tma allows.
+  // Otherwise the staged epilogue stores C (any alignment and N, beta, D tensors).
   static bool stores_c_through_tma(const gemm_problem& p, const gemm_args& args, int splits) {
     if constexpr (!tma_store_chunks<sm90_config<K>>::enabled) {
       return false;
     } else {
-      constexpr std::int64_t ec = elem_bytes(K.sig.c);
-      constexpr std::int64_t tma_stride_limit = std::int64_t{1} << 40;
-      if (splits != 1 || args.beta != 0.0f) return false;
-      if (reinterpret_cast<std::uintptr_t>(args.c) % 16 != 0 || (p.ldc * ec) % 16 != 0) return false;
-      if ((p.n * ec) % 16 != 0) return false;
-      if (p.batch > 1 && (p.stride_c <= 0 || (p.stride_c * ec) % 16 != 0)) return false;
-      return p.ldc * ec < tma_stride_limit && p.stride_c * ec < tma_stride_limit;
+      return c_storable_through_tma(args.c, elem_bytes(K.sig.c), p.n, p.ldc, p.batch, p.stride_c, args.beta, splits);
     }
   }
 
