@@ -87,7 +87,7 @@ double staged_depthwise_estimate_us(const grouped_conv_key& key, const grouped_c
   const double compute_s = ops / (fp32_tflops * 1e12 / 2 * 0.6 * used);
   // Waves: tiles x channel blocks over the SMs (about two resident blocks each).
   const double units = double(p.n) * std::ceil(ho / th) * std::ceil(wo / tw) * std::ceil(double(p.k) / cb);
-  const double slots = 2.0 * std::max(1, spec_of(key.algo.arch).sm_count);
+  const double slots = 2.0 * spec_of(key.algo.arch).sm_count;
   const double wave_share = units / (std::ceil(units / slots) * slots);
   const double memory_s = bytes / (bandwidth * std::sqrt(used));
   return (std::max(memory_s, compute_s) / wave_share + 0.3 * std::min(memory_s, compute_s)) * 1e6 + 3.0;
@@ -103,7 +103,7 @@ double direct_estimate_us(const grouped_conv_key& key, const grouped_conv_proble
   double fp32_tflops = 20.0;
   for (const auto& r : s.peaks)
     if (r.compute == dtype::fp32) fp32_tflops = r.tflops;
-  const double bandwidth = (s.mem_bandwidth_gbs > 0 ? s.mem_bandwidth_gbs : 1600.0) * 1e9 * 0.85;
+  const double bandwidth = s.mem_bandwidth_gbs * 1e9 * 0.85;
   if (key.algo.stages == 2) return staged_depthwise_estimate_us(key, p, fp32_tflops, bandwidth);
   const double tm = key.algo.tile.m, tn = key.algo.tile.n;
   const double rows = (tm - 1) * double(p.stride_dims[1]) + (double(p.filter_dims[1]) - 1) * double(p.dilation_dims[1]) + 1;

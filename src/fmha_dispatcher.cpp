@@ -170,8 +170,8 @@ double fmha_estimate_us(const fmha_key& key, const fmha_problem& p) {
     tflops = 0.01 * processors;  // ~10 GFLOP/s per core for the fp32 host kernel
     launch_us = 5.0;
   } else {
-    processors = spec.sm_count > 0 ? spec.sm_count : 104;
-    bandwidth = (spec.mem_bandwidth_gbs > 0 ? spec.mem_bandwidth_gbs : 1600.0) * 1e9 * 0.7;
+    processors = spec.sm_count;
+    bandwidth = spec.mem_bandwidth_gbs * 1e9 * 0.7;
     for (const auto& r : spec.peaks)
       if (r.compute == key.sig.qkv) tflops = r.tflops;
     // FlashAttention-2-style mma.sync kernels reach ~70% of peak on A100 and ~35% on H100; the

@@ -76,8 +76,8 @@ double fmha_paged_estimate_us(const fmha_key& key, const fmha_paged_problem& p) 
     tflops = 0.01 * processors;
     launch_us = 5.0;
   } else {
-    processors = spec.sm_count > 0 ? spec.sm_count : 104;
-    bandwidth = (spec.mem_bandwidth_gbs > 0 ? spec.mem_bandwidth_gbs : 1600.0) * 1e9 * 0.85;
+    processors = spec.sm_count;
+    bandwidth = spec.mem_bandwidth_gbs * 1e9 * 0.85;
     for (const auto& r : spec.peaks)
       if (r.compute == key.sig.qkv) tflops = r.tflops;
   }

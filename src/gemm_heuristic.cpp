@@ -167,8 +167,8 @@ machine_model machine_model_of(const gemm_key& key) {
     mm.pipeline_efficiency = 1.0;
     return mm;
   }
-  mm.processors = spec.sm_count > 0 ? spec.sm_count : 104;  // AMD parts carry no reference figures yet
-  mm.bandwidth_gbs = spec.mem_bandwidth_gbs > 0 ? spec.mem_bandwidth_gbs : 1600.0;
+  mm.processors = spec.sm_count;
+  mm.bandwidth_gbs = spec.mem_bandwidth_gbs;
   mm.shared_bytes_per_processor = spec.smem_per_block;
   const dtype compute = key.sig.compute;
   double peak = 0.0;

@@ -284,7 +284,7 @@ std::string arch_to_markdown() {
      << "Do not edit: regenerate with `kdecl arch --markdown > docs/arch_tables.md` (or any program printing "
      << "`arch_to_markdown()`).\n\n";
   md << "## Targets\n\n| arch | backend | family | warp size | max threads | shared memory / LDS per block | "
-        "registers / SM | fp8 | kdecl kernels | reference part | SMs | GB/s | dense TFLOP/s |\n"
+        "registers / SM | fp8 | kdecl kernels | reference part | SMs / CUs | GB/s | dense TFLOP/s |\n"
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (const auto& t : all["targets"])
     md << "| " << cell(t["arch"]) << " | " << cell(t["backend"]) << " | " << cell(t["family"]) << " | "

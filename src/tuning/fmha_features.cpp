@@ -34,7 +34,7 @@ fmha_feature_row fmha_features_of(const fmha_problem& p, const fmha_key& key, do
   const bool host = a.arch == arch_id::host;
   const double processors =
       host ? double(std::max(1u, std::thread::hardware_concurrency()))
-           : double(arch::spec_of(a.arch).sm_count > 0 ? arch::spec_of(a.arch).sm_count : 104);
+           : double(arch::spec_of(a.arch).sm_count);
   const double m0 = std::max(1, a.tile.m0), n0 = std::max(1, a.tile.n0);
   const double dq = double(host ? p.hdim_q : std::max<std::int64_t>(p.hdim_q, a.tile.k0max));
   const double dv = double(host ? p.hdim_v : std::max<std::int64_t>(p.hdim_v, a.tile.n1));

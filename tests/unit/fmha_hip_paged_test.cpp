@@ -301,8 +301,6 @@ TEST(FmhaHipPagedBlocks, ParamsCarryTheMaskScaleAndWorkspace) {
   EXPECT_EQ(khip::paged_params_of(causal, a, 1).part_o, nullptr);
 }
 
-// ---- the tables against the kernels, and their refusals
-
 fmha_key decode_key(arch_id arch, int hdim) {
   fmha_key k;
   k.sig.family = fmha_family::fwd_splitkv;
@@ -317,6 +315,49 @@ fmha_key decode_key(arch_id arch, int hdim) {
   k.algo.arch = arch;
   return k;
 }
+
+// ---- estimates on the reference parts (gfx90a: MI210, gfx942: MI300X)
+
+// A long decode is bandwidth-bound and a long prefill compute-bound: each estimate lies between the
+// datasheet time and a few times it (the prefill's was 166,639 us for 2 x 4k before the CDNA tables
+// had peaks), and the MI300X's is the shorter.
+TEST(FmhaHipPagedDispatch, EstimatesFollowTheReferencePartsFigures) {
+  test::paged_config dec;
+  dec.family = fmha_family::fwd_splitkv;
+  dec.lengths = {8192, 8192};
+  const fmha_paged_problem decode = test::make_paged_case<bf16_t>(dec, dtype::bf16).p.normalized();
+  test::paged_config pre;
+  pre.family = fmha_family::batch_prefill;
+  pre.lengths = pre.q_lengths = {4096, 4096};
+  const fmha_paged_problem prefill = test::make_paged_case<bf16_t>(pre, dtype::bf16).p.normalized();
+  double previous_decode = 0.0, previous_prefill = 0.0;
+  for (arch_id arch : {arch_id::gfx90a, arch_id::gfx942}) {
+    const auto& spec = arch::spec_of(arch);
+    double peak = 0.0;
+    for (const auto& r : spec.peaks)
+      if (r.compute == dtype::bf16) peak = r.tflops;
+    const double decode_us = fmha_paged_estimate_us(decode_key(arch, 128), decode);
+    const double bytes_us = decode.bytes() / (spec.mem_bandwidth_gbs * 1e3);
+    EXPECT_GT(decode_us, bytes_us) << to_string(arch);
+    EXPECT_LT(decode_us, 3.0 * bytes_us + 10.0) << to_string(arch);
+
+    fmha_key pk = decode_key(arch, 128);
+    pk.sig.family = fmha_family::batch_prefill;
+    pk.algo.tile = {128, 64, 32, 0, 0, 0};
+    const double prefill_us = fmha_paged_estimate_us(pk, prefill);
+    const double flops_us = 4.0 * 32 * 128 * 2 * 4096.0 * 4096.0 / (peak * 1e6);
+    EXPECT_GT(prefill_us, flops_us) << to_string(arch);
+    EXPECT_LT(prefill_us, 3.0 * flops_us) << to_string(arch);
+    if (previous_decode > 0.0) {
+      EXPECT_LT(decode_us, previous_decode);
+      EXPECT_LT(prefill_us, previous_prefill / 3.0);
+    }
+    previous_decode = decode_us;
+    previous_prefill = prefill_us;
+  }
+}
+
+// ---- the tables against the kernels, and their refusals
 
 TEST(FmhaHipPagedTables, EveryPagedKeyTheTablesAcceptIsOneTheKernelBuilds) {
   long accepted = 0;

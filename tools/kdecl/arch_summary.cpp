@@ -12,8 +12,8 @@ std::string arch_summary(const nlohmann::json& a) {
                      a["warp_size"].get<int>(), a["max_threads_per_block"].get<int>(),
                      a["smem_per_block"].get<int>() / 1024);
   if (a.contains("reference_part") && !a["reference_part"]["name"].get<std::string>().empty())
-    out += fmt::format("  reference part {}: {} SMs, {:.0f} GB/s\n", a["reference_part"]["name"].get<std::string>(),
-                       a["reference_part"]["sm_count"].get<int>(),
+    out += fmt::format("  reference part {}: {} {}, {:.0f} GB/s\n", a["reference_part"]["name"].get<std::string>(),
+                       a["reference_part"]["sm_count"].get<int>(), a["backend"] == "hip" ? "CUs" : "SMs",
                        a["reference_part"]["mem_bandwidth_gbs"].get<double>());
   for (const auto& p : a["pipelines"]) {
     std::string dtypes;

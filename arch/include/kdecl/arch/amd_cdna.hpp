@@ -115,23 +115,49 @@ inline constexpr auto pipelines_gfx90a = hip_kernel::pipelines(hip_kernel::offer
 inline constexpr auto pipelines_gfx942 = hip_kernel::pipelines(hip_kernel::offers_gfx942, warps_gfx942);
 inline constexpr auto pipelines_gfx950 = amd::pipelines(offers_gfx950, pre_offers_gfx950, warps_gfx950, lds_160k);
 
+// ---- reference parts (dense peaks from AMD's datasheets, matrix cores; int8 in TOP/s) ----
+// What the cost models assume for a target (the NVIDIA tables do the same with one part each):
+// the single-die part of each generation, so that a CU count and a bandwidth describe one HIP
+// device (an MI250X is two such devices).
+// MI100 (CDNA1, 120 CUs): 1229 GB/s HBM2; bf16 at half the fp16 rate.
+inline constexpr peak_rate peaks_mi100[] = {
+    {dtype::fp16, 184.6}, {dtype::bf16, 92.3}, {dtype::fp32, 46.1}, {dtype::int8, 184.6}, {dtype::fp64, 11.5}};
+// MI210 (CDNA2, one die, 104 CUs): 1638 GB/s HBM2e; no fp8 and no xf32 matrix instructions.
+inline constexpr peak_rate peaks_mi210[] = {
+    {dtype::fp16, 181.0}, {dtype::bf16, 181.0}, {dtype::fp32, 45.3}, {dtype::int8, 181.0}, {dtype::fp64, 45.3}};
+// MI300X (CDNA3, 304 CUs): 5300 GB/s HBM3.
+inline constexpr peak_rate peaks_mi300x[] = {
+    {dtype::fp16, 1307.4}, {dtype::bf16, 1307.4}, {dtype::tf32, 653.7}, {dtype::fp32, 163.4},
+    {dtype::fp8, 2614.9}, {dtype::int8, 2614.9}, {dtype::fp64, 163.4}};
+// MI355X (CDNA4, 256 CUs): 8000 GB/s HBM3e; no xf32.
+inline constexpr peak_rate peaks_mi355x[] = {
+    {dtype::fp16, 2516.6}, {dtype::bf16, 2516.6}, {dtype::fp32, 157.3}, {dtype::fp8, 5033.2},
+    {dtype::int8, 5033.2}, {dtype::fp64, 78.6}};
+
+struct reference_part_figures {
+  std::string_view name;
+  int cus;
+  double gbs;
+  std::span<const peak_rate> peaks;
+};
+
 constexpr arch_spec cdna_spec(arch_id id, std::string_view family, std::string_view description,
-                              int lds, bool fp8, std::span<const shape3> warps,
+                              int lds, bool fp8, reference_part_figures part, std::span<const shape3> warps,
                               std::span<const warp_tile_list> tiles, std::span<const warp_tile_list> pre,
                               std::span<const pipeline_caps> pipes, bool kernels) {
-  return {id, backend::hip, family, "gfx9", description, 64, 1024, lds, 0, fp8, {}, 0, 0.0, {},
+  return {id, backend::hip, family, "gfx9", description, 64, 1024, lds, 0, fp8, part.name, part.cus, part.gbs, part.peaks,
           warps, tiles, pre, {}, ck_tile::unsupported_traits, pipes, kernels};
 }
 
 // gfx908/gfx90a have no fp8 MFMA: CK lists fp8 warp tiles for gfx90a (seed data);
 // the kdecl offers for gfx90a have none, and the fp8 rule rejects them (has_fp8 = false).
 inline constexpr arch_spec gfx908 = cdna_spec(arch_id::gfx908, "cdna1", "MI100 (CDNA1)", lds_64k, false,
-    warps_gfx908, warp_tiles_gfx908, {}, std::span(pipelines_gfx908).first(6), false);
+    {"MI100", 120, 1228.8, peaks_mi100}, warps_gfx908, warp_tiles_gfx908, {}, std::span(pipelines_gfx908).first(6), false);
 inline constexpr arch_spec gfx90a = cdna_spec(arch_id::gfx90a, "cdna2", "MI200 series (CDNA2)", lds_64k, false,
-    warps_gfx90a, warp_tiles_gfx90a, preshuffle_tiles_gfx90a, pipelines_gfx90a, true);
+    {"MI210", 104, 1638.4, peaks_mi210}, warps_gfx90a, warp_tiles_gfx90a, preshuffle_tiles_gfx90a, pipelines_gfx90a, true);
 inline constexpr arch_spec gfx942 = cdna_spec(arch_id::gfx942, "cdna3", "MI300 series (CDNA3)", lds_64k, true,
-    warps_gfx942, warp_tiles_gfx942, preshuffle_tiles_gfx942, pipelines_gfx942, true);
+    {"MI300X", 304, 5300.0, peaks_mi300x}, warps_gfx942, warp_tiles_gfx942, preshuffle_tiles_gfx942, pipelines_gfx942, true);
 inline constexpr arch_spec gfx950 = cdna_spec(arch_id::gfx950, "cdna4", "MI350 series (CDNA4), 160 KiB LDS", lds_160k, true,
-    warps_gfx950, warp_tiles_gfx950, preshuffle_tiles_gfx950, pipelines_gfx950, false);
+    {"MI355X", 256, 8000.0, peaks_mi355x}, warps_gfx950, warp_tiles_gfx950, preshuffle_tiles_gfx950, pipelines_gfx950, false);
 
 }  // namespace kdecl::arch::cdna

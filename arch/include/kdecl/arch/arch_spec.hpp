@@ -277,9 +277,10 @@ struct arch_spec {
   int smem_per_block;               // LDS per workgroup / opt-in shared memory per block, bytes
   int registers_per_sm;             // 32-bit registers per SM / CU (0: not tabulated)
   bool has_fp8;                     // fp8/bf8 matrix instructions exist
-  // Reference part for throughput estimates (NVIDIA; empty elsewhere).
+  // Reference part for the cost models' estimates: every target kdecl builds kernels for has one
+  // (tests/unit/arch_reference_part_test.cpp); RDNA targets (tables only) have none.
   std::string_view reference_part;
-  int sm_count;
+  int sm_count;                     // SMs (NVIDIA) or CUs (AMD) of the reference part
   double mem_bandwidth_gbs;
   std::span<const peak_rate> peaks;
   // Raw tables (CK Tile arch specs for AMD; instruction shapes for NVIDIA).

@@ -352,13 +352,13 @@ struct conv {
     return launched("bwd_data");
   }
 
-  // Compute units of the current device (MI250X's GCD: 110, where none is found).
+  // Compute units of the current device (where none is found, the arch's reference part's).
   static int compute_units() {
     int device = 0, units = 0;
     if (hipGetDevice(&device) == hipSuccess &&
         hipDeviceGetAttribute(&units, hipDeviceAttributeMultiprocessorCount, device) == hipSuccess && units > 0)
       return units;
-    return 110;
+    return arch::spec_of(G.algo.arch).sm_count;
   }
   static int plan_splits(const grouped_conv_problem& p) {
     return bwd_weight_gpu_splits(p, G.algo.tile.m, G.algo.tile.n, G.algo.tile.k, compute_units());

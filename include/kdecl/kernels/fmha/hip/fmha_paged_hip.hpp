@@ -7,8 +7,8 @@
 //               fmha_hip_prefill_kernel, the forward pass's blocks over paged K/V;
 //   appendkv    fwd_appendkv: fmha_hip_append_kernel.
 // The split count is planned as for CUDA (decode_plan.hpp plan_paged_decode) with the
-// compute units (104 while the AMD arch tables carry no count) and the blocks one of
-// them holds by LDS. Cache in Q's dtype
+// reference part's compute units (arch tables: an MI210's 104 on gfx90a, an MI300X's 304 on
+// gfx942) and the blocks one of them holds by LDS. Cache in Q's dtype
 // only (no fp8 cache on HIP: the tables refuse such declarations). Empty unless __HIPCC__.
 #pragma once
 
@@ -50,14 +50,13 @@ struct fmha_paged_kernel<K, backend::hip> {
     return hip::fmha_hip_paged_refusal(p, append ? 0 : geo.m0, append ? 256 : K.algo.tile.k0max);
   }
 
-  // Compute units of the arch (AMD parts carry no reference figures in the arch tables yet: 104,
-  // an MI210's, as the dispatchers' estimates assume) and decode blocks one of them holds (LDS,
-  // at most 8).
+  // Compute units of the arch's reference part (the number the dispatchers' estimates assume)
+  // and decode blocks one of them holds (LDS, at most 8).
   static paged_plan plan_of(const fmha_paged_problem& p) {
     if constexpr (append || prefill) {
       return {};
     } else {
-      const int cus = arch::spec_of(K.algo.arch).sm_count > 0 ? arch::spec_of(K.algo.arch).sm_count : 104;
+      const int cus = arch::spec_of(K.algo.arch).sm_count;
       const int per_cu = std::clamp(kdecl::arch::fmha::mfma_lds_bytes / std::max(1, geo.lds_bytes), 1, 8);
       const auto pl = cuda::decode::plan_paged_decode(p, cus, per_cu);
       return {pl.splits, pl.workspace_bytes};
