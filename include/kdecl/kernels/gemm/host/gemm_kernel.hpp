@@ -41,6 +41,38 @@ constexpr gemm_key host_gemm_key(const gemm_signature& s, mnk tile, mnk micro) {
   k.algo.arch = arch_id::host;
   return k;
 }
+// Why a host kernel of signature `k` cannot run problem `p` with `args` (std::nullopt: it can).
+// Not a member of gemm_kernel<K>: one copy serves every key (a declaration of 2,000 host keys
+// compiled 2,000 copies of it, 40% of the object's code; tests/consumer/).
+inline std::optional<std::string> problem_reason(const gemm_signature& k, const gemm_problem& p,
+                                                 const gemm_args& args) {
+  const gemm_signature& s = p.sig;
+  if (s.a != k.a || s.b != k.b || s.c != k.c || s.acc != k.acc || s.compute != k.compute ||
+      !(s.lay == k.lay) || s.variant != k.variant)
+    return std::string("problem signature differs from the kernel's");
+  if (s.variant == gemm_variant::multi_d) {
+    if (s.ew != k.ew) return std::string("problem's elementwise op differs from the kernel's");
+    if (s.num_d < 0 || s.num_d > max_d_tensors)
+      return "num_d = " + std::to_string(s.num_d) + " is outside [0, " + std::to_string(max_d_tensors) + "]";
+  }
+  if (p.m < 0 || p.n < 0 || p.k < 0 || p.batch < 0) return std::string("negative problem size");
+  if (p.lda <= 0 || p.ldb <= 0 || p.ldc <= 0)
+    return std::string("leading dimensions must be set (problem not normalized)");
+  if (p.m * p.n * p.batch == 0) return std::nullopt;  // nothing to compute, nothing dereferenced
+  if (!args.c) return std::string("C pointer is null");
+  if (p.k > 0 && (!args.a || !args.b)) return std::string("A or B pointer is null");
+  if (s.variant == gemm_variant::multi_d) {
+    if (s.num_d > 0 && p.ldd <= 0) return std::string("ldd must be set for multi_d (problem not normalized)");
+    for (int t = 0; t < s.num_d; ++t)
+      if (!args.d[std::size_t(t)]) return "D pointer " + std::to_string(t) + " is null";
+  }
+  if (s.variant == gemm_variant::block_scaled) {
+    if (p.scales.ld_a <= 0 || p.scales.ld_b <= 0)
+      return std::string("the scales' leading dimensions must be set (problem not normalized)");
+    if (p.k > 0 && (!args.scale_a || !args.scale_b)) return std::string("scale_a or scale_b pointer is null");
+  }
+  return std::nullopt;
+}
 }  // namespace host
 
 template <gemm_key K>
@@ -61,33 +93,7 @@ struct gemm_kernel<K, backend::host> {
 
   static std::optional<std::string> why_not(const gemm_problem& p, const gemm_args& args) {
     if (const char* why = unsupported_key_reason()) return std::string(why);
-    const gemm_signature& s = p.sig;
-    const gemm_signature& k = K.sig;
-    if (s.a != k.a || s.b != k.b || s.c != k.c || s.acc != k.acc || s.compute != k.compute ||
-        !(s.lay == k.lay) || s.variant != k.variant)
-      return std::string("problem signature differs from the kernel's");
-    if (s.variant == gemm_variant::multi_d) {
-      if (s.ew != k.ew) return std::string("problem's elementwise op differs from the kernel's");
-      if (s.num_d < 0 || s.num_d > max_d_tensors)
-        return "num_d = " + std::to_string(s.num_d) + " is outside [0, " + std::to_string(max_d_tensors) + "]";
-    }
-    if (p.m < 0 || p.n < 0 || p.k < 0 || p.batch < 0) return std::string("negative problem size");
-    if (p.lda <= 0 || p.ldb <= 0 || p.ldc <= 0)
-      return std::string("leading dimensions must be set (problem not normalized)");
-    if (p.m * p.n * p.batch == 0) return std::nullopt;  // nothing to compute, nothing dereferenced
-    if (!args.c) return std::string("C pointer is null");
-    if (p.k > 0 && (!args.a || !args.b)) return std::string("A or B pointer is null");
-    if (s.variant == gemm_variant::multi_d) {
-      if (s.num_d > 0 && p.ldd <= 0) return std::string("ldd must be set for multi_d (problem not normalized)");
-      for (int t = 0; t < s.num_d; ++t)
-        if (!args.d[std::size_t(t)]) return "D pointer " + std::to_string(t) + " is null";
-    }
-    if (s.variant == gemm_variant::block_scaled) {
-      if (p.scales.ld_a <= 0 || p.scales.ld_b <= 0)
-        return std::string("the scales' leading dimensions must be set (problem not normalized)");
-      if (p.k > 0 && (!args.scale_a || !args.scale_b)) return std::string("scale_a or scale_b pointer is null");
-    }
-    return std::nullopt;
+    return host::problem_reason(K.sig, p, args);
   }
 
   static status run(const gemm_problem& p, const gemm_args& args, void* /*stream*/) {
