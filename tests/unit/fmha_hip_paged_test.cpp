@@ -36,6 +36,7 @@
 #include "kdecl/numeric/host_storage.hpp"
 #include "kdecl/registry/registry.hpp"
 #include "kdecl/runtime/fmha_paged_case.hpp"
+#include "paged_kernels.hpp"
 
 namespace {
 
@@ -445,14 +446,7 @@ TEST(FmhaHipPagedRules, RefusalsNameTheValueAndTheRule) {
 
 // ---- offline selection of the shipped set
 
-std::vector<std::shared_ptr<const fmha_paged_instance>> paged_kernels(arch_id arch) {
-  std::vector<std::shared_ptr<const fmha_paged_instance>> out;
-  for (const auto& e : registry::global().filter([&](const registered_kernel& k) {
-         return k.instance->op() == op_kind::fmha && k.instance->arch() == arch;
-       }))
-    if (auto p = std::dynamic_pointer_cast<const fmha_paged_instance>(e.instance)) out.push_back(p);
-  return out;
-}
+using kdecl::testing::paged_kernels;
 
 TEST(FmhaHipPagedDispatch, OfflineSelectionPicksTheHipKernelsForGfxTargets) {
 #if !defined(KDECL_TEST_HIP_INSTANCES)

@@ -18,6 +18,7 @@
 #include "kdecl/kernels/fmha/host/fmha_paged_host.hpp"
 #include "kdecl/numeric/host_storage.hpp"
 #include "kdecl/runtime/fmha_paged_case.hpp"
+#include "paged_kernels.hpp"
 
 namespace kdecl {
 namespace {
@@ -25,14 +26,7 @@ namespace {
 using bf16_t = host_storage_t<dtype::bf16>;
 using fp16_t = host_storage_t<dtype::fp16>;
 
-std::vector<std::shared_ptr<const fmha_paged_instance>> paged_kernels(arch_id arch) {
-  std::vector<std::shared_ptr<const fmha_paged_instance>> out;
-  for (const auto& e : registry::global().filter([&](const registered_kernel& k) {
-         return k.instance->op() == op_kind::fmha && k.instance->arch() == arch;
-       }))
-    if (auto p = std::dynamic_pointer_cast<const fmha_paged_instance>(e.instance)) out.push_back(p);
-  return out;
-}
+using kdecl::testing::paged_kernels;
 
 TEST(FmhaPagedRegistry, NamesParseBackAndKeysAreValid) {
   int host = 0;

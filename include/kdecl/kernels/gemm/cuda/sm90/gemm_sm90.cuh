@@ -31,6 +31,7 @@
 #include "kdecl/kernels/gemm/cuda/sm90/gemm_sm90_config.cuh"
 #include "kdecl/kernels/gemm/cuda/sm90/gemm_sm90_kernel.cuh"
 #include "kdecl/kernels/gemm/cuda/sm90/gemm_sm90_params.cuh"
+#include "kdecl/kernels/gemm/cuda/sm90/problem_reason.cuh"
 #include "kdecl/kernels/cuda/sm90/cluster_launch.cuh"
 #include "kdecl/kernels/cuda/sm90/tensor_map.cuh"
 #include "kdecl/kernels/gemm/cuda/sm90/tile_scheduler.cuh"
@@ -277,54 +278,7 @@ struct gemm {
   }
 
   static std::optional<std::string> problem_reason(const gemm_problem& p, const gemm_args& args) {
-    const auto fail = [](const std::string& s) { return std::optional<std::string>("sm90 tma_wgmma: " + s); };
-    const auto& s = p.sig;
-    if (s.a != K.sig.a || s.b != K.sig.b || s.c != K.sig.c || s.acc != K.sig.acc || s.compute != K.sig.compute)
-      return fail("problem dtypes differ from the kernel's");
-    if (!(s.lay == K.sig.lay)) return fail("problem layouts differ from the kernel's");
-    if (s.variant != K.sig.variant || s.ew != K.sig.ew || s.num_d != K.sig.num_d)
-      return fail("problem variant, elementwise op or D count differs from the kernel's");
-    if (p.m < 1 || p.n < 1 || p.k < 1 || p.batch < 1) return fail("m, n, k and batch must be at least 1");
-    constexpr std::int64_t int_max = 0x7fffffff;
-    if (p.m > int_max || p.n > int_max || p.k > int_max || p.batch > 65535)
-      return fail("m, n, k must fit in int32 and batch in 65535 (TMA coordinates)");
-    if (K.algo.pad_m == tristate::no && p.m % K.algo.tile.m != 0) return fail("m is not a multiple of tile.m (pad_m = no)");
-    if (K.algo.pad_n == tristate::no && p.n % K.algo.tile.n != 0) return fail("n is not a multiple of tile.n (pad_n = no)");
-    if (K.algo.pad_k == tristate::no && p.k % K.algo.tile.k != 0) return fail("k is not a multiple of tile.k (pad_k = no)");
-    const std::int64_t ea = elem_bytes(s.a), eb = elem_bytes(s.b), ec = elem_bytes(s.c);
-    const auto aligned = [](const void* ptr, std::int64_t to) { return reinterpret_cast<std::uintptr_t>(ptr) % to == 0; };
-    if (args.a == nullptr || args.b == nullptr || args.c == nullptr) return fail("A, B and C must be non-null");
-    // A and B go through TMA; C (and D) through a direct-store epilogue that takes any alignment.
-    if (!aligned(args.a, 16) || !aligned(args.b, 16)) return fail("A and B must be 16-byte aligned (TMA)");
-    if (!aligned(args.c, ec)) return fail("C must be aligned to its element");
-    if ((p.lda * ea) % 16 || (p.ldb * eb) % 16) return fail("lda and ldb must be multiples of 16 bytes (TMA)");
-    if (p.lda < p.cols_a() || p.ldb < p.cols_b() || p.ldc < p.cols_c()) return fail("a leading dimension is too small");
-    if (p.batch > 1 && (p.stride_a <= 0 || p.stride_b <= 0 || (p.stride_a * ea) % 16 || (p.stride_b * eb) % 16))
-      return fail("batch strides of A and B must be positive multiples of 16 bytes (TMA)");
-    if constexpr (K.algo.index_bits == 32) {
-      // The epilogue's offsets inside one C (and D) are 32-bit; TMA addresses A and B itself.
-      constexpr std::int64_t offset_max = 0x7fffffff;
-      if (p.rows_c() * p.ldc > offset_max ||
-          (K.sig.variant == gemm_variant::multi_d && p.rows_c() * p.ldd > offset_max))
-        return fail("C or D spans 2^31 elements or more: offsets overflow 32-bit indexing (index_bits 64 keys take it)");
-    }
-    constexpr std::int64_t tma_stride_limit = std::int64_t{1} << 40;
-    if (p.lda * ea >= tma_stride_limit || p.ldb * eb >= tma_stride_limit || p.stride_a * ea >= tma_stride_limit ||
-        p.stride_b * eb >= tma_stride_limit)
-      return fail("a leading dimension or batch stride reaches 2^40 bytes (TMA limit)");
-    if constexpr (K.sig.variant == gemm_variant::block_scaled) {
-      if (args.scale_a == nullptr || args.scale_b == nullptr || !aligned(args.scale_a, 4) || !aligned(args.scale_b, 4))
-        return fail("the block scales must be non-null and aligned to their 4-byte floats");
-      if (p.scales.ld_a < p.m || p.scales.ld_b < p.k_blocks())
-        return fail("the scales' leading dimensions must cover M and ceil(K / 128) (problem not normalized)");
-    }
-    if constexpr (K.sig.variant == gemm_variant::multi_d) {
-      if (p.ldd < p.cols_c()) return fail("ldd must cover C's columns");
-      for (int i = 0; i < K.sig.num_d; ++i)
-        if (args.d[i] == nullptr || !aligned(args.d[i], ec))
-          return fail("each D tensor must be non-null and aligned to its element");
-    }
-    return std::nullopt;
+    return tma_wgmma_problem_reason(K, p, args);
   }
 
   // What the running environment must provide; checked by run(), not why_not(),
