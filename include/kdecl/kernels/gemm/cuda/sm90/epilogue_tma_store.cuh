@@ -40,9 +40,6 @@ struct tma_store_chunks {
   static constexpr bool suits = Cfg::staged_epilogue && (elem_bytes == 2 || elem_bytes == 4);
   // The GEMM's launches: no D tensors.
   static constexpr bool enabled = suits && Cfg::key.sig.variant == gemm_variant::standard;
-  // Launches whose D tensors, if any, are read from global memory (params.d, never d_via_tma).
-  static constexpr bool enabled_with_global_d =
-      suits && (Cfg::key.sig.variant == gemm_variant::standard || Cfg::key.sig.variant == gemm_variant::multi_d);
   static constexpr int row_bytes = 64;
   static constexpr int cols = row_bytes / elem_bytes;  // 32 16-bit or 16 32-bit values
   static constexpr int rows = 16;                      // one warp's share of an m64 block
@@ -50,6 +47,10 @@ struct tma_store_chunks {
   static constexpr int fragment_groups = cols / 8;     // 8-column groups of the wgmma fragment
   // Every tile stores an even number of chunks, so the halves alternate across tiles too.
   static_assert(!enabled || Cfg::tile_n % (2 * cols) == 0, "a tile's chunks alternate between the strip's halves");
+  // Launches whose D tensors, if any, are read from global memory (params.d, never d_via_tma):
+  // the convolutions' fused epilogues.
+  static constexpr bool enabled_with_global_d =
+      enabled || (suits && Cfg::key.sig.variant == gemm_variant::multi_d && Cfg::tile_n % (2 * cols) == 0);
 };
 
 // Whether C can go through TMA (the rule for every key whose chunks allow it): no split-K,
