@@ -100,9 +100,7 @@ double staged_depthwise_estimate_us(const grouped_conv_key& key, const grouped_c
 // depthwise path counts its multiply-adds and conversions (below).
 double direct_estimate_us(const grouped_conv_key& key, const grouped_conv_problem& p) {
   const arch::arch_spec& s = spec_of(key.algo.arch);
-  double fp32_tflops = 20.0;
-  for (const auto& r : s.peaks)
-    if (r.compute == dtype::fp32) fp32_tflops = r.tflops;
+  const double fp32_tflops = s.peak_tflops(dtype::fp32) > 0 ? s.peak_tflops(dtype::fp32) : 20.0;
   const double bandwidth = s.mem_bandwidth_gbs * 1e9 * 0.85;
   if (key.algo.stages == 2) return staged_depthwise_estimate_us(key, p, fp32_tflops, bandwidth);
   const double tm = key.algo.tile.m, tn = key.algo.tile.n;

@@ -172,8 +172,7 @@ double fmha_estimate_us(const fmha_key& key, const fmha_problem& p) {
   } else {
     processors = spec.sm_count;
     bandwidth = spec.mem_bandwidth_gbs * 1e9 * 0.7;
-    for (const auto& r : spec.peaks)
-      if (r.compute == key.sig.qkv) tflops = r.tflops;
+    if (spec.peak_tflops(key.sig.qkv) > 0) tflops = spec.peak_tflops(key.sig.qkv);
     // FlashAttention-2-style mma.sync kernels reach ~70% of peak on A100 and ~35% on H100; the
     // FlashAttention-3-style tma_wgmma_ws kernels are ranked at 70% (FlashAttention-3: 60-75% of H100 peak).
     efficiency = a.pipe == fmha_pipeline::mma_sync ? (a.arch == arch_id::sm_90 ? 0.35 : 0.6) : 0.7;

@@ -78,8 +78,7 @@ double fmha_paged_estimate_us(const fmha_key& key, const fmha_paged_problem& p) 
   } else {
     processors = spec.sm_count;
     bandwidth = spec.mem_bandwidth_gbs * 1e9 * 0.85;
-    for (const auto& r : spec.peaks)
-      if (r.compute == key.sig.qkv) tflops = r.tflops;
+    if (spec.peak_tflops(key.sig.qkv) > 0) tflops = spec.peak_tflops(key.sig.qkv);
   }
   const double padding = double(key.sig.hdim_q) / double(std::max<std::int64_t>(p.hdim, 1));
   double bytes = p.bytes() * padding;

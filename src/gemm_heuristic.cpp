@@ -171,9 +171,7 @@ machine_model machine_model_of(const gemm_key& key) {
   mm.bandwidth_gbs = spec.mem_bandwidth_gbs;
   mm.shared_bytes_per_processor = spec.smem_per_block;
   const dtype compute = key.sig.compute;
-  double peak = 0.0;
-  for (const auto& p : spec.peaks)
-    if (p.compute == compute || (compute == dtype::bf8 && p.compute == dtype::fp8)) peak = p.tflops;
+  const double peak = spec.peak_tflops(compute == dtype::bf8 ? dtype::fp8 : compute);
   mm.peak_tflops = peak > 0 ? peak : 100.0;
   // Share of peak each pipeline reaches at its best: wgmma streams the tensor
   // cores; mma.sync on Hopper issues at about half its rate.

@@ -18,12 +18,6 @@ using namespace kdecl;
 using kdecl::testing::make_key;
 constexpr gemm_layout rcr{layout::row, layout::col, layout::row};
 
-double peak_of(const arch::arch_spec& s, dtype d) {
-  for (const auto& p : s.peaks)
-    if (p.compute == d) return p.tflops;
-  return 0.0;
-}
-
 TEST(ArchReferencePart, EveryTargetWithKernelsHasItsFigures) {
   int checked = 0;
   for (const arch::arch_spec* s : arch::all_specs) {
@@ -34,9 +28,9 @@ TEST(ArchReferencePart, EveryTargetWithKernelsHasItsFigures) {
     EXPECT_FALSE(s->reference_part.empty()) << name;
     EXPECT_GT(s->sm_count, 0) << name;
     EXPECT_GT(s->mem_bandwidth_gbs, 0.0) << name;
-    EXPECT_GT(peak_of(*s, dtype::fp16), 0.0) << name;
-    EXPECT_GT(peak_of(*s, dtype::bf16), 0.0) << name;
-    if (s->has_fp8) EXPECT_GT(peak_of(*s, dtype::fp8), 0.0) << name;
+    EXPECT_GT(s->peak_tflops(dtype::fp16), 0.0) << name;
+    EXPECT_GT(s->peak_tflops(dtype::bf16), 0.0) << name;
+    if (s->has_fp8) EXPECT_GT(s->peak_tflops(dtype::fp8), 0.0) << name;
   }
   EXPECT_GE(checked, 6);  // sm_80, sm_86, sm_89, sm_90, gfx90a, gfx942
 }
@@ -47,8 +41,8 @@ TEST(ArchReferencePart, CdnaTablesNameTheirParts) {
   EXPECT_EQ(arch::spec_of(arch_id::gfx90a).sm_count, 104);
   EXPECT_EQ(arch::spec_of(arch_id::gfx942).reference_part, "MI300X");
   EXPECT_EQ(arch::spec_of(arch_id::gfx942).sm_count, 304);
-  EXPECT_DOUBLE_EQ(peak_of(arch::spec_of(arch_id::gfx942), dtype::fp16), 1307.4);
-  EXPECT_DOUBLE_EQ(peak_of(arch::spec_of(arch_id::gfx90a), dtype::fp8), 0.0);  // CDNA2 has no fp8 MFMA
+  EXPECT_DOUBLE_EQ(arch::spec_of(arch_id::gfx942).peak_tflops(dtype::fp16), 1307.4);
+  EXPECT_DOUBLE_EQ(arch::spec_of(arch_id::gfx90a).peak_tflops(dtype::fp8), 0.0);  // CDNA2 has no fp8 MFMA
 }
 
 // A large GEMM is compute-bound: its estimate lies between the datasheet time and a few times it,
@@ -60,7 +54,7 @@ TEST(ArchReferencePart, GemmEstimatesOnCdnaFollowThePeaks) {
   for (arch_id a : {arch_id::gfx90a, arch_id::gfx942}) {
     const gemm_key k = make_key(dtype::fp16, rcr, 256, 128, 32, a, pipeline::compv3);
     const double us = estimate_microseconds(k, p);
-    const double datasheet_us = flops / (peak_of(arch::spec_of(a), dtype::fp16) * 1e12) * 1e6;
+    const double datasheet_us = flops / (arch::spec_of(a).peak_tflops(dtype::fp16) * 1e12) * 1e6;
     EXPECT_GT(us, datasheet_us) << to_string(a);
     EXPECT_LT(us, 4.0 * datasheet_us) << to_string(a);
     if (previous > 0.0) EXPECT_LT(us, previous / 3.0);

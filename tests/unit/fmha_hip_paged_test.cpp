@@ -334,9 +334,7 @@ TEST(FmhaHipPagedDispatch, EstimatesFollowTheReferencePartsFigures) {
   double previous_decode = 0.0, previous_prefill = 0.0;
   for (arch_id arch : {arch_id::gfx90a, arch_id::gfx942}) {
     const auto& spec = arch::spec_of(arch);
-    double peak = 0.0;
-    for (const auto& r : spec.peaks)
-      if (r.compute == dtype::bf16) peak = r.tflops;
+    const double peak = spec.peak_tflops(dtype::bf16);
     const double decode_us = fmha_paged_estimate_us(decode_key(arch, 128), decode);
     const double bytes_us = decode.bytes() / (spec.mem_bandwidth_gbs * 1e3);
     EXPECT_GT(decode_us, bytes_us) << to_string(arch);

@@ -298,6 +298,14 @@ struct arch_spec {
   // The direct convolution pipeline (conv keys only; empty: not built here).
   direct_conv_caps direct_conv{};
 
+  // The reference part's dense peak for `compute` in TFLOP/s (TOP/s for int8); 0 where not tabulated.
+  constexpr double peak_tflops(dtype compute) const {
+    double tflops = 0.0;
+    for (const auto& r : peaks)
+      if (r.compute == compute) tflops = r.tflops;
+    return tflops;
+  }
+
   constexpr const pipeline_caps* find(pipeline p) const {
     for (const auto& c : pipelines)
       if (c.pipe == p) return &c;
