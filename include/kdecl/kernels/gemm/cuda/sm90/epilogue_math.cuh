@@ -45,6 +45,18 @@ __device__ __forceinline__ void combine_inputs(float* v, const Out* c_row, const
   }
 }
 
+// Element (row, col) of D tensor i of this batch in global memory: at d[i] + batch * stride_d[i] +
+// row * ldd[i] + col, or, where bit i of params.d_at_c is set, at C's own offset of that element
+// (`c_offset`, batch included).
+template <gemm_key K, class Out>
+__device__ __forceinline__ const Out* d_element(const gemm_sm90_params& p, int i, int batch, int row, int col,
+                                                std::int64_t c_offset) {
+  const Out* d_base = static_cast<const Out*>(p.d[i]);
+  return (p.d_at_c >> i & 1u) != 0
+             ? d_base + c_offset
+             : d_base + batch * p.stride_d[i] + static_cast<index_t<K>>(row) * static_cast<index_t<K>>(p.ldd[i]) + col;
+}
+
 // D read from global memory: row `row` of D tensor i of this batch (its own ld and
 // alignment, so its vector test is its own), or the element at C's offset (params.d_at_c).
 template <gemm_key K, int Count, class Out>
@@ -52,11 +64,7 @@ __device__ __forceinline__ void gather_inputs(float* v, const Out* c_row, const 
                                               bool c_vector, const gemm_sm90_params& p, int batch, int row,
                                               int col0) {
   combine_inputs<K, Count>(v, c_row, run, c_vector, p, [&](int i, float* d) {
-    const Out* d_base = static_cast<const Out*>(p.d[i]);
-    const Out* d_row = (p.d_at_c >> i & 1u) != 0
-                           ? d_base + (c_row - static_cast<const Out*>(p.c))
-                           : d_base + batch * p.stride_d[i] +
-                                 static_cast<index_t<K>>(row) * static_cast<index_t<K>>(p.ldd[i]) + col0;
+    const Out* d_row = d_element<K, Out>(p, i, batch, row, col0, c_row - static_cast<const Out*>(p.c));
     load_run(d_row, run, run.whole() && vector_aligned<Count>(d_row + run.first), d);
   });
 }

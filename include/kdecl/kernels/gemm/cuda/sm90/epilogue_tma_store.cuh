@@ -27,6 +27,7 @@
 #include "kdecl/kernels/cuda/sm90/tma_store.cuh"
 #include "kdecl/kernels/gemm/cuda/common/element_run.cuh"
 #include "kdecl/kernels/gemm/cuda/common/elementwise.cuh"
+#include "kdecl/kernels/gemm/cuda/sm90/epilogue_math.cuh"
 #include "kdecl/kernels/gemm/cuda/sm90/gemm_sm90_config.cuh"
 #include "kdecl/kernels/gemm/cuda/sm90/gemm_sm90_params.cuh"
 
@@ -67,10 +68,9 @@ inline bool c_storable_through_tma(const void* c, std::int64_t ec, std::int64_t 
   return ldc * ec < tma_stride_limit && stride_c * ec < tma_stride_limit;
 }
 
-// Adds the D tensors' values at (row, col) and (row, col + 1) of this batch to x and y: D
-// tensor i at d[i] + batch * stride_d[i] + row * ldd[i] + col, or at C's own offset where bit
-// i of d_at_c is set (gemm_sm90_params.hpp). Outside M and N nothing is read (TMA clips the
-// store there).
+// Adds the D tensors' values at (row, col) and (row, col + 1) of this batch to x and y
+// (epilogue_math.cuh d_element; C's rows are ldc apart on this path). Outside M and N nothing
+// is read (TMA clips the store there).
 template <gemm_key K, class Out>
 __device__ __forceinline__ void add_global_d_pair(float& x, float& y, const gemm_sm90_params& p, int batch, int row,
                                                   int col) {
@@ -78,10 +78,7 @@ __device__ __forceinline__ void add_global_d_pair(float& x, float& y, const gemm
   if (row >= p.m) return;
 #pragma unroll
   for (int i = 0; i < num_d; ++i) {
-    const Out* d = static_cast<const Out*>(p.d[i]) +
-                   ((p.d_at_c >> i & 1u) != 0 ? batch * p.stride_c + std::int64_t(row) * p.ldc
-                                              : batch * p.stride_d[i] + std::int64_t(row) * p.ldd[i]) +
-                   col;
+    const Out* d = d_element<K, Out>(p, i, batch, row, col, batch * p.stride_c + std::int64_t(row) * p.ldc + col);
     if (col < p.n) x += to_float(d[0]);
     if (col + 1 < p.n) y += to_float(d[1]);
   }
