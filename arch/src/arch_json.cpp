@@ -107,6 +107,8 @@ json pipeline_json(const pipeline_caps& c) {
           {"swizzle_rows", c.swizzle_rows},
           {"preshuffle_k_bytes", c.preshuffle_k_bytes},
           {"block_scaled_layouts", layout_set(c.block_scaled_layouts)},
+          {"block_scaled_k_tiles_per_block", c.block_scaled_k_tiles_per_block},
+          {"block_scaled_tile_n_in_one_block", c.block_scaled_tile_n_in_one_block},
           {"conv",
            {{"directions", enum_set<conv_direction>(c.conv.directions)},
             {"layouts", enum_set<conv_layout>(c.conv.layouts)},
@@ -336,6 +338,8 @@ std::string arch_to_markdown() {
       if (p["preshuffle_k_bytes"].get<int>() != 0)
         limits += "; preshuffle tile_k*size(B) multiple of " + p["preshuffle_k_bytes"].dump();
       if (p["block_scaled_layouts"].size() != 8) limits += "; block_scaled layouts " + cell(p["block_scaled_layouts"]);
+      if (p["block_scaled_k_tiles_per_block"].get<bool>()) limits += "; block_scaled tile_k divides 128";
+      if (p["block_scaled_tile_n_in_one_block"].get<bool>()) limits += "; block_scaled tile_n divides 128";
       if (!p["conv"]["directions"].empty())
         limits += "; convolutions: " + cell(p["conv"]["directions"]) + " " + cell(p["conv"]["layouts"]) + " " +
                   cell(p["conv"]["dtypes"]) + " (input = weight = output), specializations " +

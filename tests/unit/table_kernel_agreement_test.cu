@@ -87,6 +87,8 @@ constexpr auto cp_wide(gemm_layout l) {
 inline constexpr auto cp_async_wide = kernel_set(
     targets(sm_80, sm_86, sm_89, sm_90), cp_wide(rcr), cp_wide(rrr), cp_wide(crr), cp_wide(ccr), cp_wide(rcc),
     cp_wide(rrc), cp_wide(crc), cp_wide(ccc), cp_wide(rcr).variant(preshuffle), cp_wide(rrr).multi_d(relu, 3));
+// Block-scaled fp8 (sm_89 and sm_90 have fp8 mma.sync): k tiles inside a scale block, tile_n inside one B block.
+inline constexpr auto cp_async_block_scaled = kernel_set(targets(sm_89, sm_90), cp_wide(rcr).variant(block_scaled));
 }  // namespace sets
 
 // ---- compile time -------------------------------------------------------------------------
@@ -167,6 +169,7 @@ TEST(TableKernelAgreement, TmaWgmmaEveryWildcard) {
 
 TEST(TableKernelAgreement, CpAsyncEveryWildcard) {
   expect_kernel_builds_every_key(agreement::sets::cp_async_wide, "cp_async");
+  expect_kernel_builds_every_key(agreement::sets::cp_async_block_scaled, "cp_async block_scaled");
 }
 
 // ---- the converse, on a sample: keys a kernel builds that the tables reject ----------

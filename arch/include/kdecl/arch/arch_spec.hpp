@@ -251,6 +251,12 @@ struct pipeline_caps {
   bool swizzle_rows = false;           // every operand's smem row is 16, 32, 64 or a multiple of 128 bytes
   int preshuffle_k_bytes = 0;          // preshuffle variant: tile_k*size(B) a multiple of it
   std::uint32_t block_scaled_layouts = all_layouts;  // block_scaled variant: layout triples built
+  // block_scaled variant: tile_k may divide the 128-deep scale block (the kernel adds its k tiles'
+  // sums up per block before scaling them); false: tile_k is the block (one scaling per k tile).
+  bool block_scaled_k_tiles_per_block = false;
+  // block_scaled variant: tile_n divides the 128 columns of one B scale (the kernel reads one B
+  // scale per tile); false: tile_n may also be a multiple of 128.
+  bool block_scaled_tile_n_in_one_block = false;
   conv_offer conv{};                   // grouped convolutions its kernels compute (none by default)
   // ---- alignment and offsets -------------------------------------------------------
   // The epilogue takes C and D at any address, leading dimension and batch stride

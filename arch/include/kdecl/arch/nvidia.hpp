@@ -98,14 +98,15 @@ inline constexpr dtype_offer cp_async_dtypes_sm80[] = {
     cp_async_simt_fp32,
     {dtype::int8, dtype::int8, dtype::int32, dtype::int8, bits(dtype::int32), k_major_layouts, cp_async_tiles_k32, {}},
 };
-// sm_89 and sm_90 add fp8/bf8 (any e4m3/e5m2 mix; compute = A's type).
+// sm_89 and sm_90 add fp8/bf8 (any e4m3/e5m2 mix; compute = A's type), block-scaled too (rcr:
+// sm80/block_scales.cuh; the fallback of the TMA kernels for rows that are not 16-byte multiples).
 inline constexpr dtype_offer cp_async_dtypes_sm89[] = {
     cp_async_dtypes_sm80[0], cp_async_dtypes_sm80[1], cp_async_dtypes_sm80[2], cp_async_dtypes_sm80[3],
     cp_async_dtypes_sm80[4],
-    {dtype::fp8, dtype::fp8, dtype::fp32, dtype::fp8, c_fp8, k_major_layouts, cp_async_tiles_k32, {}},
-    {dtype::fp8, dtype::bf8, dtype::fp32, dtype::fp8, c_fp8, k_major_layouts, cp_async_tiles_k32, {}},
-    {dtype::bf8, dtype::fp8, dtype::fp32, dtype::bf8, c_fp8, k_major_layouts, cp_async_tiles_k32, {}},
-    {dtype::bf8, dtype::bf8, dtype::fp32, dtype::bf8, c_fp8, k_major_layouts, cp_async_tiles_k32, {}},
+    {dtype::fp8, dtype::fp8, dtype::fp32, dtype::fp8, c_fp8, k_major_layouts, cp_async_tiles_k32, {}, block_scaled_fp8_variants},
+    {dtype::fp8, dtype::bf8, dtype::fp32, dtype::fp8, c_fp8, k_major_layouts, cp_async_tiles_k32, {}, block_scaled_fp8_variants},
+    {dtype::bf8, dtype::fp8, dtype::fp32, dtype::bf8, c_fp8, k_major_layouts, cp_async_tiles_k32, {}, block_scaled_fp8_variants},
+    {dtype::bf8, dtype::bf8, dtype::fp32, dtype::bf8, c_fp8, k_major_layouts, cp_async_tiles_k32, {}, block_scaled_fp8_variants},
 };
 inline constexpr shape3 cp_async_warps[] = {{1, 1, 1}, {1, 2, 1}, {1, 4, 1}, {2, 1, 1},
                                             {2, 2, 1}, {2, 4, 1}, {4, 1, 1}, {4, 2, 1}};
@@ -168,7 +169,10 @@ constexpr pipeline_caps cp_async(int smem_opt_in, std::span<const dtype_offer> d
                   cp_async_tile_mn, cp_async_tile_mn, cp_async_tile_k, {2, 5, 3},
                   bits(epilogue::direct, epilogue::cshuffle), bits(scheduler::intrawave),
                   cp_async_vectors, 16, smem_formula::cp_async_ring_or_staging, smem_opt_in, no_cluster, false};
-  c.variants = all_variants;  // preshuffle per dtype offer (tensor-core types only)
+  c.variants = block_scaled_fp8_variants;  // preshuffle per dtype offer (tensor-core types), block_scaled for fp8
+  c.block_scaled_layouts = layouts(rcr);     // as tma_wgmma: the same problems, at any alignment
+  c.block_scaled_k_tiles_per_block = true;   // k tiles of 32 or 64 summed per 128-deep scale block
+  c.block_scaled_tile_n_in_one_block = true;  // one B scale per block tile
   c.tile_chunk_bytes = 16;
   c.swizzle_rows = true;
   // The kernel's "stage sizes are multiples of 128 bytes" follows from 16-byte chunks

@@ -182,12 +182,20 @@ constexpr message describe(const diagnostic& d) {
         << "-byte k block of " << pipe;
       break;
     case rule::block_scaled_tile_k_not_scale_block:
-      m << "block_scaled: tile_k " << v[0] << " is not the scale block's depth " << v[1]
-        << " (one A and one B scale per k-block) for " << pipe;
+      if (v[2] != 0)
+        m << "block_scaled: tile_k " << v[0] << " does not divide the scale block's depth " << v[1]
+          << " (a k tile may not straddle two scale blocks) for " << pipe;
+      else
+        m << "block_scaled: tile_k " << v[0] << " is not the scale block's depth " << v[1]
+          << " (one A and one B scale per k tile) for " << pipe;
       break;
     case rule::block_scaled_tile_n_straddles_scale_block:
-      m << "block_scaled: tile_n " << v[0] << " neither divides nor is a multiple of the " << v[1]
-        << " columns one B scale covers for " << pipe;
+      if (v[2] != 0)
+        m << "block_scaled: tile_n " << v[0] << " does not divide the " << v[1]
+          << " columns one B scale covers (one B scale per tile) for " << pipe;
+      else
+        m << "block_scaled: tile_n " << v[0] << " neither divides nor is a multiple of the " << v[1]
+          << " columns one B scale covers for " << pipe;
       break;
     case rule::block_scaled_accumulators_exceed_register_cap:
       m << "block_scaled: tile_m*tile_n over " << v[2] << " threads is " << v[0]

@@ -196,13 +196,17 @@ constexpr diagnostic check_tile_dim(const gemm_key& k, const pipeline_caps& c, c
       return fail(rule::warp_region_not_multiple_of_simt_grid, k, tf | (dim == 0 ? warps_m : warps_n) | dtypes | pipe,
                   dim, t / w, grid);
   }
-  if (dim == 1 && g.variant == gemm_variant::block_scaled && t % scale_block_n != 0 && scale_block_n % t != 0)
-    return fail(rule::block_scaled_tile_n_straddles_scale_block, k, tile_n | variant, t, scale_block_n);
+  if (dim == 1 && g.variant == gemm_variant::block_scaled && scale_block_n % t != 0 &&
+      (t % scale_block_n != 0 || c.block_scaled_tile_n_in_one_block))
+    return fail(rule::block_scaled_tile_n_straddles_scale_block, k, tile_n | variant | pipe, t, scale_block_n,
+                c.block_scaled_tile_n_in_one_block);
   if (dim == 1 && c.tile_n_is_warp_tile_n && t != a.warp_tile.n)
     return fail(rule::tile_n_must_equal_warp_tile_n, k, tile_n | warp_tile_n | pipe, t, a.warp_tile.n);
   if (dim == 2) {
-    if (g.variant == gemm_variant::block_scaled && t != scale_block_k)
-      return fail(rule::block_scaled_tile_k_not_scale_block, k, tile_k | variant, t, scale_block_k);
+    if (g.variant == gemm_variant::block_scaled && t != scale_block_k &&
+        !(c.block_scaled_k_tiles_per_block && scale_block_k % t == 0))
+      return fail(rule::block_scaled_tile_k_not_scale_block, k, tile_k | variant | pipe, t, scale_block_k,
+                  c.block_scaled_k_tiles_per_block);
     if (c.tile_k_bytes != 0 && bytes_of(t, g.a) != c.tile_k_bytes)
       return fail(rule::tile_k_bytes_must_equal_swizzle_row, k, tile_k | field::a | pipe, t, bytes_of(t, g.a),
                   c.tile_k_bytes);

@@ -7,6 +7,7 @@
 #include <type_traits>
 
 #include "kdecl/gemm/gemm_key.hpp"
+#include "kdecl/gemm/gemm_problem.hpp"  // scale_block_k, scale_block_n
 #include "kdecl/kernels/cuda/device_types.cuh"
 
 namespace kdecl::kernels::cuda::sm80 {
@@ -111,6 +112,13 @@ constexpr const char* key_unsupported_reason(const gemm_key& k) {
     return "cshuffle: a staged row must be a whole number of 16-byte output runs";
   const int num_d = sig.variant == gemm_variant::multi_d ? sig.num_d : 0;
   if (num_d > 4) return "at most 4 D tensors";
+  if (sig.variant == gemm_variant::block_scaled) {  // sm80/block_scales.cuh
+    if (!(is_fp8_family(sig.a) && is_fp8_family(sig.b))) return "block_scaled: A and B must be fp8/bf8";
+    if (!(sig.lay == rcr))
+      return "block_scaled: built for layout rcr (per-row A scales, per-128-column B scales)";
+    if (scale_block_k % tile_k != 0) return "block_scaled: tile_k must divide the 128-deep scale block";
+    if (scale_block_n % tile_n != 0) return "block_scaled: tile_n must divide the 128 columns of one B scale";
+  }
   return nullptr;
 }
 
@@ -131,6 +139,7 @@ struct config {
   static constexpr bool b_kmajor = sig.lay.b == layout::col;  // B(k,j) contiguous along k
   static constexpr bool c_row = sig.lay.c == layout::row;
   static constexpr bool preshuffle = sig.variant == gemm_variant::preshuffle;
+  static constexpr bool block_scaled = sig.variant == gemm_variant::block_scaled;  // sm80/block_scales.cuh
   static constexpr int num_d = sig.variant == gemm_variant::multi_d ? sig.num_d : 0;
   static constexpr elementwise ew = sig.variant == gemm_variant::multi_d ? sig.ew : elementwise::pass_through;
 

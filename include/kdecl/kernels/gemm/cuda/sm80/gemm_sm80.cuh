@@ -23,6 +23,8 @@
 #include "kdecl/kernels/cuda/sm80/ptx.cuh"
 #include "kdecl/kernels/gemm/cuda/sm80/tile_loader.cuh"
 #include "kdecl/kernels/gemm/cuda/sm80/block_warp.cuh"
+#include "kdecl/kernels/gemm/cuda/sm80/block_scales.cuh"
+#include "kdecl/kernels/gemm/block_scales_reason.hpp"
 #include "kdecl/kernels/gemm/preshuffle.hpp"
 
 namespace kdecl::kernels::cuda::sm80 {
@@ -36,6 +38,7 @@ struct kernel_params {
   std::int64_t lda, ldb;
   std::int64_t stride_a, stride_b, stride_c, stride_d;  // elements
   int b_nblocks, b_kblocks;                             // preshuffle format geometry
+  block_scale_params scales;                            // block_scaled variant only
 };
 
 // Block tiles are visited in groups of 8 tile rows, column by column inside a
@@ -122,6 +125,8 @@ __global__ void __launch_bounds__(Cfg::threads) cp_async_gemm_kernel(const kerne
         load_b.template load<true>(b_ring + s * Cfg::b_stage_bytes, t);
       }
     };
+    // The block_scaled variant scales each 128-deep block's sums out of the accumulators.
+    scale_blocks<Cfg, warp_t> scaled(p.scales, batch, m0, n0, p.m);
     // Prologue: fill stages-1 stages; one commit group per k tile, empty past the end.
 #pragma unroll
     for (int s = 0; s < Cfg::stages - 1; ++s) {
@@ -137,7 +142,9 @@ __global__ void __launch_bounds__(Cfg::threads) cp_async_gemm_kernel(const kerne
     // blocks per SM hide each other's barriers) run faster with the plain per-tile
     // loop; blocks of 8+ warps gain from prefetching across the tile boundary, which
     // needs at most two k steps per tile to stay within the register file.
-    constexpr bool cross_tile_prefetch = !Cfg::simt && Cfg::threads >= 256 && warp_t::k_steps <= 2 && !Cfg::staged;
+    // (Not for block_scaled: its scaling sits between two k tiles.)
+    constexpr bool cross_tile_prefetch =
+        !Cfg::simt && Cfg::threads >= 256 && warp_t::k_steps <= 2 && !Cfg::staged && !Cfg::block_scaled;
     if constexpr (Cfg::staged) {
       // Register-staged widths (2 or 1 byte): the global loads of tile kt+stages-1 are in
       // flight while tile kt is multiplied, and land in the stage tile kt-1 used (free
@@ -156,7 +163,9 @@ __global__ void __launch_bounds__(Cfg::threads) cp_async_gemm_kernel(const kerne
             load_b.template fetch<true>(rb, t);
           }
         }
+        scaled.begin_tile(kt, w);
         w.compute_tile(ring + read_stage * Cfg::a_stage_bytes, b_ring + read_stage * Cfg::b_stage_bytes);
+        scaled.end_tile(kt, k_tiles, w);
         if (t < k_tiles) {
           load_a.store(ring + write_stage * Cfg::a_stage_bytes, ra);
           load_b.store(b_ring + write_stage * Cfg::b_stage_bytes, rb);
@@ -170,7 +179,9 @@ __global__ void __launch_bounds__(Cfg::threads) cp_async_gemm_kernel(const kerne
       for (int kt = 0; kt < k_tiles; ++kt) {
         if (kt + Cfg::stages - 1 < k_tiles) issue(write_stage, kt + Cfg::stages - 1);  // stage of tile kt-1: free
         cp_async_commit();
+        scaled.begin_tile(kt, w);
         w.compute_tile(ring + read_stage * Cfg::a_stage_bytes, b_ring + read_stage * Cfg::b_stage_bytes);
+        scaled.end_tile(kt, k_tiles, w);
         cp_async_wait<Cfg::stages - 2>();
         __syncthreads();  // tile kt+1 visible; everybody is done with tile kt
         read_stage = next(read_stage);
@@ -207,6 +218,7 @@ __global__ void __launch_bounds__(Cfg::threads) cp_async_gemm_kernel(const kerne
         }
       }
     }
+    scaled.finish(w);
   }
 
   output_view<Cfg> out = p.out;
@@ -276,6 +288,9 @@ struct gemm {
     } else if (misaligned(args.b, p.ldb, p.stride_b, cfg::bytes_b, vec)) {
       return "B: pointer, ldb or stride_b not aligned to vector_bytes";
     }
+    if constexpr (cfg::block_scaled) {
+      if (auto why = block_scales_reason(p, args)) return "cp_async: " + *why;
+    }
     return std::nullopt;
   }
 
@@ -324,6 +339,8 @@ struct gemm {
     kp.stride_d = p.stride_d;
     kp.b_nblocks = int(preshuffle_format::n_blocks(p.n));
     kp.b_kblocks = int(preshuffle_format::k_blocks(p.k, bits_of(K.sig.b)));
+    if constexpr (cfg::block_scaled)
+      kp.scales = {args.scale_a, args.scale_b, p.scales.ld_a, p.scales.ld_b, p.scales.stride_a, p.scales.stride_b};
 
     const unsigned tiles = unsigned(((p.m + cfg::tile_m - 1) / cfg::tile_m) * ((p.n + cfg::tile_n - 1) / cfg::tile_n));
     const dim3 grid(tiles, 1, unsigned(p.batch));

@@ -124,6 +124,35 @@ class tc_warp {
         for (int h = 0; h < 2; ++h)
           f(row0_ + mi * 16 + g + 8 * h, col0_ + ni * 8 + 2 * t, acc_[mi][ni][2 * h], acc_[mi][ni][2 * h + 1]);
   }
+  // The block_scaled variant (sm80/block_scales.cuh) keeps its scaled sums apart from the
+  // accumulators the mma instructions add to: one scale block's sums are scaled and moved out
+  // into `total`, each accumulator slot (mi, h) times the scale of its row, and the
+  // accumulators start again from zero; at the end the total comes back for the epilogue.
+  using accumulators = acc_t[mi_count][ni_count][4];
+  using row_factors = float[mi_count][2];
+  static constexpr int row_slots = mi_count;
+  // The block-tile row of slot (mi, h): accumulators 2h and 2h + 1 of every n8 block.
+  __device__ int slot_row(int mi, int h) const { return row0_ + mi * 16 + (lane_ >> 2) + 8 * h; }
+  __device__ void move_scaled_into(accumulators& total, const row_factors& f) {
+#pragma unroll
+    for (int mi = 0; mi < mi_count; ++mi)
+#pragma unroll
+      for (int ni = 0; ni < ni_count; ++ni)
+#pragma unroll
+        for (int r = 0; r < 4; ++r) {
+          total[mi][ni][r] = fmaf(acc_[mi][ni][r], f[mi][r >> 1], total[mi][ni][r]);
+          acc_[mi][ni][r] = acc_t(0);
+        }
+  }
+  __device__ void take_accumulators(const accumulators& total) {
+#pragma unroll
+    for (int mi = 0; mi < mi_count; ++mi)
+#pragma unroll
+      for (int ni = 0; ni < ni_count; ++ni)
+#pragma unroll
+        for (int r = 0; r < 4; ++r) acc_[mi][ni][r] = total[mi][ni][r];
+  }
+
   template <class F>
   __device__ void for_each(F&& f) const {
     for_each_pair([&](int r, int c, acc_t v0, acc_t v1) {

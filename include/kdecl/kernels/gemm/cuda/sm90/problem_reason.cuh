@@ -11,6 +11,7 @@
 
 #include "kdecl/gemm/gemm_key.hpp"
 #include "kdecl/gemm/gemm_problem.hpp"
+#include "kdecl/kernels/gemm/block_scales_reason.hpp"
 
 namespace kdecl::kernels::cuda::sm90 {
 
@@ -51,12 +52,8 @@ inline std::optional<std::string> tma_wgmma_problem_reason(const gemm_key& key, 
   if (p.lda * ea >= tma_stride_limit || p.ldb * eb >= tma_stride_limit || p.stride_a * ea >= tma_stride_limit ||
       p.stride_b * eb >= tma_stride_limit)
     return fail("a leading dimension or batch stride reaches 2^40 bytes (TMA limit)");
-  if (key.sig.variant == gemm_variant::block_scaled) {
-    if (args.scale_a == nullptr || args.scale_b == nullptr || !aligned(args.scale_a, 4) || !aligned(args.scale_b, 4))
-      return fail("the block scales must be non-null and aligned to their 4-byte floats");
-    if (p.scales.ld_a < p.m || p.scales.ld_b < p.k_blocks())
-      return fail("the scales' leading dimensions must cover M and ceil(K / 128) (problem not normalized)");
-  }
+  if (key.sig.variant == gemm_variant::block_scaled)
+    if (auto why = block_scales_reason(p, args)) return fail(*why);
   if (key.sig.variant == gemm_variant::multi_d) {
     if (p.ldd < p.cols_c()) return fail("ldd must cover C's columns");
     for (int i = 0; i < key.sig.num_d && i < max_d_tensors; ++i)
