@@ -63,6 +63,52 @@ function(_kdecl_backend_unavailable name out)
   set(${out} "${why}" PARENT_SCOPE)
 endfunction()
 
+# Whether `file` (and the headers it includes by a path relative to itself) declares kernel sets
+# for NVIDIA or host targets only: every `targets(...)` list in them names sm_* or host. Such a
+# file's HIP pass has no gfx kernel to build: it compiles the host side only (--cuda-host-only),
+# so clang still checks every declaration, in about a third of the time of two offload archs.
+# A file with no `targets(` of its own (its sets declared elsewhere) keeps the full pass.
+function(_kdecl_declares_no_gfx_target file out)
+  get_filename_component(dir "${file}" DIRECTORY)
+  # An edit that adds a target must configure again, or its kernels would be missing (each
+  # file listed once: ninja refuses two rules for one path).
+  get_property(depends DIRECTORY PROPERTY CMAKE_CONFIGURE_DEPENDS)
+  set(scanned "${file}")
+  file(READ "${file}" text)
+  string(REGEX MATCHALL "#include \"[^\"]+\"" includes "${text}")
+  foreach(inc IN LISTS includes)
+    string(REGEX REPLACE "^#include \"|\"$" "" header "${inc}")
+    get_filename_component(header "${dir}/${header}" ABSOLUTE)
+    if(EXISTS "${header}")
+      list(APPEND scanned "${header}")
+      file(READ "${header}" more)
+      string(APPEND text "\n${more}")
+    endif()
+  endforeach()
+  foreach(path IN LISTS scanned)
+    if(NOT path IN_LIST depends)
+      set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${path}")
+      list(APPEND depends "${path}")
+    endif()
+  endforeach()
+  string(REGEX MATCHALL "targets\\([^)]*\\)" lists "${text}")
+  set(result FALSE)
+  if(lists)
+    set(result TRUE)
+    foreach(decl IN LISTS lists)
+      string(REGEX REPLACE "^targets\\(|\\)$" "" names "${decl}")
+      string(REPLACE "," ";" names "${names}")
+      foreach(name IN LISTS names)
+        string(STRIP "${name}" name)
+        if(NOT name MATCHES "^(sm_[0-9]+a?|host)$")
+          set(result FALSE)
+        endif()
+      endforeach()
+    endforeach()
+  endif()
+  set(${out} ${result} PARENT_SCOPE)
+endfunction()
+
 function(kdecl_add_kernel_sets target)
   cmake_parse_arguments(ARG "" "" "SOURCES;BACKENDS;CUDA_GENCODES;HIP_ARCHITECTURES" ${ARGN})
   if(ARG_UNPARSED_ARGUMENTS)
@@ -141,6 +187,12 @@ function(kdecl_add_kernel_sets target)
       foreach(gfx IN LISTS ARG_HIP_ARCHITECTURES)
         list(APPEND offload "--offload-arch=${gfx}")
       endforeach()
+      set(hip_what "${ARG_HIP_ARCHITECTURES}")
+      _kdecl_declares_no_gfx_target("${abs}" no_gfx)
+      if(no_gfx)
+        list(APPEND offload "--cuda-host-only")
+        set(hip_what "host side only: no gfx target declared")
+      endif()
       # The target's include directories and definitions (kdecl's included), as the other passes see them.
       set(incs "$<TARGET_PROPERTY:${target},INCLUDE_DIRECTORIES>")
       set(defs "$<TARGET_PROPERTY:${target},COMPILE_DEFINITIONS>")
@@ -152,7 +204,7 @@ function(kdecl_add_kernel_sets target)
                 -MD -MF "${obj}.d" -c "${abs}" -o "${obj}"
         DEPENDS "${abs}"
         DEPFILE "${obj}.d"
-        COMMENT "hipcc ${src} (${ARG_HIP_ARCHITECTURES})"
+        COMMENT "hipcc ${src} (${hip_what})"
         COMMAND_EXPAND_LISTS VERBATIM)
       target_sources(${target} PRIVATE "${obj}")
       set_source_files_properties("${obj}" PROPERTIES EXTERNAL_OBJECT TRUE GENERATED TRUE)
