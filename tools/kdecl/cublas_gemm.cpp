@@ -147,6 +147,12 @@ cublas_gemm::cublas_gemm(const gemm_problem& problem, float alpha, float beta) :
 
   if (cudaMalloc(&st.workspace, workspace_bytes) != cudaSuccess)
     throw std::runtime_error("cuBLASLt baseline: cannot allocate its workspace");
+  if (st.block_scaled) {
+    // cuBLASLt 13's heuristic refuses block scale modes while the scale pointers are null (an H100 probe of
+    // 2026-12-05, docs/perf/h100-2026-12-05-unverified-sets/calls/): aligned stand-ins until run() sets them.
+    for (auto attr : {CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER})
+      check(cublasLtMatmulDescSetAttribute(st.op, attr, &st.workspace, sizeof(st.workspace)), "scale pointer");
+  }
   cublasLtMatmulPreference_t pref = nullptr;
   check(cublasLtMatmulPreferenceCreate(&pref), "preference");
   std::size_t ws = workspace_bytes;

@@ -5,8 +5,9 @@
 // convolution), on the cooperative 128x128 im2col/gather kernel and the halo tiles (stride1,
 // unit strides), fp16 and bf16; and bias + relu on the 128x64 tile taking the input and weights
 // element by element (channel-padded copies: the RGB stems, C = 3), the output in place.
-// Not yet run on a GPU (README.md here).
-#include "../conv_sm90_tma_tiles.hpp"
+// Output through the TMA-store epilogue, bias and residual read in its chunk loop. GPU tests and
+// compute-sanitizer passed on an H100 (docs/perf/h100-2026-12-05-unverified-sets/).
+#include "conv_sm90_tma_tiles.hpp"
 
 namespace {
 namespace tiles = kdecl_instances::conv_sm90_tma;
