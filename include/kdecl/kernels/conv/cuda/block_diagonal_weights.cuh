@@ -17,6 +17,7 @@
 #include <cuda_runtime.h>
 
 #include "kdecl/core/status.hpp"
+#include "kdecl/kernels/cuda/sm90/dependent_launch.cuh"
 #include "kdecl/conv/grouped_conv_problem.hpp"
 
 namespace kdecl::kernels::cuda {
@@ -36,6 +37,7 @@ inline block_diagonal_map block_diagonal_map_of(const grouped_conv_problem& p, i
 // (A template, so that every translation unit including this header may instantiate it.)
 template <class Bits>
 __global__ void block_diagonal_weights_kernel(const Bits* __restrict__ w, Bits* __restrict__ dst, block_diagonal_map m) {
+  allow_dependent_launch();  // the convolution after this pre-pass may start (dependent_launch.cuh)
   const int width = m.merge * m.cg, rows = m.merge * m.kg;
   const std::int64_t total = m.elements();
   for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < total;

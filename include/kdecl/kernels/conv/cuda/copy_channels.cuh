@@ -18,6 +18,7 @@
 #include <cuda_runtime.h>
 
 #include "kdecl/core/status.hpp"
+#include "kdecl/kernels/cuda/sm90/dependent_launch.cuh"
 
 namespace kdecl::kernels::cuda {
 
@@ -36,6 +37,7 @@ inline constexpr int channel_copy_run = 8;  // destination channels per thread
 template <class T>
 __global__ void __launch_bounds__(256) copy_channels_kernel(const T* __restrict__ src, T* __restrict__ dst,
                                                             const __grid_constant__ channel_copy c, bool vector_runs) {
+  allow_dependent_launch();  // the convolution after this pre-pass may start (dependent_launch.cuh)
   constexpr int run = channel_copy_run;
   const int runs = (c.dst_channels + run - 1) / run;
   const std::int64_t work = c.pixel_groups() * runs;

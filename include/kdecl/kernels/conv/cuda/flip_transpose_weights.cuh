@@ -13,6 +13,7 @@
 #include <cuda_runtime.h>
 
 #include "kdecl/core/status.hpp"
+#include "kdecl/kernels/cuda/sm90/dependent_launch.cuh"
 #include "kdecl/kernels/conv/bwd_data_as_forward.hpp"
 
 namespace kdecl::kernels::cuda {
@@ -32,6 +33,7 @@ template <class T>
 __global__ void __launch_bounds__(flip_transpose_tile * flip_transpose_rows)
     flip_transpose_weights_kernel(const T* __restrict__ w, T* __restrict__ wt,
                                   const __grid_constant__ flipped_weights_batch b) {
+  allow_dependent_launch();  // the convolution after this pre-pass may start (dependent_launch.cuh)
   constexpr int tile = flip_transpose_tile;
   __shared__ T staged[tile][tile + 1];  // +1: the column reads of the write pass hit distinct banks
   std::int64_t matrices = 0;

@@ -12,6 +12,7 @@
 #include <cuda_runtime.h>
 
 #include "kdecl/core/status.hpp"
+#include "kdecl/kernels/cuda/sm90/dependent_launch.cuh"
 #include "kdecl/kernels/conv/pixel_rows.hpp"
 
 namespace kdecl::kernels::cuda {
@@ -32,6 +33,7 @@ struct zero_pixel_regions {
 // `Chunk` elements per thread: 16 bytes, or 1 where a group's channels cannot be cut into 16-byte pieces.
 template <class T, int Chunk>
 __global__ void zero_pixel_rows_kernel(T* out, const __grid_constant__ zero_pixel_regions z) {
+  allow_dependent_launch();  // the convolution after this pre-pass may start (dependent_launch.cuh)
   const auto& r = z.region[blockIdx.y];
   const int chunks = z.channels / Chunk;
   const std::int64_t work = r.rows * z.groups * chunks;

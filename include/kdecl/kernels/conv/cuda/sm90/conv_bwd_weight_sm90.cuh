@@ -430,7 +430,7 @@ struct conv_bwd_weight {
     kp.ranges = split.ranges;
     kp.k_blocks = s.k_blocks;
     if (const cudaError_t err = launch_in_clusters(kernel, unsigned(grid), cfg::threads, cfg::smem_bytes, stream,
-                                                   unsigned(split.cluster), kp);
+                                                   unsigned(split.cluster), kp, /*dependent=*/true);
         err != cudaSuccess)
       return status::error(std::string("sm90 conv bwd_weight launch of ") + std::to_string(grid) + " blocks (" +
                            std::to_string(s.units()) + " units, clusters of " + std::to_string(split.cluster) +

@@ -286,6 +286,7 @@ __global__ void __launch_bounds__(Cfg::threads, 1) conv_fwd_halo_kernel(const __
     mbarrier_init_fence();
   }
   __syncthreads();
+  wait_for_prerequisite_grids();  // launched as a dependent of a pre-pass (cluster_launch.cuh): its writes are visible
   const int warpgroup = threadIdx.x / 128;
   if (warpgroup == 0) {
     if constexpr (regs::reallocate) warpgroup_release_registers<regs::producer>();
@@ -340,7 +341,7 @@ struct conv_fwd_halo {
     conv_fwd_halo_params kp{};
     if (auto why = fill_params(kp, p, a, t, shape)) return status::error("sm90 conv (halo tiles): " + *why);
     if (const cudaError_t err = launch_in_clusters(kernel, unsigned(shape.grid), cfg::threads, layout::bytes,
-                                                   static_cast<cudaStream_t>(stream), 1u, kp);
+                                                   static_cast<cudaStream_t>(stream), 1u, kp, /*dependent=*/true);
         err != cudaSuccess)
       return status::error(std::string("sm90 conv launch: ") + cudaGetErrorString(err));
     return status::ok();

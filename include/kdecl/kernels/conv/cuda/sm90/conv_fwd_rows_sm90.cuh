@@ -47,6 +47,7 @@
 #include "kdecl/kernels/cuda/device_info.cuh"
 #include "kdecl/kernels/cuda/device_types.cuh"
 #include "kdecl/kernels/cuda/dynamic_smem.cuh"
+#include "kdecl/kernels/cuda/sm90/cluster_launch.cuh"
 #include "kdecl/kernels/cuda/sm90/mbarrier.cuh"
 #include "kdecl/kernels/cuda/sm90/shared_address.cuh"
 #include "kdecl/kernels/cuda/sm90/tensor_map.cuh"
@@ -252,6 +253,7 @@ __global__ void __launch_bounds__(384, 1) conv_fwd_rows_kernel(const __grid_cons
     mbarrier_init_fence();
   }
   __syncthreads();
+  wait_for_prerequisite_grids();  // launched as a dependent of a pre-pass (cluster_launch.cuh): its writes are visible
   const int warpgroup = threadIdx.x / 128;
   if (warpgroup == 0) {
     warpgroup_release_registers<72>();  // the sm_90 convolutions' split (conv_sm90_registers)
@@ -324,8 +326,9 @@ struct conv_fwd_rows {
     if (auto why = fill_params(kp, p, a, current_device_info().sm_count))
       return status::error("sm90 conv (stride1_rows): " + *why);
     const int grid = int(std::min<std::int64_t>(kp.items, current_device_info().sm_count));
-    kernel<<<unsigned(grid), cfg::threads, cfg::smem_bytes, static_cast<cudaStream_t>(stream)>>>(kp);
-    if (const cudaError_t err = cudaGetLastError(); err != cudaSuccess)
+    if (const cudaError_t err = launch_in_clusters(kernel, unsigned(grid), cfg::threads, cfg::smem_bytes,
+                                                   static_cast<cudaStream_t>(stream), 1u, kp, /*dependent=*/true);
+        err != cudaSuccess)
       return status::error(std::string("sm90 conv (stride1_rows) launch: ") + cudaGetErrorString(err));
     return status::ok();
   }

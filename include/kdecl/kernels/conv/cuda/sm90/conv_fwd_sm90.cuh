@@ -350,7 +350,8 @@ struct conv_fwd {
     // The splits of a tile form a cluster.
     if (const cudaError_t err = launch_in_clusters(tma ? tma_kernel : kernel, unsigned(shape.grid), cfg::threads,
                                                    cfg::smem_bytes,
-                                                   st, static_cast<unsigned>(shape.sched.splits), kp);
+                                                   st, static_cast<unsigned>(shape.sched.splits), kp,
+                                                   /*dependent=*/true);
         err != cudaSuccess)
       return status::error(std::string("sm90 conv launch: ") + cudaGetErrorString(err));
     return status::ok();
@@ -397,7 +398,7 @@ struct conv_fwd {
     const int grid = splits > 1 ? units : std::min(units, sms);  // a split tile's blocks form a cluster
     if (const cudaError_t err = launch_in_clusters(tma ? set_tma_kernel : set_kernel, unsigned(grid), cfg::threads,
                                                    cfg::smem_bytes, static_cast<cudaStream_t>(stream),
-                                                   static_cast<unsigned>(splits), sp);
+                                                   static_cast<unsigned>(splits), sp, /*dependent=*/true);
         err != cudaSuccess)
       return status::error(std::string("sm90 conv launch: ") + cudaGetErrorString(err));
     return status::ok();

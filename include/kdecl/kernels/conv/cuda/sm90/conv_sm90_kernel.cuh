@@ -51,6 +51,7 @@
 
 #include "kdecl/kernels/conv/cuda/sm90/conv_phase_set.cuh"
 #include "kdecl/kernels/cuda/sm80/ptx.cuh"
+#include "kdecl/kernels/cuda/sm90/dependent_launch.cuh"
 #include "kdecl/kernels/cuda/sm90/cp_async_barrier.cuh"
 #include "kdecl/kernels/gemm/cuda/sm90/gemm_sm90_kernel.cuh"
 
@@ -315,6 +316,7 @@ __global__ void __launch_bounds__(Cfg::threads, 1)
     mbarrier_init_fence();
   }
   __syncthreads();
+  wait_for_prerequisite_grids();  // launched as a dependent of a pre-pass (cluster_launch.cuh): its writes are visible
   const int warpgroup = threadIdx.x / 128;
   if (warpgroup == 0) {
     if constexpr (regs::reallocate) warpgroup_release_registers<regs::producer>();

@@ -40,6 +40,7 @@
 #include "kdecl/fmha/paged_kv.hpp"
 #include "kdecl/kernels/cuda/device_types.cuh"
 #include "kdecl/kernels/cuda/sm80/ptx.cuh"
+#include "kdecl/kernels/cuda/sm90/dependent_launch.cuh"
 #include "kdecl/kernels/fmha/cuda/decode/decode_plan.hpp"
 #include "kdecl/kernels/fmha/paged_pointers.hpp"
 #include "kdecl/kernels/fmha/cuda/sm80/fmha_sm80.cuh"  // fmha_detail: exp2_approx, pack, mma
@@ -403,9 +404,7 @@ __global__ void __launch_bounds__(decode_traits<T, Cache, D, Stages>::threads) p
 
   // sm_90: the combine kernel (launched with programmatic stream serialization) may
   // start now; it waits in griddepcontrol.wait until this grid's writes are visible.
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  if (p.part_o != nullptr) asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
-#endif
+  if (p.part_o != nullptr) allow_dependent_launch();
   // Merge the warps' (max, sum, O) through shared memory (the ring is free now). The head-dim
   // column of O's accumulator element e of n-tile dt (an fp8 cache's n-tiles hold even or
   // odd dims, see its P V above):
@@ -493,9 +492,7 @@ __global__ void __launch_bounds__(combine_warps * 32) paged_combine_kernel(const
   constexpr float neg_inf = -std::numeric_limits<float>::infinity();
   __shared__ float4 partial[warps][max_quads];
   __shared__ float4 staged[warps][combine_round][max_quads];  // each warp's round of splits' partial rows (32 KB)
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("griddepcontrol.wait;\n" ::: "memory");  // the split kernel's partial results are visible
-#endif
+  wait_for_prerequisite_grids();  // the split kernel's partial results are visible
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const std::int64_t row = blockIdx.x;  // [batch, heads_q, seqlen_q]
   const int token = int(row % p.seqlen_q), head = int(row / p.seqlen_q % p.heads_q), b = int(row / p.seqlen_q / p.heads_q);
@@ -672,19 +669,14 @@ inline status launch_paged_decode(const fmha_paged_problem& p, const fmha_paged_
     const std::int64_t rows = p.batch * p.heads_q * p.seqlen_q;
     // On sm_90 the combine is launched as a programmatic dependent of the split kernel, so
     // that its launch overlaps the split kernel's tail (griddepcontrol in both kernels).
-    int dev = 0, major = 0;
-    cudaGetDevice(&dev);
-    cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
     cudaLaunchConfig_t cfg{};
     cfg.gridDim = dim3(unsigned(rows));  // one block per query row (rows <= batch 65535 x 8192 heads x seqlen_q)
     cfg.blockDim = dim3(combine_warps * 32);
     cfg.dynamicSmemBytes = 0;
     cfg.stream = stream;
-    cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attr[0].val.programmaticStreamSerializationAllowed = 1;
-    cfg.attrs = attr;
-    cfg.numAttrs = major >= 9 ? 1 : 0;
+    cudaLaunchAttribute attr{};
+    cfg.numAttrs = dependent_launch_attribute(attr);
+    cfg.attrs = &attr;
     e = cudaLaunchKernelEx(&cfg, paged_combine_kernel<T>, cp);
     if (e == cudaSuccess) e = cudaGetLastError();
     if (e != cudaSuccess) return status::error(std::string("paged decode combine launch: ") + cudaGetErrorString(e));
