@@ -47,7 +47,7 @@ void expect_every_problem_selected(arch_id arch, std::uint64_t seed) {
   gemm_dispatcher d(arch == arch_id::host ? device::host() : offline(arch));
   std::mt19937_64 rng(seed);
   std::map<std::string, int> by_pipeline_and_width;
-  int refused = 0, changed_by_c = 0;
+  int refused = 0, changed_by_c = 0, preferred_by_c = 0;
   for (int i = 0; i < problems_per_arch; ++i) {
     const drawn_problem dp = draw_problem(rng, sigs[std::size_t(i) % sigs.size()], 5000, 5000);
     ASSERT_FALSE(dp.problem.validate().has_value()) << *dp.problem.validate() << ": " << dp.describe();
@@ -60,10 +60,12 @@ void expect_every_problem_selected(arch_id arch, std::uint64_t seed) {
     const auto& a = sel.kernel->key().algo;
     EXPECT_EQ(a.index_bits, 32) << "a 64-bit kernel for a problem whose offsets fit 32 bits: " << dp.describe();
     ++by_pipeline_and_width[fmt::format("{} v{}", to_string(a.pipe), a.vector_bytes)];
-    // C's (and D's) alignment never changes the path: the same problem with C and D aligned
-    // to 16 bytes gets a kernel of the same pipeline, access width and offsets (the epilogue
-    // takes any alignment). The learned model may pick another tile of that path: a
-    // misaligned C costs the epilogue 5-35% on an H100, more for some tiles than others.
+    // C's (and D's) alignment never takes a path away: the kernel chosen for the same problem
+    // with C and D aligned to 16 bytes runs the misaligned one too (its pipeline, access width
+    // and offsets; the epilogue takes any alignment). The learned model may still prefer
+    // another kernel, of another path where two are close: a misaligned C costs the epilogue
+    // 5-35% on an H100, more for some tiles than others (m = 6, n = 963, k = 331 bf16: 4.3 us
+    // on TMA, 4.5 us on cp_async). Those preferences are counted and printed, not failed.
     if (arch != arch_id::host) {
       drawn_problem aligned = dp;
       aligned.offset_c = aligned.offset_d = 0;
@@ -75,10 +77,16 @@ void expect_every_problem_selected(arch_id arch, std::uint64_t seed) {
       const gemm_args aligned_args = fake_args(aligned);
       const auto again = d.select(q, &aligned_args);
       auto path = [](const gemm_key& k) { return std::tuple(k.algo.pipe, k.algo.vector_bytes, k.algo.index_bits); };
-      if (!again || path(again.kernel->key()) != path(sel.kernel->key())) {
-        if (++changed_by_c <= 5)
-          ADD_FAILURE() << "C's alignment changed the choice: " << dp.describe() << "\n  misaligned C: "
-                        << sel.kernel->name() << "\n  aligned C: " << (again ? again.kernel->name() : again.explain());
+      if (!again) {
+        if (++changed_by_c <= 5) ADD_FAILURE() << "nothing selected with C aligned: " << dp.describe();
+      } else if (path(again.kernel->key()) != path(sel.kernel->key())) {
+        if (const auto why = gemm_rejection(*again.kernel, dp.problem.normalized(), &args)) {
+          if (++changed_by_c <= 5)
+            ADD_FAILURE() << "C's alignment took a path away: " << dp.describe() << "\n  aligned C: "
+                          << again.kernel->name() << "\n  refuses the misaligned C: " << *why;
+        } else {
+          ++preferred_by_c;
+        }
       }
     }
   }
@@ -86,6 +94,9 @@ void expect_every_problem_selected(arch_id arch, std::uint64_t seed) {
               problems_per_arch, sigs.size(), refused);
   for (const auto& [what, n] : by_pipeline_and_width) std::printf(" %s x%d,", what.c_str(), n);
   std::printf("\n");
+  if (arch != arch_id::host)
+    std::printf("%d problems on another path with C aligned (a preference of the ranking, the path still open)\n",
+                preferred_by_c);
   EXPECT_EQ(refused, 0);
   EXPECT_EQ(changed_by_c, 0);
 }
