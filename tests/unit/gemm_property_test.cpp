@@ -10,6 +10,7 @@
 
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <random>
 
 #include "kdecl/gemm/gemm_dispatcher.hpp"
@@ -28,11 +29,13 @@ constexpr int problems_per_arch = 4000;
 
 device offline(arch_id a) { return device{a, 0, std::string("offline ") + std::string(to_string(a))}; }
 
-// Every problem is selected (and C's alignment never changes the path chosen); prints the
-// choices' pipelines and widths.
-void expect_every_problem_selected(arch_id arch, std::uint64_t seed) {
+// Every problem is selected (and C's alignment never takes a path away); prints the choices'
+// pipelines and widths (counted in `*choices` when given). `only`: the signatures of this variant alone.
+void expect_every_problem_selected(arch_id arch, std::uint64_t seed, std::optional<gemm_variant> only = std::nullopt,
+                                   int problems = problems_per_arch, std::map<std::string, int>* choices = nullptr) {
   auto sigs = signatures_of(arch);
-  if (sigs.empty()) GTEST_SKIP() << "no kernels registered for " << to_string(arch) << " in this build";
+  if (only) std::erase_if(sigs, [&](const gemm_signature& s) { return s.variant != *only; });
+  if (sigs.empty()) GTEST_SKIP() << "no kernels of that kind registered for " << to_string(arch) << " in this build";
   // What the shipped sets hold is not the whole rule: cuBLAS takes every layout of C, so each
   // 16-bit and fp32 standard signature is drawn with a column-major C in every operand layout too.
   for (const gemm_signature s : std::vector<gemm_signature>(sigs)) {
@@ -48,7 +51,7 @@ void expect_every_problem_selected(arch_id arch, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::map<std::string, int> by_pipeline_and_width;
   int refused = 0, changed_by_c = 0, preferred_by_c = 0;
-  for (int i = 0; i < problems_per_arch; ++i) {
+  for (int i = 0; i < problems; ++i) {
     const drawn_problem dp = draw_problem(rng, sigs[std::size_t(i) % sigs.size()], 5000, 5000);
     ASSERT_FALSE(dp.problem.validate().has_value()) << *dp.problem.validate() << ": " << dp.describe();
     const gemm_args args = fake_args(dp);
@@ -91,7 +94,7 @@ void expect_every_problem_selected(arch_id arch, std::uint64_t seed) {
     }
   }
   std::printf("%s: %d random problems over %zu signatures, %d refused; choices:", std::string(to_string(arch)).c_str(),
-              problems_per_arch, sigs.size(), refused);
+              problems, sigs.size(), refused);
   for (const auto& [what, n] : by_pipeline_and_width) std::printf(" %s x%d,", what.c_str(), n);
   std::printf("\n");
   if (arch != arch_id::host)
@@ -99,11 +102,22 @@ void expect_every_problem_selected(arch_id arch, std::uint64_t seed) {
                 preferred_by_c);
   EXPECT_EQ(refused, 0);
   EXPECT_EQ(changed_by_c, 0);
+  if (choices) *choices = by_pipeline_and_width;
 }
 
 TEST(GemmProperty, EveryRandomProblemIsSelectedOnTheHost) { expect_every_problem_selected(arch_id::host, 11); }
 TEST(GemmProperty, EveryRandomProblemIsSelectedForSm90) { expect_every_problem_selected(arch_id::sm_90, 12); }
 TEST(GemmProperty, EveryRandomProblemIsSelectedForSm80) { expect_every_problem_selected(arch_id::sm_80, 13); }
+
+// The block-scaled fp8 GEMMs on sm_90 alone, more of them than the mixed draw above holds: rows of
+// any length, bases offset by single bytes, odd batch strides, padded scale layouts, each with a
+// kernel, the TMA ones where A and B are 16-byte aligned and the cp_async ones at the other alignments.
+TEST(GemmProperty, EveryBlockScaledProblemIsSelectedForSm90) {
+  std::map<std::string, int> choices;
+  expect_every_problem_selected(arch_id::sm_90, 17, gemm_variant::block_scaled, 1500, &choices);
+  if (!choices.empty())
+    EXPECT_GE(choices.size(), 2u) << "both the TMA and the cp_async kernels should be chosen";
+}
 
 // The A/B alignment classes on sm_90: TMA takes every problem whose A and B are
 // 16-byte aligned (whatever C is), and only those; cp_async widths take the rest.

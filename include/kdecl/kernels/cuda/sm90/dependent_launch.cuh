@@ -14,6 +14,8 @@
 
 #include <cuda_runtime.h>
 
+#include "kdecl/kernels/cuda/device_info.cuh"
+
 namespace kdecl::kernels::cuda {
 
 __device__ __forceinline__ void wait_for_prerequisite_grids() {
@@ -36,13 +38,10 @@ inline unsigned dependent_launch_attribute(cudaLaunchAttribute& attr) {
     const char* v = std::getenv("KDECL_DEPENDENT_LAUNCH");
     return v == nullptr || std::string_view(v) != "0";
   }();
-  int dev = 0, major = 0;
-  cudaGetDevice(&dev);
-  cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
   attr = {};
   attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
   attr.val.programmaticStreamSerializationAllowed = 1;
-  return enabled && major >= 9 ? 1u : 0u;
+  return enabled && current_device_info().cc_major >= 9 ? 1u : 0u;
 }
 
 }  // namespace kdecl::kernels::cuda

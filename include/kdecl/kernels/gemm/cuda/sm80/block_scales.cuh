@@ -63,7 +63,7 @@ class scale_blocks<Cfg, Warp, true> {
     const float sb = __ldg(sb_ + kb);
     const float* sa = sa_ + std::int64_t(kb) * ld_a_;
 #pragma unroll
-    for (int mi = 0; mi < Warp::row_slots; ++mi)
+    for (int mi = 0; mi < Warp::mi_count; ++mi)
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
         const int row = m0_ + w.slot_row(mi, h);

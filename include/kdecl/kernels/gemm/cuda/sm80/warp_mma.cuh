@@ -130,7 +130,6 @@ class tc_warp {
   // accumulators start again from zero; at the end the total comes back for the epilogue.
   using accumulators = acc_t[mi_count][ni_count][4];
   using row_factors = float[mi_count][2];
-  static constexpr int row_slots = mi_count;
   // The block-tile row of slot (mi, h): accumulators 2h and 2h + 1 of every n8 block.
   __device__ int slot_row(int mi, int h) const { return row0_ + mi * 16 + (lane_ >> 2) + 8 * h; }
   __device__ void move_scaled_into(accumulators& total, const row_factors& f) {
