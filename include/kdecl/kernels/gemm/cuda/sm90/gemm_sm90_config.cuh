@@ -219,9 +219,12 @@ struct sm90_config {
   static constexpr bool check_m = K.algo.pad_m != tristate::no;
   static constexpr bool check_n = K.algo.pad_n != tristate::no;
 
-  // setmaxnreg budgets: 128*producer + consumer_threads*consumer <= 64K registers.
-  static constexpr int producer_regs = 40;
-  static constexpr int consumer_regs = consumer_warpgroups == 2 ? 232 : 240;
+  // setmaxnreg budgets: 128*producer + consumer_threads*consumer <= 64K registers. The
+  // block_scaled consumers hold the tile's sums and two k-blocks' partial sums (3 x 64 for a
+  // 64 x 128 slice): two of them take 240 and leave the producer 24 (fewer spills, measured
+  // faster: docs/perf/h100-2026-12-05-block-scaled-overlap/).
+  static constexpr int producer_regs = block_scaled && consumer_warpgroups == 2 ? 24 : 40;
+  static constexpr int consumer_regs = consumer_warpgroups == 2 && !block_scaled ? 232 : 240;
 };
 
 }  // namespace kdecl::kernels::cuda::sm90
