@@ -17,8 +17,9 @@
 // k-block's group is issued and used after the next one's is, so that their latency hides
 // under the wgmma. Measured on an H100 (docs/perf/h100-2026-12-05-block-scaled-overlap/): the
 // two partial sets are 8-20% faster than one (0.65-0.69x cuBLASLt against 0.57-0.65x); the
-// 128 x 128 tile is then bound by operand traffic (its 2x1 / 1x2 multicast clusters, tried,
-// spilled and ran at half the speed).
+// 128 x 128 tile is then bound by operand traffic. 2x1 / 1x2 multicast clusters were tried:
+// with two sets the producer's 24 registers spilled (half speed), with one set they ran about
+// as fast as this tile; neither is built.
 #pragma once
 
 namespace kdecl::kernels::cuda::sm90 {
