@@ -13,7 +13,8 @@
 //
 // D tensors (multi_d) read from global memory, as a convolution's fused bias and residual
 // are (conv_sm90_kernel.cuh; kernels/conv/cuda/sm90/fused_epilogue_inputs.cuh), are added
-// in the chunk loop too: each lane reads the two adjacent columns it holds of each row. On
+// in the chunk loop too: each lane reads the two adjacent columns it holds of each row, one
+// chunk ahead (load_chunk_d), from row pointers worked out once per tile (tile_d_rows). On
 // the H100 the staged epilogue made ResNet-50's fused 1x1 convolutions 1.5-2.6x slower
 // than the same convolutions without a fusion (2026-12-05, docs/perf/). The GEMM's own
 // multi_d launches, whose D tiles come through the ring, keep the staged epilogue.
@@ -68,20 +69,80 @@ inline bool c_storable_through_tma(const void* c, std::int64_t ec, std::int64_t 
   return ldc * ec < tma_stride_limit && stride_c * ec < tma_stride_limit;
 }
 
-// Adds the D tensors' values at (row, col) and (row, col + 1) of this batch to x and y
-// (epilogue_math.cuh d_element; C's rows are ldc apart on this path). Outside M and N nothing
-// is read (TMA clips the store there).
-template <gemm_key K, class Out>
-__device__ __forceinline__ void add_global_d_pair(float& x, float& y, const gemm_sm90_params& p, int batch, int row,
-                                                  int col) {
-  constexpr int num_d = K.sig.variant == gemm_variant::multi_d ? K.sig.num_d : 0;
-  if (row >= p.m) return;
+// Where this lane reads the D tensors of one tile, worked out once: per D tensor and m64
+// block, the lane's two rows (nullptr: past M), and whether the tile's columns all lie inside N
+// with every row's pair of columns aligned for one vector load. Per element pair that leaves an
+// add and a load: the full address arithmetic and bounds tests per pair (as it was)
+// doubled the instructions of ResNet-50's fused 1x1 convolutions (Nsight Compute, 2026-12-05).
+template <gemm_key K, class Cfg>
+struct tile_d_rows {
+  using out_t = typename tma_store_chunks<Cfg>::out_t;
+  static constexpr int num_d = K.sig.variant == gemm_variant::multi_d ? K.sig.num_d : 0;
+  const out_t* row[num_d > 0 ? num_d : 1][Cfg::m_blocks][2];
+  bool vector_pairs;  // every pair inside N and aligned as element_vec<out_t, 2>
+
+  // `row_a`: the lane's first row of m64 block 0; `col`: its first column of the tile.
+  __device__ __forceinline__ static tile_d_rows at(const gemm_sm90_params& p, int batch, int row_a, int col0, int col) {
+    tile_d_rows t;
+    t.vector_pairs = col0 + Cfg::tile_n <= p.n;
 #pragma unroll
-  for (int i = 0; i < num_d; ++i) {
-    const Out* d = d_element<K, Out>(p, i, batch, row, col, batch * p.stride_c + std::int64_t(row) * p.ldc + col);
-    if (col < p.n) x += to_float(d[0]);
-    if (col + 1 < p.n) y += to_float(d[1]);
+    for (int d = 0; d < num_d; ++d)
+#pragma unroll
+      for (int i = 0; i < Cfg::m_blocks; ++i)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          const int r = row_a + 64 * i + 8 * h;
+          const out_t* at = r < p.m ? d_element<K, out_t>(p, d, batch, r, col,
+                                                           batch * p.stride_c + std::int64_t(r) * p.ldc + col)
+                                    : nullptr;
+          t.row[d][i][h] = at;
+          if (at && reinterpret_cast<std::uintptr_t>(at) % sizeof(element_vec<out_t, 2>) != 0) t.vector_pairs = false;
+        }
+    return t;
   }
+};
+
+// The D tensors' values (summed) at this lane's pairs of one chunk: [row half][fragment
+// group][pair element]. Read a chunk ahead of their use (epilogue_tma_store): a load the
+// compiler would otherwise order after the chunk's shared-memory stores (it cannot tell them
+// apart) waits for the L2.
+template <class Cfg>
+struct chunk_d_sums {
+  float v[2][tma_store_chunks<Cfg>::fragment_groups][2];
+};
+
+// Chunk s of m64 block i; `col0`: the tile's first column, `col`: this lane's (col0 + col_pair).
+template <gemm_key K, class Cfg>
+__device__ __forceinline__ chunk_d_sums<Cfg> load_chunk_d(const gemm_sm90_params& p, const tile_d_rows<K, Cfg>& t,
+                                                          int i, int s, int col) {
+  using chunks = tma_store_chunks<Cfg>;
+  using out_t = typename chunks::out_t;
+  chunk_d_sums<Cfg> sums;
+#pragma unroll
+  for (int h = 0; h < 2; ++h)
+#pragma unroll
+    for (int g = 0; g < chunks::fragment_groups; ++g) sums.v[h][g][0] = sums.v[h][g][1] = 0.0f;
+  const int step = s * chunks::cols;  // elements from the lane's first column
+#pragma unroll
+  for (int d = 0; d < tile_d_rows<K, Cfg>::num_d; ++d)
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const out_t* row = t.row[d][i][h];
+      if (row == nullptr) continue;
+#pragma unroll
+      for (int g = 0; g < chunks::fragment_groups; ++g) {
+        const int at = step + 8 * g;
+        if (t.vector_pairs) {
+          const auto pair = *reinterpret_cast<const element_vec<out_t, 2>*>(row + at);
+          sums.v[h][g][0] += to_float(pair.v[0]);
+          sums.v[h][g][1] += to_float(pair.v[1]);
+        } else {
+          if (col + at < p.n) sums.v[h][g][0] += to_float(row[at]);
+          if (col + at + 1 < p.n) sums.v[h][g][1] += to_float(row[at + 1]);
+        }
+      }
+    }
+  return sums;
 }
 
 // `row0`: the warp's first output row of m64 block 0; `col0`: the tile's first column;
@@ -93,14 +154,25 @@ __device__ __forceinline__ void epilogue_tma_store(const float (&acc)[Cfg::m_blo
   using chunks = tma_store_chunks<Cfg>;
   using out_t = typename chunks::out_t;
   static_assert(2 * chunks::bytes <= cshuffle_strip_bytes, "two chunks fit a warp's strip");
+  constexpr bool reads_d = K.sig.variant == gemm_variant::multi_d;
+  constexpr int chunks_per_block = Cfg::tile_n / chunks::cols;
   // Lane l holds rows l/4 and l/4 + 8 of the warp's 16, two adjacent columns per 8-column group.
   const int row_a = lane / 4;
   const int col_pair = 2 * (lane % 4);
+  tile_d_rows<K, Cfg> d_rows;
+  if constexpr (reads_d) d_rows = tile_d_rows<K, Cfg>::at(p, batch, row0 + row_a, col0, col0 + col_pair);
+  const auto chunk_d = [&](int i, int s) { return load_chunk_d<K, Cfg>(p, d_rows, i, s, col0 + col_pair); };
+  chunk_d_sums<Cfg> d_now{}, d_next{};
+  if constexpr (reads_d) d_now = chunk_d(0, 0);
   int half = 0;
 #pragma unroll
   for (int i = 0; i < Cfg::m_blocks; ++i) {
 #pragma unroll
-    for (int s = 0; s < Cfg::tile_n / chunks::cols; ++s) {
+    for (int s = 0; s < chunks_per_block; ++s) {
+      if constexpr (reads_d) {  // the next chunk's D, in flight while this one is stored
+        const int t = i * chunks_per_block + s + 1;
+        if (t < Cfg::m_blocks * chunks_per_block) d_next = chunk_d(t / chunks_per_block, t % chunks_per_block);
+      }
       unsigned char* box = strip + half * chunks::bytes;
       if (lane == 0) bulk_wait_group_read<1>();  // the store that last read this half is done reading
       __syncwarp();
@@ -112,8 +184,10 @@ __device__ __forceinline__ void epilogue_tma_store(const float (&acc)[Cfg::m_blo
         for (int h = 0; h < 2; ++h) {
           float x = p.alpha * acc[i][r + 2 * h];
           float y = p.alpha * acc[i][r + 2 * h + 1];
-          if constexpr (K.sig.variant == gemm_variant::multi_d)
-            add_global_d_pair<K, out_t>(x, y, p, batch, row0 + 64 * i + row_a + 8 * h, col0 + s * chunks::cols + col);
+          if constexpr (reads_d) {
+            x += d_now.v[h][g][0];
+            y += d_now.v[h][g][1];
+          }
           x = apply_elementwise<K.sig.ew>(x);
           y = apply_elementwise<K.sig.ew>(y);
           unsigned char* at = box + (row_a + 8 * h) * chunks::row_bytes + col * chunks::elem_bytes;
@@ -130,6 +204,7 @@ __device__ __forceinline__ void epilogue_tma_store(const float (&acc)[Cfg::m_blo
         bulk_commit_group();
       }
       half ^= 1;
+      if constexpr (reads_d) d_now = d_next;
     }
   }
 }
