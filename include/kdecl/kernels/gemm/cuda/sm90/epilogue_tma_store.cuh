@@ -117,11 +117,7 @@ __device__ __forceinline__ chunk_d_sums<Cfg> load_chunk_d(const gemm_sm90_params
                                                           int i, int s, int col) {
   using chunks = tma_store_chunks<Cfg>;
   using out_t = typename chunks::out_t;
-  chunk_d_sums<Cfg> sums;
-#pragma unroll
-  for (int h = 0; h < 2; ++h)
-#pragma unroll
-    for (int g = 0; g < chunks::fragment_groups; ++g) sums.v[h][g][0] = sums.v[h][g][1] = 0.0f;
+  chunk_d_sums<Cfg> sums{};  // zeros
   const int step = s * chunks::cols;  // elements from the lane's first column
 #pragma unroll
   for (int d = 0; d < tile_d_rows<K, Cfg>::num_d; ++d)
