@@ -59,16 +59,18 @@ kernel_profile profile_of(const gemm_key& key, const machine_model& mm) {
     kp.rates.fit = float(std::clamp(std::floor(mm.shared_bytes_per_processor / ring_bytes), 1.0, 4.0));
 
   // A tile feeds its MMAs from shared memory at (tm + tn) * tk bytes per 2*tm*tn*tk flops;
-  // below the intensity the pipeline needs, the MMAs starve.
+  // below the intensity the pipeline needs, the MMAs starve. A streaming (gemv) kernel has no
+  // MMAs to feed: its CUDA cores multiply what arrives from memory (the memory term bounds it).
+  const bool streams = a.pipe == pipeline::gemv;
   const double intensity = 2.0 * kp.tile_m * kp.tile_n / (kp.tile_m * kp.bytes_a + kp.tile_n * kp.bytes_b);
   const double needed = 32.0 * mm.pipeline_efficiency / 0.8;
-  const double feed = std::min(1.0, intensity / needed);
+  const double feed = streams ? 1.0 : std::min(1.0, intensity / needed);
   double sm_rate = mm.peak_tflops * 1e12 * mm.pipeline_efficiency * feed / kp.processors;
   sm_rate *= std::pow(std::min(1.0, a.vector_bytes / 16.0), 0.25);  // narrow accesses cost issue slots
   // Below 4 bytes cp.async has no copy size: the kernel stages loads through registers
   // (a global round trip per k tile that the ring no longer hides).
   if (a.pipe == pipeline::cp_async && a.vector_bytes < 4) sm_rate *= 0.5;
-  sm_rate *= a.stages >= 3 ? 1.0 : 0.9;                              // shallow rings hide less latency
+  if (!streams) sm_rate *= a.stages >= 3 ? 1.0 : 0.9;                // shallow rings hide less latency
   const bool pads = a.pad_m == tristate::yes || a.pad_n == tristate::yes || a.pad_k == tristate::yes;
   // 64-bit offsets cost a little address arithmetic: a 32-bit kernel wins where both fit.
   const double overhead = (pads ? 1.02 : 1.0) * (a.epi == epilogue::cshuffle ? 1.0 : 1.01) *
@@ -183,6 +185,16 @@ machine_model machine_model_of(const gemm_key& key) {
       mm.pipeline_efficiency = key.algo.arch == arch_id::sm_90 ? 0.45 : 0.75;
       mm.memory_efficiency = 0.67;
       break;
+    case pipeline::gemv: {
+      // CUDA cores at the fp32 rate, half of it spent widening 16-bit values and reducing; its
+      // loads reach 86% of the datasheet bandwidth (the probe it grew from: 80-100% of the copy
+      // bandwidth at M = 1, where TMA tiles reach 70-79%; H200, docs/perf/README.md).
+      const double fp32 = spec.peak_tflops(dtype::fp32);
+      mm.peak_tflops = fp32 > 0 ? fp32 : mm.peak_tflops;
+      mm.pipeline_efficiency = 0.5;
+      mm.memory_efficiency = 0.86;
+      return mm;
+    }
     default: mm.pipeline_efficiency = 0.70; mm.memory_efficiency = 0.70; break;
   }
   if (compute == dtype::fp32) mm.pipeline_efficiency = 0.6;  // SIMT path

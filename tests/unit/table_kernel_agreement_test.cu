@@ -4,6 +4,7 @@
 // The kernels' own constexpr checks are the authority:
 //   tma_wgmma: kernels::cuda::sm90::key_unsupported_reason(key), smem_bytes_for(key)
 //   cp_async:  kernels::cuda::sm80::key_unsupported_reason(key), sm80_smem_bytes(key)
+//   gemv:      kernels::cuda::gemv::key_unsupported_reason(key) (no shared-memory ring)
 // and the tables' shared-memory formula must give the kernel's byte count exactly.
 //
 // Compile time: static_asserts over wildcard sets expanded with dsl::expand (the
@@ -23,6 +24,7 @@
 #include <string>
 
 #include "kdecl/dsl/dsl.hpp"
+#include "kdecl/kernels/gemm/cuda/gemv/gemv_config.cuh"
 #include "kdecl/kernels/gemm/cuda/sm80/config.cuh"
 #include "kdecl/kernels/gemm/cuda/sm90/gemm_sm90_config.cuh"
 
@@ -51,6 +53,11 @@ constexpr const char* kernel_reason(const gemm_key& k) {
     const bool fp8 = dsl::gemm_rules::is_fp8_family(k.sig.a) || dsl::gemm_rules::is_fp8_family(k.sig.b);
     if (fp8 && k.algo.arch != arch_id::sm_89 && k.algo.arch != arch_id::sm_90)
       return "fp8/bf8 mma.sync needs an sm_89 or sm_90 build";
+    return nullptr;
+  }
+  if (k.algo.pipe == pipeline::gemv) {
+    if (const char* why = kernels::cuda::gemv::key_unsupported_reason(k)) return why;
+    if (dsl::gemm_rules::smem_use(k, *caps) != 0) return "gemv uses no dynamic shared memory";
     return nullptr;
   }
   return "no CUDA kernel implements this pipeline";
@@ -89,6 +96,13 @@ inline constexpr auto cp_async_wide = kernel_set(
     cp_wide(rrc), cp_wide(crc), cp_wide(ccc), cp_wide(rcr).variant(preshuffle), cp_wide(rrr).multi_d(relu, 3));
 // Block-scaled fp8 (sm_89 and sm_90 have fp8 mma.sync): k tiles inside a scale block, tile_n inside one B block.
 inline constexpr auto cp_async_block_scaled = kernel_set(targets(sm_89, sm_90), cp_wide(rcr).variant(block_scaled));
+
+// gemv: every wildcard, both C majors (the only layouts it offers).
+constexpr auto gemv_wide(gemm_layout l) {
+  return gemm().dtypes(any, any, any).layout(l).tile(any).warps(any).warp_tile(any).pipeline(gemv).stages(any)
+      .epilogue(any).scheduler(any).vector_bytes(any).cluster(any, any);
+}
+inline constexpr auto gemv_all = kernel_set(targets(sm_80, sm_86, sm_89, sm_90), gemv_wide(rcr), gemv_wide(rcc));
 }  // namespace sets
 
 // ---- compile time -------------------------------------------------------------------------
@@ -124,7 +138,8 @@ consteval std::size_t check_set() {
 
 inline constexpr std::size_t tma_compile_keys = check_set<sets::tma_all>();
 inline constexpr std::size_t cp_async_compile_keys = check_set<sets::cp_async_compile>();
-static_assert(tma_compile_keys > 0 && cp_async_compile_keys > 0);
+inline constexpr std::size_t gemv_compile_keys = check_set<sets::gemv_all>();
+static_assert(tma_compile_keys > 0 && cp_async_compile_keys > 0 && gemv_compile_keys > 0);
 
 }  // namespace agreement
 
@@ -165,6 +180,11 @@ TEST(TableKernelAgreement, CompileTimeSetsHaveKeys) {
 
 TEST(TableKernelAgreement, TmaWgmmaEveryWildcard) {
   expect_kernel_builds_every_key(agreement::sets::tma_all, "tma_wgmma");
+}
+
+TEST(TableKernelAgreement, GemvEveryWildcard) {
+  std::printf("compile-time checked: gemv %zu keys\n", agreement::gemv_compile_keys);
+  expect_kernel_builds_every_key(agreement::sets::gemv_all, "gemv");
 }
 
 TEST(TableKernelAgreement, CpAsyncEveryWildcard) {

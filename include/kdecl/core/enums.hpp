@@ -36,6 +36,7 @@ enum class pipeline : std::uint8_t {
   tma_wgmma,      // sm_90a: TMA + mbarrier ring, warp-specialised wgmma, persistent grid
   host_blocked,   // host: cache-blocked, multi-threaded
   direct_conv,    // convolutions only: direct, memory-bound (smem input tile + halo, CUDA cores; kernels/conv/cuda/direct/)
+  gemv,           // GEMM with few rows of A (decode): B streamed from memory on CUDA cores (kernels/gemm/cuda/gemv/)
   any
 };
 
@@ -64,9 +65,9 @@ inline constexpr std::array<std::string_view, 12> arch_id{
     "gfx908", "gfx90a", "gfx942", "gfx950", "gfx1100", "gfx1200", "gfx1201"};
 inline constexpr std::array<std::string_view, 3> backend{"host", "cuda", "hip"};
 inline constexpr std::array<std::string_view, 3> op_kind{"gemm", "grouped_conv", "fmha"};
-inline constexpr std::array<std::string_view, 12> pipeline{
+inline constexpr std::array<std::string_view, 13> pipeline{
     "mem", "compv3", "compv4", "compv5", "compv6", "comp_async", "preshufflev2",
-    "cp_async", "tma_wgmma", "host_blocked", "direct_conv", "*"};
+    "cp_async", "tma_wgmma", "host_blocked", "direct_conv", "gemv", "*"};
 inline constexpr std::array<std::string_view, 3> epilogue{"direct", "cshuffle", "*"};
 inline constexpr std::array<std::string_view, 4> scheduler{"intrawave", "interwave", "pingpong", "*"};
 inline constexpr std::array<std::string_view, 4> gemm_variant{"standard", "preshuffle", "multi_d", "block_scaled"};

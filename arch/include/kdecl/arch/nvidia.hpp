@@ -66,6 +66,7 @@ inline constexpr peak_rate peaks_h100_sxm[] = {
 // Exactly what the kernels build (narrower is allowed, wider never):
 //   cp_async  -- include/kdecl/kernels/gemm/cuda/sm80/config.cuh, sm80::key_unsupported_reason
 //   tma_wgmma -- include/kdecl/kernels/gemm/cuda/sm90/gemm_sm90_config.cuh, sm90::key_unsupported_reason
+//   gemv      -- include/kdecl/kernels/gemm/cuda/gemv/gemv_config.hpp, gemv::key_unsupported_reason
 // tests/unit/table_kernel_agreement_test.cu expands wildcard sets over these
 // tables and checks every key against both functions.
 inline constexpr std::uint32_t four_layouts = layouts(rcr, rrr, crr, ccr);
@@ -246,6 +247,35 @@ constexpr pipeline_caps tma_wgmma(int smem_opt_in) {
   return c;
 }
 
+// gemv: GEMMs with a few rows of A (decoding one or a few tokens through a linear layer), on
+// CUDA cores (kernels/gemm/cuda/gemv/): each block computes tile_n columns of C for every row
+// of A (M <= tile_m), its warps_k warps splitting K; each lane streams 16-byte chunks of B's
+// K-contiguous columns (a linear layer's weights as stored) and of A's rows, tile_k /
+// (warps_k * 256) chunks of each per step. 16-bit A and B, A row-major and B column-major,
+// C either; no shared-memory ring (a 2 KiB reduction array at most, static).
+inline constexpr shape3 gemv_warp_tiles[] = {{1, 1, 256}};  // a warp's step: 32 lanes x 8 values of K
+inline constexpr dtype_offer gemv_dtypes[] = {
+    {dtype::fp16, dtype::fp16, dtype::fp32, dtype::fp16, c_fp16, k_major_layouts, gemv_warp_tiles, {},
+     bits(gemm_variant::standard)},
+    {dtype::bf16, dtype::bf16, dtype::fp32, dtype::bf16, c_bf16, k_major_layouts, gemv_warp_tiles, {},
+     bits(gemm_variant::standard)},
+};
+inline constexpr shape3 gemv_warps[] = {{1, 1, 4}, {1, 1, 8}};
+inline constexpr int gemv_tile_mn[] = {1, 2, 4, 8};
+inline constexpr int gemv_tile_k[] = {1024, 2048, 4096, 8192};
+inline constexpr int gemv_vectors[] = {16};
+constexpr pipeline_caps gemv() {
+  pipeline_caps c{pipeline::gemv, gemv_dtypes, gemv_warps, 0, {1, 1, 1024}, {1, 1, 256}, false, 0,
+                  gemv_tile_mn, gemv_tile_mn, gemv_tile_k, {1, 1, 1},
+                  bits(epilogue::direct), bits(scheduler::intrawave),
+                  gemv_vectors, 16, smem_formula::none, 0, no_cluster, false};
+  c.variants = bits(gemm_variant::standard);
+  c.tile_max = {8, 8, 8192};
+  c.max_chunks_in_flight = 16;    // 64 registers of loads; with 64 accumulators at most, no spills
+  c.epilogue_any_alignment = true;  // C element by element (vector_bytes binds A and B)
+  return c;
+}
+
 // direct_conv: the direct convolution (kernels/conv/cuda/direct/, direct_unsupported_reason):
 // 1-D and 2-D channels-last forward and (depthwise only, checked per problem) backward data
 // and backward weight, 16-bit data; 16-, 8-, 4- and 2-byte channel vectors. Targets with TMA
@@ -262,10 +292,11 @@ constexpr direct_conv_caps direct_conv(int smem_opt_in, bool tma) {
 // Max opt-in shared memory per block (cudaDevAttrMaxSharedMemoryPerBlockOptin).
 inline constexpr int smem_sm80 = 166912, smem_sm86 = 101376, smem_sm89 = 101376, smem_sm90 = 232448;
 
-inline constexpr pipeline_caps pipelines_sm80[] = {cp_async(smem_sm80, cp_async_dtypes_sm80)};
-inline constexpr pipeline_caps pipelines_sm86[] = {cp_async(smem_sm86, cp_async_dtypes_sm80)};
-inline constexpr pipeline_caps pipelines_sm89[] = {cp_async(smem_sm89, cp_async_dtypes_sm89)};
-inline constexpr pipeline_caps pipelines_sm90[] = {cp_async(smem_sm90, cp_async_dtypes_sm89), tma_wgmma(smem_sm90)};
+inline constexpr pipeline_caps pipelines_sm80[] = {cp_async(smem_sm80, cp_async_dtypes_sm80), gemv()};
+inline constexpr pipeline_caps pipelines_sm86[] = {cp_async(smem_sm86, cp_async_dtypes_sm80), gemv()};
+inline constexpr pipeline_caps pipelines_sm89[] = {cp_async(smem_sm89, cp_async_dtypes_sm89), gemv()};
+inline constexpr pipeline_caps pipelines_sm90[] = {cp_async(smem_sm90, cp_async_dtypes_sm89), tma_wgmma(smem_sm90),
+                                                   gemv()};
 
 constexpr arch_spec nv_spec(arch_id id, std::string_view family, std::string_view target_family,
                             std::string_view description, int smem, bool fp8, std::string_view part,

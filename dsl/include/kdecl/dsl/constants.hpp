@@ -37,7 +37,7 @@ inline constexpr pipeline mem = pipeline::mem, compv3 = pipeline::compv3, compv4
                           compv5 = pipeline::compv5, compv6 = pipeline::compv6, comp_async = pipeline::comp_async,
                           preshufflev2 = pipeline::preshufflev2, cp_async = pipeline::cp_async,
                           tma_wgmma = pipeline::tma_wgmma, host_blocked = pipeline::host_blocked,
-                          direct_conv = pipeline::direct_conv;
+                          direct_conv = pipeline::direct_conv, gemv = pipeline::gemv;
 inline constexpr epilogue direct = epilogue::direct, cshuffle = epilogue::cshuffle;
 inline constexpr scheduler intrawave = scheduler::intrawave, interwave = scheduler::interwave,
                            pingpong = scheduler::pingpong;

@@ -167,6 +167,10 @@ constexpr message describe(const diagnostic& d) {
       m << "tile_m*tile_n over " << v[2] << " threads is " << v[0] << " accumulators per thread, over " << v[1]
         << " for " << pipe << " on " << arch;
       break;
+    case rule::gemv_chunks_in_flight_exceed_register_cap:
+      m << "(tile_m + tile_n) x " << v[1] << " chunks per lane per step (tile_k / (warps_k x warp_tile_k)) is " << v[0]
+        << " 16-byte chunks in registers, over " << v[2] << " for " << pipe;
+      break;
     case rule::tile_extent_bytes_not_multiple_of_chunk: {
       constexpr std::string_view dim[3] = {"tile_m", "tile_n", "tile_k"};
       m << dim[v[0] % 3] << " " << v[1] << " spans " << v[2] << " bytes, not a multiple of " << v[3]

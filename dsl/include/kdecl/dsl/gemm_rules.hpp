@@ -233,6 +233,13 @@ constexpr diagnostic check_tile_cross(const gemm_key& k, const arch_spec& s, con
       return fail(rule::block_scaled_accumulators_exceed_register_cap, k, tile_m | tile_n | warps | pipe | variant,
                   acc, c.max_accumulators, threads);
   }
+  if (c.max_chunks_in_flight != 0) {
+    const long per_row = a.tile.k / (static_cast<long>(a.warps.k) * a.warp_tile.k);
+    const long chunks = (static_cast<long>(a.tile.m) + a.tile.n) * per_row;
+    if (chunks > c.max_chunks_in_flight)
+      return fail(rule::gemv_chunks_in_flight_exceed_register_cap, k, tile | warps_k | warp_tile_k | pipe, chunks,
+                  per_row, c.max_chunks_in_flight);
+  }
   const bool pre = g.variant == gemm_variant::preshuffle;
   if (c.swizzle_rows) {
     // Operands lie in shared memory as in global memory: K-major rows hold tile_k elements.

@@ -45,6 +45,7 @@ enum class rule : std::uint8_t {
   tile_k_bytes_must_equal_swizzle_row,
   tile_above_maximum_for_pipeline,
   accumulators_per_thread_exceed_register_cap,
+  gemv_chunks_in_flight_exceed_register_cap,  // gemv: (tile_m + tile_n) x chunks per lane per step
   tile_extent_bytes_not_multiple_of_chunk,
   smem_row_bytes_not_swizzle_friendly,
   preshuffle_tile_k_bytes_not_multiple_of_block,

@@ -1,0 +1,72 @@
+// What the gemv kernel (gemv.cuh) derives from its gemm_key, and the rules on the keys it
+// builds (the arch tables' gemv entry, arch/include/kdecl/arch/nvidia.hpp, offers no more).
+//
+// The key's fields, read for a streaming kernel:
+//   tile.m       the most rows of A (M <= tile.m): every block holds all of them
+//   tile.n       columns of C per block
+//   warps.k      warps per block, splitting each step's K between them
+//   warp_tile.k  256: one warp's chunk index covers 32 lanes x 8 values of K
+//   tile.k       K values the block reads per step: warps.k x 256 x `chunks`, where
+//                `chunks` is the 16-byte chunks of each row of A and each column of B a lane
+//                holds in registers per step (loads in flight before the first multiply)
+#pragma once
+
+#include "kdecl/gemm/gemm_key.hpp"
+#include "kdecl/kernels/cuda/device_types.cuh"
+
+namespace kdecl::kernels::cuda::gemv {
+
+inline constexpr int chunk_elements = 8;                   // one 16-byte load of 16-bit values
+inline constexpr int warp_step = 32 * chunk_elements;      // K values of one chunk index, whole warp
+inline constexpr int max_rows = 8, max_cols = 8, max_warps = 16;
+inline constexpr int max_chunks_in_flight = 16;            // (rows + cols) x chunks: 64 registers of loads
+
+constexpr bool is_16bit(dtype d) { return d == dtype::fp16 || d == dtype::bf16; }
+
+// nullptr when gemv builds `k`, else the first rule it breaks. config<K> asserts it; the
+// arch tables' agreement test (tests/unit/table_kernel_agreement_test.cu) calls it on every
+// key the tables accept.
+constexpr const char* key_unsupported_reason(const gemm_key& k) {
+  const gemm_signature& s = k.sig;
+  const gemm_algorithm& a = k.algo;
+  if (!k.concrete()) return "gemv needs a concrete key";
+  if (a.pipe != pipeline::gemv) return "gemv::gemm implements pipeline::gemv";
+  if (!is_16bit(s.a) || s.b != s.a || s.compute != s.a || s.acc != dtype::fp32)
+    return "gemv: A and B fp16 or bf16 (the same), multiplied in their type, accumulated in fp32";
+  if (s.c != s.a && s.c != dtype::fp32) return "gemv: C is A's dtype or fp32";
+  if (s.lay.a != layout::row || s.lay.b != layout::col)
+    return "gemv: A row-major and B column-major (rows of A and columns of B contiguous along K)";
+  if (s.variant != gemm_variant::standard) return "gemv: the standard variant only";
+  if (a.warps.m != 1 || a.warps.n != 1 || a.warps.k < 1 || a.warps.k > max_warps)
+    return "gemv: warps (1, 1, w) with w in 1..16";
+  if (a.warp_tile.m != 1 || a.warp_tile.n != 1 || a.warp_tile.k != warp_step) return "gemv: warp_tile (1, 1, 256)";
+  if (a.tile.m < 1 || a.tile.m > max_rows) return "gemv: tile.m (rows of A) in 1..8";
+  if (a.tile.n < 1 || a.tile.n > max_cols) return "gemv: tile.n (columns per block) in 1..8";
+  if (a.tile.k % (a.warps.k * warp_step) != 0) return "gemv: tile.k a multiple of warps.k x 256";
+  if ((a.tile.m + a.tile.n) * (a.tile.k / (a.warps.k * warp_step)) > max_chunks_in_flight)
+    return "gemv: (tile.m + tile.n) x chunks per step at most 16 (registers)";
+  if (a.vector_bytes != 16) return "gemv: vector_bytes 16 (A and B in 16-byte chunks)";
+  if (a.stages != 1) return "gemv: stages 1 (no shared-memory ring)";
+  if (a.epi != epilogue::direct || a.sched != scheduler::intrawave)
+    return "gemv: epilogue direct, scheduler intrawave";
+  if (a.cluster_m != 1 || a.cluster_n != 1) return "gemv: no thread-block clusters";
+  if (a.index_bits != 32 && a.index_bits != 64) return "gemv: index_bits 32 or 64";
+  return nullptr;
+}
+
+template <gemm_key K>
+struct config {
+  static_assert(key_unsupported_reason(K) == nullptr, "key not supported by the gemv kernel: see gemv::key_unsupported_reason(K)");
+  using ta = storage_t<K.sig.a>;
+  using tc = storage_t<K.sig.c>;
+  static constexpr int rows = K.algo.tile.m;
+  static constexpr int cols = K.algo.tile.n;
+  static constexpr int warps = K.algo.warps.k;
+  static constexpr int threads = 32 * warps;
+  static constexpr int step = K.algo.tile.k;                       // K values per block per step
+  static constexpr int chunks = step / (warps * warp_step);       // per lane, row of A and column of B
+  static constexpr int warp_span = chunks * warp_step;            // K values one warp reads per step
+  static constexpr bool c_row_major = K.sig.lay.c == layout::row;
+};
+
+}  // namespace kdecl::kernels::cuda::gemv
