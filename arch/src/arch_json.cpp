@@ -103,6 +103,7 @@ json pipeline_json(const pipeline_caps& c) {
           {"variants", enum_set<gemm_variant>(c.variants)},
           {"tile_max", shape(c.tile_max)},
           {"max_accumulators_per_thread", c.max_accumulators},
+          {"max_chunks_in_flight", c.max_chunks_in_flight},
           {"tile_chunk_bytes", c.tile_chunk_bytes},
           {"swizzle_rows", c.swizzle_rows},
           {"preshuffle_k_bytes", c.preshuffle_k_bytes},
@@ -332,6 +333,8 @@ std::string arch_to_markdown() {
       if (p["tile_k_bytes"].get<int>() != 0) limits += "; tile_k*size(A) = " + p["tile_k_bytes"].dump();
       if (p["max_accumulators_per_thread"].get<int>() != 0)
         limits += "; accumulators/thread <= " + p["max_accumulators_per_thread"].dump();
+      if (p.value("max_chunks_in_flight", 0) != 0)
+        limits += "; (tile_m + tile_n) x 16-byte chunks per lane and step <= " + p["max_chunks_in_flight"].dump();
       if (p["tile_chunk_bytes"].get<int>() != 0)
         limits += "; tile extents multiples of " + p["tile_chunk_bytes"].dump() + " bytes";
       if (p["swizzle_rows"].get<bool>()) limits += "; smem rows 16/32/64/128n bytes";
