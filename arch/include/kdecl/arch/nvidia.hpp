@@ -66,9 +66,9 @@ inline constexpr peak_rate peaks_h100_sxm[] = {
 // Exactly what the kernels build (narrower is allowed, wider never):
 //   cp_async  -- include/kdecl/kernels/gemm/cuda/sm80/config.cuh, sm80::key_unsupported_reason
 //   tma_wgmma -- include/kdecl/kernels/gemm/cuda/sm90/gemm_sm90_config.cuh, sm90::key_unsupported_reason
-//   gemv      -- include/kdecl/kernels/gemm/cuda/gemv/gemv_config.hpp, gemv::key_unsupported_reason
+//   gemv      -- include/kdecl/kernels/gemm/cuda/gemv/gemv_config.cuh, gemv::key_unsupported_reason
 // tests/unit/table_kernel_agreement_test.cu expands wildcard sets over these
-// tables and checks every key against both functions.
+// tables and checks every key against these functions.
 inline constexpr std::uint32_t four_layouts = layouts(rcr, rrr, crr, ccr);
 // 8-bit operands must be K-major (ldmatrix cannot transpose bytes): A row, B column; C either.
 inline constexpr std::uint32_t k_major_layouts = layouts(rcr, rcc);
