@@ -13,6 +13,7 @@
 
 #include "kdecl/conv/grouped_conv_problem.hpp"
 #include "kdecl/kernels/cuda/device_info.cuh"
+#include "kdecl/kernels/cuda/device_pass.cuh"
 #include "kdecl/kernels/cuda/device_types.cuh"
 #include "kdecl/kernels/gemm/cuda/sm80/config.cuh"
 #include "kdecl/kernels/gemm/cuda/sm80/epilogue.cuh"
@@ -41,7 +42,7 @@ inline std::optional<std::string> sizes_reason(const grouped_conv_problem& p) {
 // What the running environment must provide (checked by run(), so selection works offline).
 template <class Cfg>
 std::optional<std::string> device_reason() {
-  return device_shortfall("cp_async conv", {8, 0, /*exact=*/false, Cfg::smem_bytes});
+  return device_shortfall("cp_async conv", {least_device_major(Cfg::algo.arch), 0, /*exact=*/false, Cfg::smem_bytes});
 }
 
 template <class Kernel>

@@ -23,6 +23,7 @@
 
 #include <cuda_runtime.h>
 
+#include "kdecl/kernels/cuda/device_pass.cuh"
 #include "kdecl/conv/grouped_conv_problem.hpp"
 #include "kdecl/core/status.hpp"
 #include "kdecl/kernels/conv/bwd_data_phase.hpp"
@@ -95,7 +96,7 @@ struct conv_bwd_data_params {
 };
 
 template <class Cfg, int VecDy, int VecWei>
-__global__ void __launch_bounds__(Cfg::threads) conv_bwd_data_kernel(const __grid_constant__ conv_bwd_data_params<Cfg> p) {
+__device__ __forceinline__ void conv_bwd_data_kernel_block(const conv_bwd_data_params<Cfg>& p) {
   using ta = typename Cfg::ta;
   using tb = typename Cfg::tb;
   extern __shared__ __align__(128) unsigned char smem[];
@@ -130,6 +131,20 @@ __global__ void __launch_bounds__(Cfg::threads) conv_bwd_data_kernel(const __gri
     mapped_rows_cshuffle<Cfg>(w, row_at, ph.gather.m, p.geo.cg, m0, n0, smem, tid, p.rows_aligned);
   } else {
     mapped_rows_direct<Cfg>(w, row_at, ph.gather.m, p.geo.cg, m0, n0);
+  }
+}
+
+// The kernel: its body (conv_bwd_data_kernel_block) is generated only in the device pass of the key's arch
+// (cuda/device_pass.cuh); the other pass's copy would never run.
+template <class Cfg, int VecDy, int VecWei>
+__global__ void __launch_bounds__(Cfg::threads) conv_bwd_data_kernel(const __grid_constant__ conv_bwd_data_params<Cfg> p) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (!device_pass_builds(Cfg::algo.arch, __CUDA_ARCH__)) {
+    __trap();
+  } else
+#endif
+  {
+    conv_bwd_data_kernel_block<Cfg, VecDy, VecWei>(p);
   }
 }
 

@@ -22,6 +22,7 @@
 
 #include <cuda_runtime.h>
 
+#include "kdecl/kernels/cuda/device_pass.cuh"
 #include "kdecl/conv/grouped_conv_problem.hpp"
 #include "kdecl/core/status.hpp"
 #include "kdecl/kernels/conv/cuda/sm80/conv_bwd_common.cuh"
@@ -189,8 +190,7 @@ struct conv_bwd_weight_params {
 };
 
 template <class Cfg, int VecDy, int VecIn>
-__global__ void __launch_bounds__(Cfg::threads)
-    conv_bwd_weight_kernel(const __grid_constant__ conv_bwd_weight_params<Cfg> p) {
+__device__ __forceinline__ void conv_bwd_weight_kernel_block(const conv_bwd_weight_params<Cfg>& p) {
   using ta = typename Cfg::ta;
   using tb = typename Cfg::tb;
   extern __shared__ __align__(128) unsigned char smem[];
@@ -228,6 +228,20 @@ __global__ void __launch_bounds__(Cfg::threads)
     cshuffle_epilogue<Cfg>(w, out, m0, n0, smem, tid);
   } else {
     direct_epilogue<Cfg>(w, out, m0, n0);
+  }
+}
+
+// The kernel: its body (conv_bwd_weight_kernel_block) is generated only in the device pass of the key's arch
+// (cuda/device_pass.cuh); the other pass's copy would never run.
+template <class Cfg, int VecDy, int VecIn>
+__global__ void __launch_bounds__(Cfg::threads) conv_bwd_weight_kernel(const __grid_constant__ conv_bwd_weight_params<Cfg> p) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (!device_pass_builds(Cfg::algo.arch, __CUDA_ARCH__)) {
+    __trap();
+  } else
+#endif
+  {
+    conv_bwd_weight_kernel_block<Cfg, VecDy, VecIn>(p);
   }
 }
 

@@ -24,6 +24,7 @@
 #include "kdecl/conv/grouped_conv_problem.hpp"
 #include "kdecl/core/status.hpp"
 #include "kdecl/kernels/cuda/device_info.cuh"
+#include "kdecl/kernels/cuda/device_pass.cuh"
 #include "kdecl/kernels/conv/implicit_gemm_fwd_problem.hpp"
 #include "kdecl/kernels/conv/cuda/sm80/conv_fwd_config.cuh"
 #include "kdecl/kernels/conv/cuda/sm80/conv_mainloop.cuh"
@@ -50,10 +51,11 @@ struct conv_fwd_params {
   int kg;                           // output channels per group (the GEMM's N)
 };
 
-// Templated on the GEMM config and the two gather widths (types and ints, not the key:
-// nvcc cannot emit host launch stubs for class-type template arguments).
+// One block's tiles: the body of conv_fwd_kernel (below). Templated on the GEMM config and the
+// two gather widths (types and ints, not the key: nvcc cannot emit host launch stubs for
+// class-type template arguments).
 template <class Cfg, int VecIn, int VecWei>
-__global__ void __launch_bounds__(Cfg::threads) conv_fwd_kernel(const __grid_constant__ conv_fwd_params<Cfg> p) {
+__device__ __forceinline__ void conv_fwd_kernel_block(const conv_fwd_params<Cfg>& p) {
   using ta = typename Cfg::ta;
   using tb = typename Cfg::tb;
   extern __shared__ __align__(128) unsigned char smem[];
@@ -90,6 +92,20 @@ __global__ void __launch_bounds__(Cfg::threads) conv_fwd_kernel(const __grid_con
     cshuffle_epilogue<Cfg>(w, out, m0, n0, smem, tid);
   } else {
     direct_epilogue<Cfg>(w, out, m0, n0);
+  }
+}
+
+// The kernel: its body (conv_fwd_kernel_block) is generated only in the device pass of the key's arch
+// (cuda/device_pass.cuh); the other pass's copy would never run.
+template <class Cfg, int VecIn, int VecWei>
+__global__ void __launch_bounds__(Cfg::threads) conv_fwd_kernel(const __grid_constant__ conv_fwd_params<Cfg> p) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (!device_pass_builds(Cfg::algo.arch, __CUDA_ARCH__)) {
+    __trap();
+  } else
+#endif
+  {
+    conv_fwd_kernel_block<Cfg, VecIn, VecWei>(p);
   }
 }
 
@@ -133,7 +149,7 @@ struct conv_fwd {
 
   // What the running environment must provide (checked by run(), so selection works offline).
   static std::optional<std::string> device_reason() {
-    return device_shortfall("cp_async conv", {8, 0, /*exact=*/false, cfg::smem_bytes});
+    return device_shortfall("cp_async conv", {least_device_major(cfg::algo.arch), 0, /*exact=*/false, cfg::smem_bytes});
   }
 
   static status run(const grouped_conv_problem& p, const grouped_conv_args& a, void* stream) {

@@ -31,6 +31,7 @@
 #include "kdecl/core/status.hpp"
 #include "kdecl/gemm/gemm_problem.hpp"
 #include "kdecl/kernels/cuda/device_info.cuh"
+#include "kdecl/kernels/cuda/device_pass.cuh"
 #include "kdecl/kernels/cuda/device_types.cuh"
 #include "kdecl/kernels/gemm/cuda/gemv/gemv_config.cuh"
 
@@ -142,9 +143,9 @@ __device__ __forceinline__ void gemv_step(float (&acc)[Cfg::rows][Cfg::cols], co
   }
 }
 
-// Templated on config<K> (a type): nvcc emits no host launch stub for a class-type constant.
+// One block's columns: the body of gemv_kernel (below).
 template <class Cfg>
-__global__ void __launch_bounds__(Cfg::threads) gemv_kernel(const params<Cfg> p) {
+__device__ __forceinline__ void gemv_block(const params<Cfg>& p) {
   using ta = typename Cfg::ta;
   using tc = typename Cfg::tc;
   const int lane = int(threadIdx.x) % 32, warp = int(threadIdx.x) / 32;
@@ -189,6 +190,20 @@ __global__ void __launch_bounds__(Cfg::threads) gemv_kernel(const params<Cfg> p)
   }
 }
 
+// Templated on config<K> (a type): nvcc emits no host launch stub for a class-type constant. The
+// body is generated only in the device pass of the key's arch (cuda/device_pass.cuh).
+template <class Cfg>
+__global__ void __launch_bounds__(Cfg::threads) gemv_kernel(const params<Cfg> p) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (!device_pass_builds(Cfg::algo.arch, __CUDA_ARCH__)) {
+    __trap();
+  } else
+#endif
+  {
+    gemv_block<Cfg>(p);
+  }
+}
+
 template <gemm_key K>
 struct gemm {
   using cfg = config<K>;
@@ -219,7 +234,9 @@ struct gemm {
 
   // What the running environment must provide; checked by run(), not why_not(), so that
   // selection also works offline.
-  static std::optional<std::string> device_reason() { return device_shortfall("gemv", {8, 0, /*exact=*/false, 0}); }
+  static std::optional<std::string> device_reason() {
+    return device_shortfall("gemv", {least_device_major(cfg::algo.arch), 0, /*exact=*/false, 0});
+  }
 
   static status run(const gemm_problem& p, const gemm_args& args, void* stream) {
     if (auto why = why_not(p, args)) return status::error(*why);

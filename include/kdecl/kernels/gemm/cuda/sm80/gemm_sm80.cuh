@@ -18,6 +18,7 @@
 #include "kdecl/gemm/gemm_key.hpp"
 #include "kdecl/gemm/gemm_problem.hpp"
 #include "kdecl/kernels/cuda/device_info.cuh"
+#include "kdecl/kernels/cuda/device_pass.cuh"
 #include "kdecl/kernels/gemm/cuda/sm80/config.cuh"
 #include "kdecl/kernels/gemm/cuda/sm80/epilogue.cuh"
 #include "kdecl/kernels/cuda/sm80/ptx.cuh"
@@ -53,10 +54,9 @@ __device__ __forceinline__ void block_tile(int id, int tiles_m, int tiles_n, int
   tn = in_group / rows;
 }
 
-// Templated on config<K> (a type) rather than on K itself: nvcc cannot emit host
-// launch stubs for kernels whose template argument is a class-type constant.
+// One block's tile: the kernel's body (cp_async_gemm_kernel below).
 template <class Cfg>
-__global__ void __launch_bounds__(Cfg::threads) cp_async_gemm_kernel(const kernel_params<Cfg> p) {
+__device__ __forceinline__ void cp_async_gemm_block(const kernel_params<Cfg>& p) {
   using ta = typename Cfg::ta;
   using tb = typename Cfg::tb;
   using warp_t = block_warp<Cfg>;
@@ -235,6 +235,21 @@ __global__ void __launch_bounds__(Cfg::threads) cp_async_gemm_kernel(const kerne
   }
 }
 
+// Templated on config<K> (a type) rather than on K itself: nvcc cannot emit host
+// launch stubs for kernels whose template argument is a class-type constant. Its body
+// is generated only in the device pass of the key's arch (cuda/device_pass.cuh).
+template <class Cfg>
+__global__ void __launch_bounds__(Cfg::threads) cp_async_gemm_kernel(const kernel_params<Cfg> p) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (!device_pass_builds(Cfg::algo.arch, __CUDA_ARCH__)) {
+    __trap();
+  } else
+#endif
+  {
+    cp_async_gemm_block<Cfg>(p);
+  }
+}
+
 template <gemm_key K>
 struct gemm {
   using cfg = config<K>;
@@ -298,7 +313,9 @@ struct gemm {
   // so that selection also works offline (for an arch that is not present).
   static std::optional<std::string> device_reason() {
     constexpr bool fp8 = is_fp8_family(K.sig.a) || is_fp8_family(K.sig.b);
-    return device_shortfall(fp8 ? "fp8 mma.sync" : "cp_async", {8, fp8 ? 9 : 0, /*exact=*/false, cfg::smem_bytes});
+    constexpr int major = least_device_major(cfg::algo.arch);  // an sm_90 key's code is sm_90a code
+    return device_shortfall(fp8 ? "fp8 mma.sync" : "cp_async", {major, fp8 && major == 8 ? 9 : 0, /*exact=*/false,
+                                                                 cfg::smem_bytes});
   }
 
   static status run(const gemm_problem& p, const gemm_args& args, void* stream) {
