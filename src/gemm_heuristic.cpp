@@ -71,6 +71,16 @@ kernel_profile profile_of(const gemm_key& key, const machine_model& mm) {
   // (a global round trip per k tile that the ring no longer hides).
   if (a.pipe == pipeline::cp_async && a.vector_bytes < 4) sm_rate *= 0.5;
   if (!streams) sm_rate *= a.stages >= 3 ? 1.0 : 0.9;                // shallow rings hide less latency
+  // A block-scaled kernel scales each k-block's partial sums in its consumer warpgroups. With one
+  // consumer per block (cooperative, warps (4,1,1)) the tensor cores wait meanwhile; two consumers
+  // (or pingpong's two tiles) overlap one's scaling with the other's MMAs. H100, DeepSeek-V3 shapes and
+  // squares (docs/perf/h100-2026-12-05-block-scaled-overlap/call3): the one-consumer 64x128 tile ran
+  // 1.2-1.6x its estimate on the large problems, the two-consumer tiles within 10% of theirs.
+  // A pingpong block holding one tile is in the same state (kernel_rates::lone_tile_rate).
+  constexpr double lone_consumer_rate = 0.7;
+  const bool block_scaled = key.sig.variant == gemm_variant::block_scaled && a.pipe == pipeline::tma_wgmma;
+  if (block_scaled && a.sched != scheduler::pingpong && a.warps.m * a.warps.n == 4) sm_rate *= lone_consumer_rate;
+  if (block_scaled && a.sched == scheduler::pingpong) kp.rates.lone_tile_rate = float(lone_consumer_rate);
   const bool pads = a.pad_m == tristate::yes || a.pad_n == tristate::yes || a.pad_k == tristate::yes;
   // 64-bit offsets cost a little address arithmetic: a 32-bit kernel wins where both fit.
   const double overhead = (pads ? 1.02 : 1.0) * (a.epi == epilogue::cshuffle ? 1.0 : 1.01) *
@@ -129,7 +139,8 @@ double estimate_microseconds(const kernel_rates& r, const tile_terms& t) {
     // block per processor (kernels/gemm/cuda/sm90/tile_scheduler.cuh), so the busiest block
     // runs ceil(tiles / processors) of them and a partial last wave costs a whole tile time.
     const int resident = std::min(int(r.fit), t.resident_cap);
-    compute_s = t.work[resident] * r.seconds_per_flop +
+    const double lone = t.tiles_per_processor <= 1 ? r.lone_tile_rate : 1.0;
+    compute_s = t.work[resident] * r.seconds_per_flop / lone +
                 (r.overlaps_epilogue ? 1.0 : t.tiles_per_processor) * r.epilogue_s_per_tile;
     if (r.cluster_m * r.cluster_n > 1) {
       // Pairs of tiles (one block each, one per processor): an odd tile count along the

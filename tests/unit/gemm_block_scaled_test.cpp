@@ -11,7 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "kdecl/gemm/gemm_heuristic.hpp"
 #include "kdecl/gemm/gemm_key.hpp"
+#include "kdecl/gemm/gemm_name.hpp"
 #include "kdecl/gemm/gemm_problem.hpp"
 #include "kdecl/kernels/gemm/host/gemm_kernel.hpp"
 #include "kdecl/numeric/fill.hpp"
@@ -247,3 +249,29 @@ TEST(GemmBlockScaledHost, RefusesMissingScales) {
 }
 
 }  // namespace
+
+// The analytical model's ranking of the sm_90 block-scaled kernels (the shipped learned model does not
+// cover block-scaled signatures, so it picks them). On DeepSeek-V3's o_proj at 128 tokens (M = 128,
+// N = 7168, K = 16384) the H100 ran the two-consumer 128x128 tile in 57 us, pingpong 64x128 in 70 us
+// and the one-consumer 64x128 in 97 us (docs/perf/h100-2026-12-05-block-scaled-overlap/call3); with
+// equal memory-bound estimates the model used to pick the last.
+namespace kdecl {
+namespace {
+TEST(GemmBlockScaledModel, PrefersTwoConsumersWhereOneWouldScaleAlone) {
+  const std::string prefix = "gemm_fp8-fp8-bf16-fp32-fp8_rcr_blockscaled_tma_wgmma_cshuffle_";
+  const gemm_key two = parse_gemm_name(prefix + "intrawave_128x128x128_8x1x1_16x128x32_s6_v16_padmnk_sm_90");
+  const gemm_key one = parse_gemm_name(prefix + "intrawave_64x128x128_4x1x1_16x128x32_s8_v16_padmnk_sm_90");
+  const gemm_key ping = parse_gemm_name(prefix + "pingpong_64x128x128_4x1x1_16x128x32_s8_v16_padmnk_sm_90");
+  gemm_problem p;
+  p.sizes(128, 7168, 16384);
+  p.sig = two.sig;
+  const gemm_problem n = p.normalized();
+  EXPECT_LT(estimate_microseconds(two, n), estimate_microseconds(one, n));
+  EXPECT_LT(estimate_microseconds(two, n), estimate_microseconds(ping, n));
+  // With many tiles per processor pingpong's two consumers overlap again: 4096 x 7168 x 2048 ran
+  // pingpong 64x128 in 204 us and the one-consumer tile in 309 us.
+  p.sizes(4096, 7168, 2048);
+  EXPECT_LT(estimate_microseconds(ping, p.normalized()), estimate_microseconds(one, p.normalized()));
+}
+}  // namespace
+}  // namespace kdecl

@@ -46,6 +46,9 @@ struct kernel_rates {
   // odd tile count, the last pair's second block loads for its partner and computes nothing,
   // but holds a processor for a tile's time (kernels/gemm/cuda/sm90/tile_scheduler.cuh).
   int cluster_m = 1, cluster_n = 1;
+  // Share of the processor's rate a block reaches when it holds a single tile: a block-scaled
+  // pingpong block then has one consumer busy, whose scaling nothing overlaps.
+  float lone_tile_rate = 1;
 };
 
 struct kernel_profile {
