@@ -134,8 +134,8 @@ __device__ __forceinline__ void conv_bwd_data_kernel_block(const conv_bwd_data_p
   }
 }
 
-// The kernel: its body (conv_bwd_data_kernel_block) is generated only in the device pass of the key's arch
-// (cuda/device_pass.cuh); the other pass's copy would never run.
+// The kernel: its body (conv_bwd_data_kernel_block) is not generated in a device pass older
+// than the key's arch, whose code would never run (cuda/device_pass.cuh).
 template <class Cfg, int VecDy, int VecWei>
 __global__ void __launch_bounds__(Cfg::threads) conv_bwd_data_kernel(const __grid_constant__ conv_bwd_data_params<Cfg> p) {
 #if defined(__CUDA_ARCH__)

@@ -191,7 +191,7 @@ __device__ __forceinline__ void gemv_block(const params<Cfg>& p) {
 }
 
 // Templated on config<K> (a type): nvcc emits no host launch stub for a class-type constant. The
-// body is generated only in the device pass of the key's arch (cuda/device_pass.cuh).
+// body is not generated in a device pass older than the key's arch (cuda/device_pass.cuh).
 template <class Cfg>
 __global__ void __launch_bounds__(Cfg::threads) gemv_kernel(const params<Cfg> p) {
 #if defined(__CUDA_ARCH__)
@@ -223,7 +223,8 @@ struct gemm {
     const bool batched = p.batch > 1;
     auto misaligned = [&](const void* ptr, std::int64_t ld, std::int64_t stride) {
       constexpr int e = sizeof(typename cfg::ta);
-      return reinterpret_cast<std::uintptr_t>(ptr) % 16 != 0 || (ld * e) % 16 != 0 || (batched && (stride * e) % 16 != 0);
+      return reinterpret_cast<std::uintptr_t>(ptr) % 16 != 0 || (ld * e) % 16 != 0 ||
+             (batched && (stride * e) % 16 != 0);
     };
     if (misaligned(args.a, p.lda, p.stride_a)) return "gemv: A's pointer, lda or stride_a not 16-byte aligned";
     if (misaligned(args.b, p.ldb, p.stride_b)) return "gemv: B's pointer, ldb or stride_b not 16-byte aligned";

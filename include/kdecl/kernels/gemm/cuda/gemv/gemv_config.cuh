@@ -56,7 +56,8 @@ constexpr const char* key_unsupported_reason(const gemm_key& k) {
 
 template <gemm_key K>
 struct config {
-  static_assert(key_unsupported_reason(K) == nullptr, "key not supported by the gemv kernel: see gemv::key_unsupported_reason(K)");
+  static_assert(key_unsupported_reason(K) == nullptr,
+                "key not supported by the gemv kernel: see gemv::key_unsupported_reason(K)");
   static constexpr gemm_algorithm algo = K.algo;
   using ta = storage_t<K.sig.a>;
   using tc = storage_t<K.sig.c>;

@@ -237,7 +237,7 @@ __device__ __forceinline__ void cp_async_gemm_block(const kernel_params<Cfg>& p)
 
 // Templated on config<K> (a type) rather than on K itself: nvcc cannot emit host
 // launch stubs for kernels whose template argument is a class-type constant. Its body
-// is generated only in the device pass of the key's arch (cuda/device_pass.cuh).
+// is not generated in a device pass older than the key's arch (cuda/device_pass.cuh).
 template <class Cfg>
 __global__ void __launch_bounds__(Cfg::threads) cp_async_gemm_kernel(const kernel_params<Cfg> p) {
 #if defined(__CUDA_ARCH__)
