@@ -25,6 +25,9 @@ bool epilogue_any_alignment(const gemm_key& k) {
   return c != nullptr && c->epilogue_any_alignment;
 }
 
+// The most rows of A a kernel takes (0: any): a gemv block holds every row of A (tile.m of them).
+int rows_bound(const gemm_key& k) { return k.algo.pipe == pipeline::gemv ? k.algo.tile.m : 0; }
+
 // Device kernels with index_bits 32 index within one matrix with 32-bit offsets
 // (batches use 64-bit bases); host kernels always use 64-bit offsets.
 bool indexes_32bit(const gemm_key& k) { return k.algo.arch != arch_id::host && k.algo.index_bits == 32; }
@@ -120,6 +123,9 @@ std::optional<std::string> gemm_rejection(const gemm_instance& kernel, const gem
   if (auto e = divides("M", p.m, a.tile.m, a.pad_m)) return reject(*e);
   if (auto e = divides("N", p.n, a.tile.n, a.pad_n)) return reject(*e);
   if (auto e = divides("K", p.k, a.tile.k, a.pad_k)) return reject(*e);
+  if (const int rows = rows_bound(k); rows != 0 && p.m > rows)
+    return reject(fmt::format("M = {} is more than the kernel's tile.m = {}: a gemv block holds every row of A",
+                              p.m, rows));
   check.passed_stage();
 
   if (args)
@@ -208,6 +214,7 @@ struct indexed_kernel {
   bool pad_m, pad_n, pad_k;
   bool indexes_32bit;         // offsets within one matrix must fit 32 bits
   bool c_any_alignment;       // the access width binds A and B only
+  std::uint16_t rows_bound;   // the most rows of A it takes (0: any; rows_bound())
 };
 
 // Kernels of one signature, in name order (hot data and owners side by side),
@@ -279,6 +286,7 @@ bool quickly_eligible(const indexed_kernel& e, const tile_facts& t, const proble
   if (!e.c_any_alignment && e.vector_bytes > f.cd_alignment) return false;
   if (e.indexes_32bit && !f.fits_32bit) return false;
   if (!e.pad_m && !t.m_divides) return false;
+  if (e.rows_bound != 0 && f.profile.m > e.rows_bound) return false;
   if (!e.pad_n && !t.n_divides) return false;
   if (!e.pad_k && !t.k_divides) return false;
   return true;
@@ -324,7 +332,8 @@ std::shared_ptr<const gemm_dispatcher::index> gemm_dispatcher::current_index() c
       while (vb < a.vector_bytes) vb *= 2;
       bucket.hot.push_back({profile.rates, std::uint16_t(g - bucket.tiles.begin()), std::uint8_t(vb),
                             a.pad_m == tristate::yes, a.pad_n == tristate::yes, a.pad_k == tristate::yes,
-                            indexes_32bit(k->key()), epilogue_any_alignment(k->key())});
+                            indexes_32bit(k->key()), epilogue_any_alignment(k->key()),
+                            std::uint16_t(rows_bound(k->key()))});
       bucket.kernels.push_back(k);
       idx.for_arch.push_back(std::move(k));
     }

@@ -152,6 +152,38 @@ TEST(GemmDispatcher, CAlignmentDoesNotBindEpiloguesThatTakeAny) {
   EXPECT_NE(sel.explain().find("ldc = 50257"), std::string::npos) << sel.explain();
 }
 
+// A gemv kernel holds every row of A in each block: it takes problems of up to tile.m rows, on
+// the dispatcher's fast path as in its explanations.
+TEST(GemmDispatcher, GemvKernelsTakeOnlyTheRowsTheyHold) {
+  registry reg;
+  auto stream = [](int rows, int cols, int k) {
+    gemm_key g = make_key(dtype::fp16, rcr, rows, cols, k, arch_id::sm_90, pipeline::gemv);
+    g.algo.warps = {1, 1, 4};
+    g.algo.warp_tile = {1, 1, 256};
+    g.algo.stages = 1;
+    g.algo.epi = epilogue::direct;
+    return g;
+  };
+  reg.add(std::make_shared<recording_gemm>(stream(1, 2, 2048)), "s");
+  reg.add(std::make_shared<recording_gemm>(stream(8, 4, 1024)), "s");
+  reg.add(std::make_shared<recording_gemm>(make_key(dtype::fp16, rcr, 64, 128, 64, arch_id::sm_90,
+                                                    pipeline::tma_wgmma)), "s");
+  gemm_dispatcher d(sm90(), reg);
+  auto one_row = d.select(fp16_problem(1, 8192, 8192));
+  ASSERT_TRUE(one_row) << one_row.explain();
+  EXPECT_EQ(one_row.kernel->key().algo.pipe, pipeline::gemv) << one_row.explain();
+  auto twelve = d.select(fp16_problem(12, 8192, 8192), nullptr, /*explain_all=*/true);
+  ASSERT_TRUE(twelve) << twelve.explain();
+  EXPECT_EQ(twelve.kernel->key().algo.pipe, pipeline::tma_wgmma);
+  bool told = false;
+  for (const auto& r : twelve.rejected) told |= r.reason.find("M = 12 is more than the kernel's tile.m = 8") != std::string::npos;
+  EXPECT_TRUE(told) << twelve.explain();
+  // Nine rows: only the 8-row gemv's bound is passed; the tma_wgmma tile takes it.
+  auto nine = d.select(fp16_problem(9, 8192, 8192));
+  ASSERT_TRUE(nine);
+  EXPECT_EQ(nine.kernel->key().algo.pipe, pipeline::tma_wgmma);
+}
+
 TEST(GemmDispatcher, KernelRefusalIsReported) {
   registry reg;
   auto k = std::make_shared<recording_gemm>(make_key(dtype::fp16, rcr, 128, 128, 64));
