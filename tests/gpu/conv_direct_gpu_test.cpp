@@ -18,15 +18,12 @@
 #include "kdecl/numeric/fill.hpp"
 #include "kdecl/runtime/buffer.hpp"
 #include "kdecl/runtime/conv_check.hpp"
+#include "cuda_device.hpp"
 
 namespace kdecl {
 namespace {
 
-std::optional<device> cuda_device() {
-  for (const auto& d : available_devices())
-    if (d.kind() == backend::cuda) return d;
-  return std::nullopt;
-}
+using testing::cuda_device;
 
 std::vector<std::shared_ptr<const conv_instance>> direct_kernels_for(arch_id arch) {
   std::vector<std::shared_ptr<const conv_instance>> out;

@@ -12,15 +12,12 @@
 #include "kdecl/conv/conv_dispatcher.hpp"
 #include "kdecl/runtime/conv_check.hpp"
 #include "conv_odd_problems.hpp"
+#include "cuda_device.hpp"
 
 namespace kdecl {
 namespace {
 
-std::optional<device> cuda_device() {
-  for (const auto& d : available_devices())
-    if (d.kind() == backend::cuda) return d;
-  return std::nullopt;
-}
+using testing::cuda_device;
 
 std::vector<std::shared_ptr<const conv_instance>> conv_kernels_for(arch_id arch) {
   std::vector<std::shared_ptr<const conv_instance>> out;

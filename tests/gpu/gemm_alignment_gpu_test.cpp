@@ -16,6 +16,7 @@
 #include "kdecl/gemm/gemm_dispatcher.hpp"
 #include "kdecl/runtime/gemm_check.hpp"
 #include "../unit/random_gemm_problem.hpp"
+#include "cuda_device.hpp"
 
 namespace kdecl {
 namespace {
@@ -24,11 +25,7 @@ using testing::draw_problem;
 using testing::drawn_problem;
 using testing::signatures_of;
 
-std::optional<device> cuda_device() {
-  for (const auto& d : available_devices())
-    if (d.kind() == backend::cuda) return d;
-  return std::nullopt;
-}
+using testing::cuda_device;
 
 void expect_runs_correctly(const gemm_dispatcher& d, const drawn_problem& dp, float alpha, float beta,
                            std::uint64_t seed, std::map<std::string, int>* kernels = nullptr,

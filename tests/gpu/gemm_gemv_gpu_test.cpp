@@ -12,15 +12,12 @@
 
 #include "kdecl/gemm/gemm_dispatcher.hpp"
 #include "kdecl/runtime/gemm_check.hpp"
+#include "cuda_device.hpp"
 
 namespace kdecl {
 namespace {
 
-std::optional<device> cuda_device() {
-  for (const auto& d : available_devices())
-    if (d.kind() == backend::cuda) return d;
-  return std::nullopt;
-}
+using testing::cuda_device;
 
 TEST(GemvGpu, EveryKernelMatchesTheHostReference) {
   auto dev = cuda_device();

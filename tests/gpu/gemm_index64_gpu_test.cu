@@ -19,6 +19,7 @@
 
 #include "kdecl/gemm/gemm_dispatcher.hpp"
 #include "kdecl/numeric/bfloat16.hpp"
+#include "cuda_device.hpp"
 
 namespace kdecl {
 namespace {
@@ -50,11 +51,7 @@ struct device_memory {
   ~device_memory() { cudaFree(ptr); }
 };
 
-std::optional<device> cuda_device() {
-  for (const auto& d : available_devices())
-    if (d.kind() == backend::cuda) return d;
-  return std::nullopt;
-}
+using testing::cuda_device;
 
 // Rows to check: first, last, around the row where A's offsets pass 2^31, random.
 std::vector<std::int64_t> sample_rows() {

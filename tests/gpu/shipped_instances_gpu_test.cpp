@@ -7,6 +7,7 @@
 
 #include "kdecl/gemm/gemm_dispatcher.hpp"
 #include "kdecl/runtime/gemm_check.hpp"
+#include "cuda_device.hpp"
 
 namespace kdecl {
 namespace {
@@ -19,11 +20,7 @@ constexpr std::array<shape, 9> shapes{{{1, 7, 63, 1},     {7, 63, 129, 2},   {63
                                        {129, 1, 7, 3},    {1000, 129, 63, 1}, {63, 1000, 129, 1},
                                        {129, 63, 1000, 1}, {4097, 64, 128, 1}, {64, 4097, 200, 1}}};
 
-std::optional<device> cuda_device() {
-  for (const auto& d : available_devices())
-    if (d.kind() == backend::cuda) return d;
-  return std::nullopt;
-}
+using testing::cuda_device;
 
 TEST(ShippedGpuInstances, MatchTheHostReference) {
   auto dev = cuda_device();
