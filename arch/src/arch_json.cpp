@@ -333,7 +333,7 @@ std::string arch_to_markdown() {
       if (p["tile_k_bytes"].get<int>() != 0) limits += "; tile_k*size(A) = " + p["tile_k_bytes"].dump();
       if (p["max_accumulators_per_thread"].get<int>() != 0)
         limits += "; accumulators/thread <= " + p["max_accumulators_per_thread"].dump();
-      if (p.value("max_chunks_in_flight", 0) != 0)
+      if (p["max_chunks_in_flight"].get<int>() != 0)
         limits += "; (tile_m + tile_n) x 16-byte chunks per lane and step <= " + p["max_chunks_in_flight"].dump();
       if (p["tile_chunk_bytes"].get<int>() != 0)
         limits += "; tile extents multiples of " + p["tile_chunk_bytes"].dump() + " bytes";
