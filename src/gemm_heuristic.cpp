@@ -197,13 +197,19 @@ machine_model machine_model_of(const gemm_key& key) {
       mm.memory_efficiency = 0.67;
       break;
     case pipeline::gemv: {
+      mm.memory_efficiency = 0.86;
+      if (key.algo.warp_tile.m == 16) {
+        // mma.sync (kernels/gemm/cuda/gemv/gemv_mma.cuh): at about half the tensor cores' rate on
+        // Hopper, as the cp_async pipeline; its 16 rows count whatever M is.
+        mm.pipeline_efficiency = key.algo.arch == arch_id::sm_90 ? 0.45 : 0.75;
+        return mm;
+      }
       // CUDA cores at the fp32 rate, half of it spent widening 16-bit values and reducing; its
       // loads reach 86% of the datasheet bandwidth (the probe it grew from: 80-100% of the copy
       // bandwidth at M = 1, where TMA tiles reach 70-79%; H200, docs/perf/README.md).
       const double fp32 = spec.peak_tflops(dtype::fp32);
       mm.peak_tflops = fp32 > 0 ? fp32 : mm.peak_tflops;
       mm.pipeline_efficiency = 0.5;
-      mm.memory_efficiency = 0.86;
       return mm;
     }
     default: mm.pipeline_efficiency = 0.70; mm.memory_efficiency = 0.70; break;

@@ -1,4 +1,4 @@
-// The gemv kernels (pipeline gemv, kernels/gemm/cuda/gemv/) against the host reference: every
+// The gemv kernels (pipeline gemv, CUDA cores and mma.sync, kernels/gemm/cuda/gemv/) against the host reference: every
 // registered one for the GPU present, on every M it takes (1 to tile.m), N that leave a block's
 // columns partly outside C, K that end inside a 16-byte chunk, inside a step and past several
 // steps, batches with gaps between matrices, beta, and column-major C. run_and_check poisons C
@@ -33,7 +33,8 @@ TEST(GemvGpu, EveryKernelMatchesTheHostReference) {
     if (kernel->arch() != dev->arch || key.algo.pipe != pipeline::gemv) continue;
     ++kernels;
     int seed = 0;
-    std::vector<std::int64_t> rows = {1, 2, 3, 5, 7, key.algo.tile.m};
+    // 9 and 13: mma.sync lanes whose row g + 8 lies past M for some g and not others.
+    std::vector<std::int64_t> rows = {1, 2, 3, 5, 7, 8, 9, 13, key.algo.tile.m};
     rows.erase(std::remove_if(rows.begin(), rows.end(), [&](std::int64_t m) { return m > key.algo.tile.m; }), rows.end());
     std::sort(rows.begin(), rows.end());
     rows.erase(std::unique(rows.begin(), rows.end()), rows.end());

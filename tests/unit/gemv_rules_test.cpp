@@ -1,7 +1,7 @@
-// The gemv pipeline (decode-sized GEMMs on CUDA cores, kernels/gemm/cuda/gemv/): what the
-// NVIDIA tables accept, the diagnostics of what they refuse, and where the analytical model
-// ranks it against the tma_wgmma tiles (ahead at M = 1 on a memory-bound shape, behind once
-// M is a tensor-core tile's worth).
+// The gemv pipeline (decode-sized GEMMs on CUDA cores or mma.sync, kernels/gemm/cuda/gemv/): what
+// the NVIDIA tables accept, the diagnostics of what they refuse, and where the analytical model
+// ranks it against the tma_wgmma tiles (ahead at M = 1 and 16 on a memory-bound shape, behind
+// once M is a tensor-core tile's worth).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -29,6 +29,13 @@ gemm_key gemv_key(int tile_m, int tile_n, int tile_k, int warps_k, dtype d = dty
   return k;
 }
 
+// The mma.sync form: warp tile (16, 8, 32).
+gemm_key gemv_mma_key(int tile_m, int tile_n, int tile_k, int warps_k, dtype d = dtype::bf16) {
+  gemm_key k = gemv_key(tile_m, tile_n, tile_k, warps_k, d);
+  k.algo.warp_tile = {16, 8, 32};
+  return k;
+}
+
 gemm_key tma_key(int tile_m, int tile_n, int stages) {
   gemm_key k;
   k.sig.a = k.sig.b = k.sig.c = k.sig.compute = dtype::bf16;
@@ -52,6 +59,9 @@ TEST(GemvRules, TheShippedShapesValidateOnEveryNvidiaTarget) {
     EXPECT_TRUE(dsl::validate(gemv_key(1, 2, 2048, 4), a).ok()) << explain(gemv_key(1, 2, 2048, 4), a);
     EXPECT_TRUE(dsl::validate(gemv_key(1, 1, 8192, 8), a).ok());
     EXPECT_TRUE(dsl::validate(gemv_key(8, 8, 1024, 4, dtype::fp16, rcc), a).ok());
+    for (const gemm_key& k : {gemv_mma_key(16, 8, 512, 4), gemv_mma_key(16, 8, 1024, 8), gemv_mma_key(16, 16, 512, 4),
+                              gemv_mma_key(16, 16, 1024, 8), gemv_mma_key(16, 32, 256, 4, dtype::fp16)})
+      EXPECT_TRUE(dsl::validate(k, a).ok()) << explain(k, a);
   }
   EXPECT_FALSE(dsl::validate(gemv_key(1, 2, 2048, 4), arch_id::gfx942).ok());  // NVIDIA only
 }
@@ -63,8 +73,18 @@ TEST(GemvRules, RefusalsNameTheRule) {
   EXPECT_NE(explain(gemv_key(1, 4, 4096, 4), arch_id::sm_90).find("20 16-byte chunks in registers, over 16"),
             std::string::npos)
       << explain(gemv_key(1, 4, 4096, 4), arch_id::sm_90);
-  // Sixteen rows of A is a tensor-core tile's job.
-  EXPECT_EQ(dsl::validate(gemv_key(16, 1, 1024, 4), arch_id::sm_90).r, dsl::rule::tile_above_maximum_for_pipeline);
+  // Sixteen rows of A on CUDA cores hold 17 chunks a lane (the mma.sync warp tile's job).
+  EXPECT_EQ(dsl::validate(gemv_key(16, 1, 1024, 4), arch_id::sm_90).r, dsl::rule::gemv_chunks_in_flight_exceed_register_cap);
+  // mma.sync: 16 rows exactly, 8-column groups, no more than 32 columns, the same register cap
+  // ((16 + 16) rows and columns x 1024 / (4 x 256) chunks = 32).
+  EXPECT_EQ(dsl::validate(gemv_mma_key(8, 8, 512, 4), arch_id::sm_90).r,
+            dsl::rule::tile_m_not_multiple_of_warps_m_x_warp_tile_m);
+  EXPECT_EQ(dsl::validate(gemv_mma_key(16, 4, 512, 4), arch_id::sm_90).r,
+            dsl::rule::tile_n_not_multiple_of_warps_n_x_warp_tile_n);
+  EXPECT_EQ(dsl::validate(gemv_mma_key(32, 8, 512, 4), arch_id::sm_90).r, dsl::rule::tile_above_maximum_for_pipeline);
+  EXPECT_EQ(dsl::validate(gemv_mma_key(16, 64, 256, 4), arch_id::sm_90).r, dsl::rule::tile_above_maximum_for_pipeline);
+  EXPECT_EQ(dsl::validate(gemv_mma_key(16, 16, 1024, 4), arch_id::sm_90).r,
+            dsl::rule::gemv_chunks_in_flight_exceed_register_cap);
   // B must be contiguous along K (a linear layer's weights), A too.
   EXPECT_EQ(dsl::validate(gemv_key(1, 2, 2048, 4, dtype::bf16, rrr), arch_id::sm_90).r,
             dsl::rule::layout_not_offered_for_dtype);
@@ -94,6 +114,16 @@ TEST(GemvModel, AheadOfTensorCoreTilesAtOneRowBehindAtSixtyFour) {
   const double at64_stream = estimate_microseconds(wide_stream, decode(64, 8192, 8192));
   const double at64_tile = estimate_microseconds(tile, decode(64, 8192, 8192));
   EXPECT_GT(at64_stream, at64_tile);
+}
+
+TEST(GemvModel, MmaStreamAheadOfTensorCoreTilesAtSixteenRows) {
+  // 16 tokens through an 8192 x 8192 layer: memory-bound either way, the stream's loads are the faster.
+  const gemm_key mma_stream = gemv_mma_key(16, 16, 512, 4);
+  const gemm_key tile = tma_key(64, 128, 8);
+  EXPECT_LT(estimate_microseconds(mma_stream, decode(16, 8192, 8192)), estimate_microseconds(tile, decode(16, 8192, 8192)));
+  // At M = 8 the CUDA-core stream multiplies 8 rows at the fp32 rate; mma.sync does it faster.
+  EXPECT_LT(estimate_microseconds(mma_stream, decode(8, 8192, 8192)),
+            estimate_microseconds(gemv_key(8, 8, 1024, 4), decode(8, 8192, 8192)));
 }
 
 }  // namespace

@@ -248,7 +248,7 @@ struct pipeline_caps {
   shape3 tile_max{0, 0, 0};            // largest block tile per dimension
   int max_accumulators = 0;            // accumulator registers per thread: tile_m*tile_n / (warps*warp_size)
   // Streaming (gemv) kernels: 16-byte chunks a lane holds in registers per step, (tile_m + tile_n) x
-  // tile_k / (warps_k * warp_tile_k): one chunk of each row of A and each column of B per load step.
+  // tile_k x size / (warps_k x 32 x 16): the step's rows of A and columns of B over the block's lanes.
   int max_chunks_in_flight = 0;
   int tile_chunk_bytes = 0;            // tile_m*size(A), tile_n*size(B), tile_k*size(A|B) multiples of it
   bool swizzle_rows = false;           // every operand's smem row is 16, 32, 64 or a multiple of 128 bytes

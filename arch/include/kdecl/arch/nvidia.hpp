@@ -247,13 +247,14 @@ constexpr pipeline_caps tma_wgmma(int smem_opt_in) {
   return c;
 }
 
-// gemv: GEMMs with a few rows of A (decoding one or a few tokens through a linear layer), on
-// CUDA cores (kernels/gemm/cuda/gemv/): each block computes tile_n columns of C for every row
-// of A (M <= tile_m), its warps_k warps splitting K; each lane streams 16-byte chunks of B's
-// K-contiguous columns (a linear layer's weights as stored) and of A's rows, tile_k /
-// (warps_k * 256) chunks of each per step. 16-bit A and B, A row-major and B column-major,
-// C either; no shared-memory ring (a 2 KiB reduction array at most, static).
-inline constexpr shape3 gemv_warp_tiles[] = {{1, 1, 256}};  // a warp's step: 32 lanes x 8 values of K
+// gemv: GEMMs with a few rows of A (decoding one or a few tokens through a linear layer)
+// (kernels/gemm/cuda/gemv/): each block computes tile_n columns of C for every row of A
+// (M <= tile_m), its warps_k warps splitting K; each lane streams 16-byte chunks of B's
+// K-contiguous columns (a linear layer's weights as stored) and of A's rows. The warp tile names
+// the arithmetic: (1, 1, 256) CUDA cores, up to 8 rows and 8 columns a block; (16, 8, 32)
+// mma.sync m16n8k16, 16 rows and 8-column groups. 16-bit A and B, A row-major and B
+// column-major, C either; no shared-memory ring (a reduction array of 16 KiB at most, static).
+inline constexpr shape3 gemv_warp_tiles[] = {{1, 1, 256}, {16, 8, 32}};
 inline constexpr dtype_offer gemv_dtypes[] = {
     {dtype::fp16, dtype::fp16, dtype::fp32, dtype::fp16, c_fp16, k_major_layouts, gemv_warp_tiles, {},
      bits(gemm_variant::standard)},
@@ -261,16 +262,18 @@ inline constexpr dtype_offer gemv_dtypes[] = {
      bits(gemm_variant::standard)},
 };
 inline constexpr shape3 gemv_warps[] = {{1, 1, 4}, {1, 1, 8}};
-inline constexpr int gemv_tile_mn[] = {1, 2, 4, 8};
-inline constexpr int gemv_tile_k[] = {1024, 2048, 4096, 8192};
+inline constexpr int gemv_tile_m[] = {1, 2, 4, 8, 16};
+inline constexpr int gemv_tile_n[] = {1, 2, 4, 8, 16, 32};
+inline constexpr int gemv_tile_k[] = {256, 512, 1024, 2048, 4096, 8192};
 inline constexpr int gemv_vectors[] = {16};
 constexpr pipeline_caps gemv() {
-  pipeline_caps c{pipeline::gemv, gemv_dtypes, gemv_warps, 0, {1, 1, 1024}, {1, 1, 256}, false, 0,
-                  gemv_tile_mn, gemv_tile_mn, gemv_tile_k, {1, 1, 1},
+  pipeline_caps c{pipeline::gemv, gemv_dtypes, gemv_warps, 0, {1, 1, 256}, {1, 1, 256}, false, 0,
+                  gemv_tile_m, gemv_tile_n, gemv_tile_k, {1, 1, 1},
                   bits(epilogue::direct), bits(scheduler::intrawave),
                   gemv_vectors, 16, smem_formula::none, 0, no_cluster, false};
   c.variants = bits(gemm_variant::standard);
-  c.tile_max = {8, 8, 8192};
+  // 16 rows only on mma.sync: the CUDA-core tile's chunk cap below leaves it 8 rows and 8 columns at most.
+  c.tile_max = {16, 32, 8192};
   c.max_chunks_in_flight = 16;    // 64 registers of loads; with 64 accumulators at most, no spills
   c.epilogue_any_alignment = true;  // C element by element (vector_bytes binds A and B)
   return c;

@@ -168,7 +168,7 @@ constexpr message describe(const diagnostic& d) {
         << " for " << pipe << " on " << arch;
       break;
     case rule::gemv_chunks_in_flight_exceed_register_cap:
-      m << "(tile_m + tile_n) x " << v[1] << " chunks per lane per step (tile_k / (warps_k x warp_tile_k)) is " << v[0]
+      m << "(tile_m + tile_n) x " << v[1] << " chunks per lane per step (tile_k values over warps_k x 32 lanes, 16 bytes a chunk) is " << v[0]
         << " 16-byte chunks in registers, over " << v[2] << " for " << pipe;
       break;
     case rule::tile_extent_bytes_not_multiple_of_chunk: {

@@ -234,7 +234,10 @@ constexpr diagnostic check_tile_cross(const gemm_key& k, const arch_spec& s, con
                   acc, c.max_accumulators, threads);
   }
   if (c.max_chunks_in_flight != 0) {
-    const long per_row = a.tile.k / (static_cast<long>(a.warps.k) * a.warp_tile.k);
+    // The block's lanes share (tile_m + tile_n) x tile_k values per step, 16 bytes a chunk: per
+    // lane, tile_k x size / (warps_k x 32 x 16) chunks of each row and column, however the warp
+    // tile hands them out (a CUDA-core lane reads every row, an mma.sync lane two rows of 16).
+    const long per_row = bytes_of(a.tile.k, g.a) / (static_cast<long>(a.warps.k) * s.warp_size * 16);
     const long chunks = (static_cast<long>(a.tile.m) + a.tile.n) * per_row;
     if (chunks > c.max_chunks_in_flight)
       return fail(rule::gemv_chunks_in_flight_exceed_register_cap, k, tile | warps_k | warp_tile_k | pipe, chunks,

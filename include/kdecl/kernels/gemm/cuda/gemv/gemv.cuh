@@ -1,7 +1,9 @@
 // gemv: C = alpha * A * B + beta * C for a few rows of A (M <= tile.m <= 8), the GEMM of a linear
 // layer decoding one or a few tokens: B (the weights, N x K, each column contiguous along K) is
 // read once from memory and nothing is reused enough for tensor cores to matter, so the kernel's
-// only job is to keep enough of B in flight to reach the memory's bandwidth.
+// only job is to keep enough of B in flight to reach the memory's bandwidth. This file: the
+// CUDA-core arithmetic (warp_tile (1, 1, 256)), the kernel and its host side; gemv_mma.cuh: the
+// same stream multiplied on mma.sync for up to 16 rows (warp_tile (16, 8, 32)).
 //
 // Block b computes columns [b * tile.n, (b + 1) * tile.n) of C for every row of A; its warps.k
 // warps split each step's K (tile.k values) into contiguous spans, and each lane of a warp loads
@@ -34,46 +36,10 @@
 #include "kdecl/kernels/cuda/device_pass.cuh"
 #include "kdecl/kernels/cuda/device_types.cuh"
 #include "kdecl/kernels/gemm/cuda/gemv/gemv_config.cuh"
+#include "kdecl/kernels/gemm/cuda/gemv/gemv_memory.cuh"
+#include "kdecl/kernels/gemm/cuda/gemv/gemv_mma.cuh"
 
 namespace kdecl::kernels::cuda::gemv {
-
-template <class Cfg>
-struct params {
-  using ta = typename Cfg::ta;
-  using tc = typename Cfg::tc;
-  const ta* a;
-  const ta* b;
-  tc* c;
-  std::int64_t lda, ldb, ldc, stride_a, stride_b, stride_c;
-  int m, n, k;
-  float alpha, beta;
-};
-
-// One 16-byte chunk at `p` (16-byte aligned): B's through the non-coherent path without
-// allocating in L1 (read once), A's through L1.
-__device__ __forceinline__ uint4 load_streaming(const void* p) {
-  uint4 v;
-  asm volatile("ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];"
-               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-               : "l"(p));
-  return v;
-}
-__device__ __forceinline__ uint4 load_cached(const void* p) { return __ldg(static_cast<const uint4*>(p)); }
-
-// Chunk `at` (a multiple of 8) of a row of `k` values: whole when it lies inside the row, read
-// value by value where it straddles the row's end, zeros past it.
-template <bool Streaming, class T>
-__device__ __forceinline__ uint4 load_chunk(const T* row, int at, int k) {
-  if (at + chunk_elements <= k) return Streaming ? load_streaming(row + at) : load_cached(row + at);
-  std::uint16_t h[chunk_elements] = {};
-  const auto* bits = reinterpret_cast<const std::uint16_t*>(row);
-#pragma unroll
-  for (int i = 0; i < chunk_elements; ++i)
-    if (at + i < k) h[i] = bits[at + i];
-  uint4 v;
-  std::memcpy(&v, h, sizeof v);
-  return v;
-}
 
 // The 8 values of a chunk as floats.
 struct chunk_values {
@@ -147,7 +113,6 @@ __device__ __forceinline__ void gemv_step(float (&acc)[Cfg::rows][Cfg::cols], co
 template <class Cfg>
 __device__ __forceinline__ void gemv_block(const params<Cfg>& p) {
   using ta = typename Cfg::ta;
-  using tc = typename Cfg::tc;
   const int lane = int(threadIdx.x) % 32, warp = int(threadIdx.x) / 32;
   const int n0 = int(blockIdx.x) * Cfg::cols;
   const std::int64_t batch = blockIdx.z;
@@ -176,18 +141,7 @@ __device__ __forceinline__ void gemv_block(const params<Cfg>& p) {
       if (lane == 0) partial[warp][r * Cfg::cols + c] = v;
     }
   __syncthreads();
-  tc* c_out = p.c + batch * p.stride_c;
-  for (int i = int(threadIdx.x); i < Cfg::rows * Cfg::cols; i += Cfg::threads) {
-    const int r = i / Cfg::cols, c = i % Cfg::cols;
-    if (r >= p.m || c >= cols_here) continue;
-    float sum = 0.0f;
-#pragma unroll
-    for (int w = 0; w < Cfg::warps; ++w) sum += partial[w][i];
-    const std::int64_t at = Cfg::c_row_major ? std::int64_t(r) * p.ldc + (n0 + c) : std::int64_t(n0 + c) * p.ldc + r;
-    float out = p.alpha * sum;
-    if (p.beta != 0.0f) out += p.beta * to_float(c_out[at]);
-    c_out[at] = from_float<tc>(out);
-  }
+  store_block_sums<Cfg>(partial, p, batch, n0, cols_here);
 }
 
 // Templated on config<K> (a type): nvcc emits no host launch stub for a class-type constant. The
@@ -200,7 +154,10 @@ __global__ void __launch_bounds__(Cfg::threads) gemv_kernel(const params<Cfg> p)
   } else
 #endif
   {
-    gemv_block<Cfg>(p);
+    if constexpr (Cfg::mma)
+      gemv_mma_block<Cfg>(p);
+    else
+      gemv_block<Cfg>(p);
   }
 }
 
