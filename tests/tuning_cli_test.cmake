@@ -50,7 +50,7 @@ set(ENV{KDECL_TUNING_MODEL} "${WORK_DIR}/models/gemm_sm_90.model.json")
 execute_process(COMMAND "${KDECL}" select gemm --m 128 --n 4096 --k 4096 --dtype bf16 --device sm_90 --explain
                 WORKING_DIRECTORY "${WORK_DIR}" OUTPUT_VARIABLE out ERROR_VARIABLE err)
 expect_in("${out}${err}" "learned model ${WORK_DIR}/models/gemm_sm_90.model.json refused: it was trained for kernel set ")
-expect_in("${out}${err}" "kernels of its 1 signatures); retrain it with kdecl train")
+expect_in("${out}${err}" "kernels of its 1 signatures and pipelines cp_async, tma_wgmma); retrain it with kdecl train")
 file(READ "${WORK_DIR}/models/gemm_sm_90.meta.json" meta)
 expect_in("${meta}" "\"kernel_set_scope\": \"signatures\"")
 unset(ENV{KDECL_TUNING_MODEL})

@@ -39,6 +39,7 @@ nlohmann::json to_json(const model_info& i) {
           {"devices", i.devices}, {"rows", i.rows}, {"groups", i.groups}, {"rounds", i.rounds},
           {"max_depth", i.max_depth}, {"eta", i.eta}, {"created", i.created}, {"kdecl_commit", i.kdecl_commit}, {"format", "kdecl ranking model 1"}};
   if (!i.kernel_set_scope.empty()) j["kernel_set_scope"] = i.kernel_set_scope;
+  if (!i.pipelines.empty()) j["pipelines"] = i.pipelines;
   if (!i.feature_min.empty()) {
     j["feature_min"] = i.feature_min;
     j["feature_max"] = i.feature_max;
@@ -173,6 +174,7 @@ ranking_model ranking_model::load(const std::string& path) {
     info.objective = meta.value("objective", "");
     info.features = meta.at("features").get<std::vector<std::string>>();
     info.signatures = meta.value("signatures", std::vector<std::string>{});
+    info.pipelines = meta.value("pipelines", std::vector<std::string>{});
     info.trained_on = meta.value("trained_on", std::vector<std::string>{});
     info.devices = meta.value("devices", std::vector<std::string>{});
     info.rows = meta.value("rows", std::size_t{0});

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <shared_mutex>
 #include <unordered_map>
 
@@ -40,13 +41,25 @@ std::vector<std::string> kernels_of_signatures(const std::vector<std::string>& n
   return out;
 }
 
+std::vector<std::string> pipelines_of(const std::vector<std::string>& names) {
+  std::set<std::string> out;
+  for (const auto& n : names) {
+    try {
+      out.insert(std::string(to_string(parse_gemm_name(n).algo.pipe)));
+    } catch (const std::invalid_argument&) {
+    }
+  }
+  return {out.begin(), out.end()};
+}
+
 std::string registered_kernel_set(const registry& reg, arch_id arch, std::vector<std::string>* names,
-                                  const std::vector<std::string>& signatures) {
+                                  const std::vector<std::string>& signatures, const std::vector<std::string>& pipelines) {
+  auto among = [](const std::vector<std::string>& v, std::string_view x) {
+    return v.empty() || std::find(v.begin(), v.end(), x) != v.end();
+  };
   std::vector<std::string> v;
   for (const auto& k : reg.gemm_kernels())
-    if (k->arch() == arch &&
-        (signatures.empty() ||
-         std::find(signatures.begin(), signatures.end(), kernel_signature(k->key())) != signatures.end()))
+    if (k->arch() == arch && among(signatures, kernel_signature(k->key())) && among(pipelines, to_string(k->key().algo.pipe)))
       v.push_back(k->name());
   return detail::fingerprint_of_names(std::move(v), names);
 }
@@ -118,7 +131,8 @@ class model_selection final : public gemm_selection_tier {
       }
     }
     if (!watch_.current(gen, [&] {
-          return registered_kernel_set(d.kernels(), d.target().arch, nullptr, kernel_set_signatures(model_->info()));
+          return registered_kernel_set(d.kernels(), d.target().arch, nullptr, kernel_set_signatures(model_->info()),
+                                       kernel_set_pipelines(model_->info()));
         })) {
       note = "the registry no longer holds the kernel set the model was trained for; not used";
       return nullptr;
@@ -131,8 +145,20 @@ class model_selection final : public gemm_selection_tier {
     // twin measures within noise of its 32-bit kernel, so the model alone would pick either.
     auto is_64bit = [](const auto& r) { return r.first->key().algo.index_bits == 64; };
     if (!std::all_of(ranked.begin(), ranked.end(), is_64bit)) std::erase_if(ranked, is_64bit);
+    // A kernel of a pipeline the model never saw can run the problem: its scores for it would be
+    // guesses, so the analytical model, which prices every pipeline, chooses.
+    std::string_view unseen;
+    if (const auto pipes = kernel_set_pipelines(model_->info()); !pipes.empty())
+      for (const auto& r : ranked)
+        if (const auto pipe = to_string(r.first->key().algo.pipe);
+            std::find(pipes.begin(), pipes.end(), pipe) == pipes.end()) {
+          unseen = pipe;
+          break;
+        }
     if (!known) {
       note = fmt::format("not trained on {} problems: no opinion", problem_signature(p));
+    } else if (!unseen.empty()) {
+      note = fmt::format("{} kernels, which it was not trained with, can run this problem: no opinion", unseen);
     } else if (!ranked.empty()) {
       const alignments strides = alignment_class(p);
       const alignments alignment{std::min({strides.ab, 16, pointers.ab}), std::min({strides.cd, 16, pointers.cd})};
@@ -177,7 +203,7 @@ std::shared_ptr<const gemm_selection_tier> model_tier(std::shared_ptr<const rank
                                                       const registry& reg, std::string& refusal) {
   const auto& info = model->info();
   std::vector<std::string> names;
-  const auto fp = registered_kernel_set(reg, dev.arch, &names, kernel_set_signatures(info));
+  const auto fp = registered_kernel_set(reg, dev.arch, &names, kernel_set_signatures(info), kernel_set_pipelines(info));
   refusal = detail::model_refusal(info, "gemm", "GEMM", dev, fp, names.size());
   if (!refusal.empty()) return nullptr;
   return std::make_shared<model_selection>(std::move(model), fp, reg.generation());

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "kdecl/registry/registry.hpp"
 #include "kdecl/runtime/device.hpp"
@@ -158,7 +159,10 @@ inline std::string model_refusal(const model_info& info, const std::string& op, 
     return fmt::format("it was trained for kernel set {} ({} kernels), this program registers set {} ({} {} kernels{}); "
                        "retrain it with kdecl train",
                        info.kernel_set, info.kernel_count, fp, count, arch,
-                       scope.empty() ? "" : fmt::format(" of its {} signatures", scope.size()));
+                       scope.empty() ? ""
+                       : info.pipelines.empty()
+                           ? fmt::format(" of its {} signatures", scope.size())
+                           : fmt::format(" of its {} signatures and pipelines {}", scope.size(), fmt::join(info.pipelines, ", ")));
   }
   return {};
 }

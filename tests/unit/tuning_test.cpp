@@ -551,6 +551,57 @@ TEST(SelectionTiers, ModelScopedToItsSignaturesIgnoresKernelsOfOtherSignatures) 
   }
 }
 
+// A model records the pipelines it was trained with (kdecl train): kernels of a new pipeline
+// (gemv) registered beside it leave it valid, and the problems they can run (M <= their
+// tile.m) go to the analytical model, which prices every pipeline; the others stay the model's.
+TEST(SelectionTiers, ModelScopedToItsPipelinesLeavesNewPipelinesProblemsToTheAnalyticalModel) {
+  recorded_data data;
+  registry reg;
+  data.register_into(reg);
+  std::vector<ranking_group> groups;
+  for (const auto& mp : data.problems) groups.push_back(ranking_group_of(mp));
+  model_info info;
+  info.arch = "sm_90";
+  info.signatures = {"bf16-bf16-bf16-fp32-bf16/rcr/standard"};
+  info.kernel_set_scope = "signatures";
+  info.pipelines = pipelines_of(data.set.kernels);
+  ASSERT_FALSE(info.pipelines.empty());
+  EXPECT_TRUE(std::find(info.pipelines.begin(), info.pipelines.end(), "gemv") == info.pipelines.end());
+  info.kernel_set = registered_kernel_set(reg, arch_id::sm_90, nullptr, info.signatures, info.pipelines);
+  train_options o;
+  o.rounds = 5;
+  scratch s;
+  ranking_model::train(groups, o, info).save(s / "gemm_sm_90.model.json");
+  EXPECT_EQ(ranking_model::load(s / "gemm_sm_90.model.json").info().pipelines, info.pipelines);
+
+  registry wider;
+  data.register_into(wider);
+  gemm_key gemv = kdecl::testing::make_key(dtype::bf16, rcr, 1, 2, 2048, arch_id::sm_90, pipeline::gemv);
+  gemv.algo.warps = {1, 1, 4};
+  gemv.algo.warp_tile = {1, 1, 256};
+  gemv.algo.stages = 1;
+  gemv.algo.epi = epilogue::direct;
+  wider.add(std::make_shared<kdecl::testing::recording_gemm>(gemv), "gemv");
+  EXPECT_EQ(registered_kernel_set(wider, arch_id::sm_90, nullptr, info.signatures, info.pipelines), info.kernel_set);
+  EXPECT_NE(registered_kernel_set(wider, arch_id::sm_90, nullptr, info.signatures), info.kernel_set);
+  gemm_dispatcher d(sm90(), wider);
+  d.clear_tiers();
+  use_ranking_model(d, s / "gemm_sm_90.model.json");
+  gemm_problem decode;
+  decode.sizes(1, 5120, 2048).dtype(dtype::bf16).layout(rcr);
+  auto one_row = d.select(decode.normalized());
+  ASSERT_TRUE(one_row) << one_row.explain();
+  EXPECT_EQ(one_row.tier, "analytical model") << one_row.explain();
+  EXPECT_NE(one_row.explain().find("gemv kernels, which it was not trained with, can run this problem"),
+            std::string::npos)
+      << one_row.explain();
+  gemm_problem prefill;
+  prefill.sizes(2048, 5120, 2048).dtype(dtype::bf16).layout(rcr);
+  auto rows = d.select(prefill.normalized());
+  ASSERT_TRUE(rows) << rows.explain();
+  EXPECT_EQ(rows.tier, "learned model") << rows.explain();
+}
+
 TEST(SelectionTiers, DatabaseExactHitsComeFirst) {
   recorded_data data;
   scratch s;

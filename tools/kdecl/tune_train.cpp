@@ -153,10 +153,22 @@ tuning::ranking_model train_on(const std::vector<tuning::measured_problem>& prob
   info.signatures.assign(signatures.begin(), signatures.end());
   // The model stays valid while the kernels of its signatures stay as they are:
   // kernels of other dtypes or layouts may be added without retraining.
-  const auto scoped = o.op == "conv"   ? tuning::conv_kernels_of_signatures(d.kernels, info.signatures)
+  auto scoped = o.op == "conv"   ? tuning::conv_kernels_of_signatures(d.kernels, info.signatures)
                       : o.op == "fmha" ? tuning::fmha_kernels_of_signatures(d.kernels, info.signatures)
                                        : tuning::kernels_of_signatures(d.kernels, info.signatures);
   info.kernel_set_scope = "signatures";
+  // GEMM: and of the pipelines whose kernels were measured; kernels of another pipeline (in the
+  // registry, or added later) leave the model valid and take the problems they can run to the
+  // analytical model.
+  if (o.op == "gemm") {
+    std::vector<std::string> measured;
+    for (const auto& p : problems) measured.insert(measured.end(), p.kernels.begin(), p.kernels.end());
+    info.pipelines = tuning::pipelines_of(measured);
+    std::erase_if(scoped, [&](const std::string& n) {
+      const auto pipe = tuning::pipelines_of({n});
+      return pipe.empty() || std::find(info.pipelines.begin(), info.pipelines.end(), pipe.front()) == info.pipelines.end();
+    });
+  }
   info.kernel_set = tuning::fingerprint_of(scoped);
   info.kernel_count = scoped.size();
   return tuning::ranking_model::train(groups, o.train, info);

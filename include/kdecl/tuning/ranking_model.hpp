@@ -27,6 +27,11 @@ struct model_info {
   // `signatures` (kernels of other dtypes/layouts may be added without retraining);
   // empty (models from before this field): every registered kernel of the arch.
   std::string kernel_set_scope;
+  // GEMM, scope "signatures": the pipelines of the kernels it was trained with (to_string(pipeline));
+  // kernel_set covers only kernels of these, so a new pipeline (gemv, say) may be registered beside
+  // the model, which then has no opinion on the problems such a kernel can run. Empty (models
+  // from before this field, conv, attention): every pipeline.
+  std::vector<std::string> pipelines;
   std::string objective = "rank:ndcg";
   std::vector<std::string> features;  // feature_names_of(op) at training time
   // Each feature's smallest and largest value over the training rows (empty in models from
@@ -47,6 +52,10 @@ struct model_info {
 // so, else none (= every kernel). See registered_kernel_set().
 inline std::vector<std::string> kernel_set_signatures(const model_info& i) {
   return i.kernel_set_scope == "signatures" ? i.signatures : std::vector<std::string>{};
+}
+// The pipelines a model's kernel_set covers (none: every pipeline).
+inline std::vector<std::string> kernel_set_pipelines(const model_info& i) {
+  return i.kernel_set_scope == "signatures" ? i.pipelines : std::vector<std::string>{};
 }
 
 // One problem's measured kernels: features and relevance labels (higher = faster).

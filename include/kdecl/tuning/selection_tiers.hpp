@@ -22,10 +22,16 @@ namespace kdecl::tuning {
 class ranking_model;
 
 // The fingerprint (tuning::fingerprint_of) and sorted names of the GEMM kernels `reg` holds for `arch`;
-// with `signatures` non-empty only those whose signature (kernel_signature) is one of them: the
-// scope of a model trained on those signatures, which kernels of other signatures leave valid.
+// with `signatures` non-empty only those whose signature (kernel_signature) is one of them, with
+// `pipelines` non-empty only those of these pipelines: the scope of a model trained on those
+// signatures and pipelines, which kernels of other signatures or pipelines leave valid.
 std::string registered_kernel_set(const registry& reg, arch_id arch, std::vector<std::string>* names = nullptr,
-                                  const std::vector<std::string>& signatures = {});
+                                  const std::vector<std::string>& signatures = {},
+                                  const std::vector<std::string>& pipelines = {});
+
+// The distinct pipelines (to_string(pipeline), sorted) of `names` (kernel names, parse_gemm_name);
+// names that do not parse are left out.
+std::vector<std::string> pipelines_of(const std::vector<std::string>& names);
 
 // problem_signature() of the problems a kernel key runs ("bf16-bf16-bf16-fp32-bf16/rcr/standard").
 std::string kernel_signature(const gemm_key& key);
