@@ -115,6 +115,9 @@ __device__ __forceinline__ void dw_unpack(const elements<T, V>& v, float (&x)[V]
 
 template <class Shape>
 __global__ void __launch_bounds__(Shape::threads) direct_dw_staged_fwd_kernel(const __grid_constant__ dw_staged_params p) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+  __trap();  // TMA and mbarriers: sm_90 only; run() never launches it on an older device
+#else
   using T = typename Shape::type;
   constexpr int CB = Shape::CB, V = Shape::V, R = Shape::R, Q = Shape::Q, S = Shape::S;
   constexpr int FY = Shape::FY, FX = Shape::FX, TH = Shape::TH, TW = Shape::TW, IW = Shape::IW;
@@ -229,6 +232,7 @@ __global__ void __launch_bounds__(Shape::threads) direct_dw_staged_fwd_kernel(co
       }
     __syncthreads();  // the stage just read is the one the next step's box fills
   }
+#endif
 }
 
 template <grouped_conv_key K>
