@@ -62,6 +62,11 @@ kernel_profile profile_of(const gemm_key& key, const machine_model& mm) {
   // below the intensity the pipeline needs, the MMAs starve. A streaming (gemv) kernel has no
   // MMAs to feed: its CUDA cores multiply what arrives from memory (the memory term bounds it).
   const bool streams = a.pipe == pipeline::gemv;
+  // Each step a lane loads chunks of A's rows beside its chunks of B's columns: fewer columns a
+  // block, more of its loads are A's. H200, the models' decode layers at M = 1 and 4
+  // (docs/perf/h200-2026-12-06-gemv/): 1 column a block ran at 0.74 of the best gemv kernel, 2 at
+  // 0.96, 4 at 0.98, whatever tile.m; 0.3 / columns orders them so.
+  if (streams) kp.rates.stream_load_overhead = float(0.3 / a.tile.n);
   const double intensity = 2.0 * kp.tile_m * kp.tile_n / (kp.tile_m * kp.bytes_a + kp.tile_n * kp.bytes_b);
   const double needed = 32.0 * mm.pipeline_efficiency / 0.8;
   const double feed = streams ? 1.0 : std::min(1.0, intensity / needed);
@@ -150,7 +155,7 @@ double estimate_microseconds(const kernel_rates& r, const tile_terms& t) {
       const double waves = std::ceil(blocks / t.processors);
       compute_s = waves * t.flops_per_tile * r.seconds_per_flop + (r.overlaps_epilogue ? 1.0 : waves) * r.epilogue_s_per_tile;
     }
-    memory_s = t.memory_s;
+    memory_s = t.memory_s * (1.0 + r.stream_load_overhead);
   }
   const double us = overlapped(compute_s, memory_s) * 1e6 + r.launch_us;
   return us > 0 && us < 1e30 ? us : 1e30;  // also maps NaN to "never"

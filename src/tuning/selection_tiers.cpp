@@ -145,20 +145,24 @@ class model_selection final : public gemm_selection_tier {
     // twin measures within noise of its 32-bit kernel, so the model alone would pick either.
     auto is_64bit = [](const auto& r) { return r.first->key().algo.index_bits == 64; };
     if (!std::all_of(ranked.begin(), ranked.end(), is_64bit)) std::erase_if(ranked, is_64bit);
-    // A kernel of a pipeline the model never saw can run the problem: its scores for it would be
-    // guesses, so the analytical model, which prices every pipeline, chooses.
+    // Kernels of a pipeline the model never saw: its scores for them would be guesses. The
+    // analytical model, which prices every pipeline, decides between the pipelines: where it ranks
+    // such a kernel first the model has no opinion; otherwise the model ranks the kernels it knows.
     std::string_view unseen;
-    if (const auto pipes = kernel_set_pipelines(model_->info()); !pipes.empty())
-      for (const auto& r : ranked)
-        if (const auto pipe = to_string(r.first->key().algo.pipe);
-            std::find(pipes.begin(), pipes.end(), pipe) == pipes.end()) {
-          unseen = pipe;
-          break;
-        }
+    if (const auto pipes = kernel_set_pipelines(model_->info()); !pipes.empty() && !ranked.empty()) {
+      auto is_unseen = [&](const auto& r) {
+        return std::find(pipes.begin(), pipes.end(), to_string(r.first->key().algo.pipe)) == pipes.end();
+      };
+      if (is_unseen(ranked.front()))
+        unseen = to_string(ranked.front().first->key().algo.pipe);
+      else
+        std::erase_if(ranked, is_unseen);
+    }
     if (!known) {
       note = fmt::format("not trained on {} problems: no opinion", problem_signature(p));
     } else if (!unseen.empty()) {
-      note = fmt::format("{} kernels, which it was not trained with, can run this problem: no opinion", unseen);
+      note = fmt::format("the analytical model ranks a {} kernel first, a pipeline it was not trained with: no opinion",
+                         unseen);
     } else if (!ranked.empty()) {
       const alignments strides = alignment_class(p);
       const alignments alignment{std::min({strides.ab, 16, pointers.ab}), std::min({strides.cd, 16, pointers.cd})};

@@ -552,9 +552,9 @@ TEST(SelectionTiers, ModelScopedToItsSignaturesIgnoresKernelsOfOtherSignatures) 
 }
 
 // A model records the pipelines it was trained with (kdecl train): kernels of a new pipeline
-// (gemv) registered beside it leave it valid, and the problems they can run (M <= their
-// tile.m) go to the analytical model, which prices every pipeline; the others stay the model's.
-TEST(SelectionTiers, ModelScopedToItsPipelinesLeavesNewPipelinesProblemsToTheAnalyticalModel) {
+// (gemv) registered beside it leave it valid; where the analytical model ranks one of them first
+// it chooses, elsewhere the model ranks the kernels it knows.
+TEST(SelectionTiers, ModelScopedToItsPipelinesLeavesTheChoiceOfPipelineToTheAnalyticalModel) {
   recorded_data data;
   registry reg;
   data.register_into(reg);
@@ -582,24 +582,48 @@ TEST(SelectionTiers, ModelScopedToItsPipelinesLeavesNewPipelinesProblemsToTheAna
   gemv.algo.stages = 1;
   gemv.algo.epi = epilogue::direct;
   wider.add(std::make_shared<kdecl::testing::recording_gemm>(gemv), "gemv");
+  gemm_key gemv8 = gemv;
+  gemv8.algo.tile = {8, 8, 1024};
+  wider.add(std::make_shared<kdecl::testing::recording_gemm>(gemv8), "gemv");
   EXPECT_EQ(registered_kernel_set(wider, arch_id::sm_90, nullptr, info.signatures, info.pipelines), info.kernel_set);
   EXPECT_NE(registered_kernel_set(wider, arch_id::sm_90, nullptr, info.signatures), info.kernel_set);
   gemm_dispatcher d(sm90(), wider);
   d.clear_tiers();
   use_ranking_model(d, s / "gemm_sm_90.model.json");
-  gemm_problem decode;
-  decode.sizes(1, 5120, 2048).dtype(dtype::bf16).layout(rcr);
-  auto one_row = d.select(decode.normalized());
-  ASSERT_TRUE(one_row) << one_row.explain();
-  EXPECT_EQ(one_row.tier, "analytical model") << one_row.explain();
-  EXPECT_NE(one_row.explain().find("gemv kernels, which it was not trained with, can run this problem"),
-            std::string::npos)
-      << one_row.explain();
+  // The analytical ranking decides between the pipelines: a gemv kernel first, the analytical tier
+  // takes the problem; another first, the model ranks the kernels it knows (never the gemv one).
+  int gemv_first = 0, model_chose = 0;
+  for (const std::int64_t m : {1, 2, 4, 8}) {
+    for (const std::int64_t n : {512, 1500, 5120}) {
+      gemm_problem p;
+      p.sizes(m, n, 2048).dtype(dtype::bf16).layout(rcr);
+      const auto ranked = d.ranked(p.normalized(), nullptr);
+      ASSERT_FALSE(ranked.empty());
+      const auto sel = d.select(p.normalized());
+      ASSERT_TRUE(sel) << sel.explain();
+      if (ranked.front().first->key().algo.pipe == pipeline::gemv) {
+        ++gemv_first;
+        EXPECT_EQ(sel.tier, "analytical model") << sel.explain();
+        EXPECT_EQ(sel.kernel->key().algo.pipe, pipeline::gemv) << sel.explain();
+        EXPECT_NE(sel.explain().find("ranks a gemv kernel first, a pipeline it was not trained with"), std::string::npos)
+            << sel.explain();
+      } else {
+        // The model ranks the kernels it knows (below M = 8 the problem is outside its trained sizes).
+        EXPECT_EQ(sel.explain().find("ranks a gemv kernel first"), std::string::npos) << sel.explain();
+        EXPECT_NE(sel.kernel->key().algo.pipe, pipeline::gemv) << sel.explain();
+        if (m == 8) EXPECT_EQ(sel.tier, "learned model") << sel.explain();
+        model_chose += sel.tier == "learned model";
+      }
+    }
+  }
+  EXPECT_GT(gemv_first, 0);
+  EXPECT_GT(model_chose, 0);
   gemm_problem prefill;
   prefill.sizes(2048, 5120, 2048).dtype(dtype::bf16).layout(rcr);
   auto rows = d.select(prefill.normalized());
   ASSERT_TRUE(rows) << rows.explain();
   EXPECT_EQ(rows.tier, "learned model") << rows.explain();
+  std::printf("gemv ranked first on %d problems, the model chose on %d\n", gemv_first, model_chose);
 }
 
 TEST(SelectionTiers, DatabaseExactHitsComeFirst) {

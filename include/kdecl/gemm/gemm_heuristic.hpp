@@ -49,6 +49,9 @@ struct kernel_rates {
   // Share of the processor's rate a block reaches when it holds a single tile: a block-scaled
   // pingpong block then has one consumer busy, whose scaling nothing overlaps.
   float lone_tile_rate = 1;
+  // Memory time x (1 + this): a streaming (gemv) block loads A's rows beside B's columns, chunk by
+  // chunk from L1, tile_m of them per tile_n of B: issue slots the loads of B do not get.
+  float stream_load_overhead = 0;
 };
 
 struct kernel_profile {
