@@ -154,12 +154,12 @@ tuning::ranking_model train_on(const std::vector<tuning::measured_problem>& prob
   // The model stays valid while the kernels of its signatures stay as they are:
   // kernels of other dtypes or layouts may be added without retraining.
   auto scoped = o.op == "conv"   ? tuning::conv_kernels_of_signatures(d.kernels, info.signatures)
-                      : o.op == "fmha" ? tuning::fmha_kernels_of_signatures(d.kernels, info.signatures)
-                                       : tuning::kernels_of_signatures(d.kernels, info.signatures);
+                : o.op == "fmha" ? tuning::fmha_kernels_of_signatures(d.kernels, info.signatures)
+                                 : tuning::kernels_of_signatures(d.kernels, info.signatures);
   info.kernel_set_scope = "signatures";
   // GEMM: and of the pipelines whose kernels were measured; kernels of another pipeline (in the
-  // registry, or added later) leave the model valid and take the problems they can run to the
-  // analytical model.
+  // registry, or added later) leave the model valid, and the analytical ranking decides between
+  // them and the model's kernels (src/tuning/selection_tiers.cpp).
   if (o.op == "gemm") {
     std::vector<std::string> measured;
     for (const auto& p : problems) measured.insert(measured.end(), p.kernels.begin(), p.kernels.end());
