@@ -112,22 +112,17 @@ __device__ __forceinline__ void gemv_step(float (&acc)[Cfg::rows][Cfg::cols], co
 // One block's columns: the body of gemv_kernel (below).
 template <class Cfg>
 __device__ __forceinline__ void gemv_block(const params<Cfg>& p) {
-  using ta = typename Cfg::ta;
-  const int lane = int(threadIdx.x) % 32, warp = int(threadIdx.x) / 32;
-  const int n0 = int(blockIdx.x) * Cfg::cols;
-  const std::int64_t batch = blockIdx.z;
-  const ta* a = p.a + batch * p.stride_a;
-  const ta* b = p.b + batch * p.stride_b + std::int64_t(n0) * p.ldb;
-  const int cols_here = min(Cfg::cols, p.n - n0);
+  const auto at = block_position_of(p);
+  const int lane = at.lane, warp = at.warp;
 
   float acc[Cfg::rows][Cfg::cols];
 #pragma unroll
   for (int r = 0; r < Cfg::rows; ++r)
 #pragma unroll
     for (int c = 0; c < Cfg::cols; ++c) acc[r][c] = 0.0f;
-  const int whole_steps = p.k / Cfg::step;
-  for (int s = 0; s < whole_steps; ++s) gemv_step<Cfg, false>(acc, a, b, p, cols_here, s * Cfg::step, warp, lane);
-  if (whole_steps * Cfg::step < p.k) gemv_step<Cfg, true>(acc, a, b, p, cols_here, whole_steps * Cfg::step, warp, lane);
+  for_each_step<Cfg>(p.k, [&](auto tail, int k0) {
+    gemv_step<Cfg, decltype(tail)::value>(acc, at.a, at.b, p, at.cols_here, k0, warp, lane);
+  });
 
   // Each warp's sums, reduced across its lanes, then across the block's warps.
   __shared__ float partial[Cfg::warps][Cfg::rows * Cfg::cols];
@@ -141,7 +136,7 @@ __device__ __forceinline__ void gemv_block(const params<Cfg>& p) {
       if (lane == 0) partial[warp][r * Cfg::cols + c] = v;
     }
   __syncthreads();
-  store_block_sums<Cfg>(partial, p, batch, n0, cols_here);
+  store_block_sums<Cfg>(partial, p, at.batch, at.n0, at.cols_here);
 }
 
 // Templated on config<K> (a type): nvcc emits no host launch stub for a class-type constant. The

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include <cuda_runtime.h>
 
@@ -50,6 +51,37 @@ __device__ __forceinline__ uint4 load_chunk(const T* row, int at, int k) {
   uint4 v;
   std::memcpy(&v, h, sizeof v);
   return v;
+}
+
+// Where a block of either kernel stands: its lane and warp, its first column n0 and how many of
+// its columns lie inside N, its batch, and A and B moved to that batch (B to column n0).
+template <class Cfg>
+struct block_position {
+  int lane, warp, n0, cols_here;
+  std::int64_t batch;
+  const typename Cfg::ta* a;
+  const typename Cfg::ta* b;
+};
+template <class Cfg>
+__device__ __forceinline__ block_position<Cfg> block_position_of(const params<Cfg>& p) {
+  block_position<Cfg> at;
+  at.lane = int(threadIdx.x) % 32;
+  at.warp = int(threadIdx.x) / 32;
+  at.n0 = int(blockIdx.x) * Cfg::cols;
+  at.cols_here = min(Cfg::cols, p.n - at.n0);
+  at.batch = blockIdx.z;
+  at.a = p.a + at.batch * p.stride_a;
+  at.b = p.b + at.batch * p.stride_b + std::int64_t(at.n0) * p.ldb;
+  return at;
+}
+
+// The block's walk along K: step(std::false_type{}, k0) for every whole step of Cfg::step values,
+// then step(std::true_type{}, k0) for the partial one where K ends inside a step.
+template <class Cfg, class Step>
+__device__ __forceinline__ void for_each_step(int k, Step&& step) {
+  const int whole_steps = k / Cfg::step;
+  for (int s = 0; s < whole_steps; ++s) step(std::false_type{}, s * Cfg::step);
+  if (whole_steps * Cfg::step < k) step(std::true_type{}, whole_steps * Cfg::step);
 }
 
 // Each warp has put its sums of the block's rows x columns in partial[warp][row * cols + col]

@@ -82,18 +82,13 @@ __device__ __forceinline__ void mma_step(float (&acc)[Cfg::col_groups][4], const
 // One block's columns on mma.sync: the body of gemv_kernel (gemv.cuh) for an mma warp tile.
 template <class Cfg>
 __device__ __forceinline__ void gemv_mma_block(const params<Cfg>& p) {
-  using ta = typename Cfg::ta;
-  const int lane = int(threadIdx.x) % 32, warp = int(threadIdx.x) / 32;
-  const int n0 = int(blockIdx.x) * Cfg::cols;
-  const std::int64_t batch = blockIdx.z;
-  const ta* a = p.a + batch * p.stride_a;
-  const ta* b = p.b + batch * p.stride_b + std::int64_t(n0) * p.ldb;
-  const int cols_here = min(Cfg::cols, p.n - n0);
+  const auto at = block_position_of(p);
+  const int lane = at.lane, warp = at.warp;
 
   float acc[Cfg::col_groups][4] = {};
-  const int whole_steps = p.k / Cfg::step;
-  for (int s = 0; s < whole_steps; ++s) mma_step<Cfg, false>(acc, a, b, p, cols_here, s * Cfg::step, warp, lane);
-  if (whole_steps * Cfg::step < p.k) mma_step<Cfg, true>(acc, a, b, p, cols_here, whole_steps * Cfg::step, warp, lane);
+  for_each_step<Cfg>(p.k, [&](auto tail, int k0) {
+    mma_step<Cfg, decltype(tail)::value>(acc, at.a, at.b, p, at.cols_here, k0, warp, lane);
+  });
 
   // C's fragment of each warp into the block's partial sums, then across the warps.
   __shared__ float partial[Cfg::warps][Cfg::rows * Cfg::cols];
@@ -107,7 +102,7 @@ __device__ __forceinline__ void gemv_mma_block(const params<Cfg>& p) {
     partial[warp][(g + 8) * Cfg::cols + col + 1] = acc[c][3];
   }
   __syncthreads();
-  store_block_sums<Cfg>(partial, p, batch, n0, cols_here);
+  store_block_sums<Cfg>(partial, p, at.batch, at.n0, at.cols_here);
 }
 
 }  // namespace kdecl::kernels::cuda::gemv
