@@ -292,16 +292,19 @@ struct recorded_data {
     for (const auto& name : set.kernels)
       reg.add(std::make_shared<kdecl::testing::recording_gemm>(parse_gemm_name(name)), "recorded");
   }
+  std::vector<ranking_group> groups() const {
+    std::vector<ranking_group> out;
+    for (const auto& p : problems) out.push_back(ranking_group_of(p));
+    return out;
+  }
   ranking_model train(int rounds = 60) const {
-    std::vector<ranking_group> groups;
-    for (const auto& p : problems) groups.push_back(ranking_group_of(p));
     model_info info;
     info.arch = "sm_90";
     info.kernel_set = set.fingerprint;
     info.kernel_count = set.kernels.size();
     train_options o;
     o.rounds = rounds;
-    return ranking_model::train(groups, o, info);
+    return ranking_model::train(groups(), o, info);
   }
 };
 
@@ -404,15 +407,13 @@ TEST(SelectionTiers, ModelIsUsedAndReportedAndRefusedWhenMismatched) {
     EXPECT_TRUE(info.signatures.empty());  // set by kdecl train; here by hand
   }
   {
-    std::vector<ranking_group> groups;
-    for (const auto& mp : data.problems) groups.push_back(ranking_group_of(mp));
     model_info info;
     info.arch = "sm_90";
     info.kernel_set = data.set.fingerprint;
     info.signatures = {"fp16-fp16-fp16-fp32-fp16/rrr/standard"};
     train_options o;
     o.rounds = 5;
-    auto narrow = std::make_shared<const ranking_model>(ranking_model::train(groups, o, info));
+    auto narrow = std::make_shared<const ranking_model>(ranking_model::train(data.groups(), o, info));
     gemm_dispatcher dn(sm90(), reg);
     dn.clear_tiers();
     std::string why;
@@ -489,8 +490,6 @@ TEST(SelectionTiers, ModelScopedToItsSignaturesIgnoresKernelsOfOtherSignatures) 
   recorded_data data;
   registry reg;
   data.register_into(reg);
-  std::vector<ranking_group> groups;
-  for (const auto& mp : data.problems) groups.push_back(ranking_group_of(mp));
   model_info info;
   info.arch = "sm_90";
   info.signatures = {"bf16-bf16-bf16-fp32-bf16/rcr/standard"};
@@ -505,7 +504,7 @@ TEST(SelectionTiers, ModelScopedToItsSignaturesIgnoresKernelsOfOtherSignatures) 
   train_options o;
   o.rounds = 5;
   scratch s;
-  ranking_model::train(groups, o, info).save(s / "gemm_sm_90.model.json");
+  ranking_model::train(data.groups(), o, info).save(s / "gemm_sm_90.model.json");
   EXPECT_EQ(ranking_model::load(s / "gemm_sm_90.model.json").info().kernel_set_scope, "signatures");
 
   // fp8 and tf32 kernels of other signatures: the model stays in use for bf16 rcr.
@@ -558,8 +557,6 @@ TEST(SelectionTiers, ModelScopedToItsPipelinesLeavesTheChoiceOfPipelineToTheAnal
   recorded_data data;
   registry reg;
   data.register_into(reg);
-  std::vector<ranking_group> groups;
-  for (const auto& mp : data.problems) groups.push_back(ranking_group_of(mp));
   model_info info;
   info.arch = "sm_90";
   info.signatures = {"bf16-bf16-bf16-fp32-bf16/rcr/standard"};
@@ -571,7 +568,7 @@ TEST(SelectionTiers, ModelScopedToItsPipelinesLeavesTheChoiceOfPipelineToTheAnal
   train_options o;
   o.rounds = 5;
   scratch s;
-  ranking_model::train(groups, o, info).save(s / "gemm_sm_90.model.json");
+  ranking_model::train(data.groups(), o, info).save(s / "gemm_sm_90.model.json");
   EXPECT_EQ(ranking_model::load(s / "gemm_sm_90.model.json").info().pipelines, info.pipelines);
 
   registry wider;
