@@ -1,6 +1,6 @@
 // The full sm_90 sets, for tuning (configure with -DKDECL_FULL_SETS=ON): every
 // tile, warp layout, warp tile and stage count the TMA + wgmma pipeline offers
-// for bf16 and fp16 rcr with a 64-deep k tile and the staged epilogue (77 each),
+// for bf16 and fp16 rcr with a 64-deep k tile and the staged epilogue (87 each),
 // and the cp.async pipeline's 2x2-warp layouts with 64x64 warp tiles.
 // `kdecl bench gemm --top 0` times every one of them against cuBLAS.
 // Kernels the essential sets also declare register once (an overlap, not an error).

@@ -252,6 +252,9 @@ struct pipeline_caps {
   int max_chunks_in_flight = 0;
   int tile_chunk_bytes = 0;            // tile_m*size(A), tile_n*size(B), tile_k*size(A|B) multiples of it
   bool swizzle_rows = false;           // every operand's smem row is 16, 32, 64 or a multiple of 128 bytes
+  // TMA boxes: an operand read M/N-major (A column-major, B row-major) moves in boxes this many
+  // bytes wide along M or N, so its tile extent there is a multiple of it (0: no such rule).
+  int mn_major_box_bytes = 0;
   int preshuffle_k_bytes = 0;          // preshuffle variant: tile_k*size(B) a multiple of it
   std::uint32_t block_scaled_layouts = all_layouts;  // block_scaled variant: layout triples built
   // block_scaled variant: tile_k may divide the 128-deep scale block (the kernel adds its k tiles'

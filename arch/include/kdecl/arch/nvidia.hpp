@@ -128,7 +128,11 @@ inline constexpr shape2 tma_wgmma_clusters[] = {{1, 1}, {2, 1}, {1, 2}};
 // (sm90/gemm_sm90_config.cuh, sm90_operand_class). fp8/bf8 mix freely, compute =
 // A's type; per-tensor scales fold into alpha (alpha = scale_a * scale_b, divided
 // by C's scale for fp8 output).
-inline constexpr shape3 wgmma_tiles_k16[] = {{16, 64, 16}, {16, 128, 16}, {16, 192, 16}, {16, 256, 16}};
+// 16-bit operands also take N = 160: tile counts between 128 x 192's and 128 x 128's, for the shapes
+// whose 128 x 192 tiles leave the last wave mostly empty (1576 x 3072: 208 tiles on 132 SMs; 260 of
+// 128 x 160 fill two waves). N-major B moves in 64-column boxes, so N = 160 needs B K-major
+// (mn_major_box_bytes below).
+inline constexpr shape3 wgmma_tiles_k16[] = {{16, 64, 16}, {16, 128, 16}, {16, 160, 16}, {16, 192, 16}, {16, 256, 16}};
 inline constexpr shape3 wgmma_tiles_k32[] = {{16, 64, 32}, {16, 128, 32}, {16, 192, 32}, {16, 256, 32}};
 inline constexpr shape3 wgmma_tiles_k8[] = {{16, 64, 8}, {16, 128, 8}, {16, 192, 8}, {16, 256, 8}};
 // Column-major C runs as C^T = B^T A^T on the row-major-C kernel (A and B exchanged and read
@@ -153,7 +157,7 @@ inline constexpr dtype_offer tma_wgmma_dtypes[] = {
 };
 inline constexpr shape3 tma_wgmma_warps[] = {{4, 1, 1}, {8, 1, 1}};
 inline constexpr int tma_wgmma_tile_m[] = {64, 128, 192, 256};
-inline constexpr int tma_wgmma_tile_n[] = {64, 128, 192, 256};
+inline constexpr int tma_wgmma_tile_n[] = {64, 128, 160, 192, 256};
 inline constexpr int tma_wgmma_tile_k[] = {32, 64, 128};  // one 128-byte row: tf32, 16-bit, 8-bit
 inline constexpr int tma_wgmma_vectors[] = {16};
 
@@ -204,6 +208,7 @@ constexpr pipeline_caps tma_wgmma(int smem_opt_in) {
                   false};
   c.tile_max = {256, 256, 128};
   c.max_accumulators = 128;  // per consumer thread; more spills (setmaxnreg budget)
+  c.mn_major_box_bytes = 128;  // M/N-major operands move in 64-element boxes of 16-bit data (load_operand_tile)
   c.variants = unshuffled_variants | bits(gemm_variant::block_scaled);  // per dtype offer: block_scaled for fp8/bf8
   c.block_scaled_layouts = layouts(rcr);  // a column-major C would exchange A's and B's scale blocks
   // vector_bytes 16 is TMA's rule for A and B; C and D go through a direct-store

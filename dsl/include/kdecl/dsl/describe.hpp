@@ -181,6 +181,12 @@ constexpr message describe(const diagnostic& d) {
       m << (v[0] == 0 ? "A" : "B") << " shared-memory row of " << v[1]
         << " bytes is not 16, 32, 64 or a multiple of 128 (swizzle) for " << pipe;
       break;
+    case rule::mn_major_tile_not_multiple_of_box:
+      m << (v[0] == 0 ? "tile_m " : "tile_n ") << v[1] << " spans " << v[2] << " bytes of an operand read "
+        << (v[0] == 0 ? "M-major" : "N-major") << ", not a multiple of the " << v[3] << "-byte boxes " << pipe
+        << " loads it in (read it K-major: " << (v[0] == 0 ? "A row-major" : "B column-major")
+        << ", or with column-major C " << (v[0] == 0 ? "B column-major" : "A row-major") << ")";
+      break;
     case rule::preshuffle_tile_k_bytes_not_multiple_of_block:
       m << "preshuffle: tile_k " << v[0] << " of B is " << v[1] << " bytes, not a multiple of the " << v[2]
         << "-byte k block of " << pipe;

@@ -253,6 +253,19 @@ constexpr diagnostic check_tile_cross(const gemm_key& k, const arch_spec& s, con
     if (!pre && !swizzle_friendly(row_b))
       return fail(rule::smem_row_bytes_not_swizzle_friendly, k, tile | layout | field::b | pipe | variant, 1, row_b);
   }
+  if (c.mn_major_box_bytes != 0) {
+    // The kernel's operands: a column-major C runs as C^T = B^T A^T, its A the key's B^T and
+    // its B the key's A^T, on the same tile.
+    const bool col_c = g.lay.c == layout::col;
+    const bool a_mn_major = col_c ? g.lay.b == layout::row : g.lay.a == layout::col;
+    const bool b_mn_major = col_c ? g.lay.a == layout::col : g.lay.b == layout::row;
+    const long box = c.mn_major_box_bytes;
+    const long bytes_m = bytes_of(a.tile.m, col_c ? g.b : g.a), bytes_n = bytes_of(a.tile.n, col_c ? g.a : g.b);
+    if (a_mn_major && bytes_m % box != 0)
+      return fail(rule::mn_major_tile_not_multiple_of_box, k, tile_m | layout | dtypes | pipe, 0, a.tile.m, bytes_m, box);
+    if (b_mn_major && bytes_n % box != 0)
+      return fail(rule::mn_major_tile_not_multiple_of_box, k, tile_n | layout | dtypes | pipe, 1, a.tile.n, bytes_n, box);
+  }
   return {};
 }
 

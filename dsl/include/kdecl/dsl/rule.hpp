@@ -48,6 +48,7 @@ enum class rule : std::uint8_t {
   gemv_chunks_in_flight_exceed_register_cap,  // gemv: (tile_m + tile_n) x chunks per lane per step
   tile_extent_bytes_not_multiple_of_chunk,
   smem_row_bytes_not_swizzle_friendly,
+  mn_major_tile_not_multiple_of_box,  // TMA: an M/N-major operand's tile extent, in whole boxes
   preshuffle_tile_k_bytes_not_multiple_of_block,
   block_scaled_tile_k_not_scale_block,
   block_scaled_tile_n_straddles_scale_block,

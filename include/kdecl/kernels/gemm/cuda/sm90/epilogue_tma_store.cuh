@@ -47,12 +47,14 @@ struct tma_store_chunks {
   static constexpr int rows = 16;                      // one warp's share of an m64 block
   static constexpr int bytes = rows * row_bytes;
   static constexpr int fragment_groups = cols / 8;     // 8-column groups of the wgmma fragment
-  // Every tile stores an even number of chunks, so the halves alternate across tiles too.
-  static_assert(!enabled || Cfg::tile_n % (2 * cols) == 0, "a tile's chunks alternate between the strip's halves");
+  static_assert(Cfg::tile_n % cols == 0, "whole chunks per tile row");
+  // A tile's chunks alternate between the strip's halves, each tile starting at half 0. With an
+  // even count per tile (every tile.n but 160 in 16-bit) the halves alternate across tiles too;
+  // with an odd count the last tile's last store read half 0, and the first chunk waits for it.
+  static constexpr bool even_per_tile = (Cfg::m_blocks * (Cfg::tile_n / cols)) % 2 == 0;
   // Launches whose D tensors, if any, are read from global memory (params.d, never d_via_tma):
   // the convolutions' fused epilogues.
-  static constexpr bool enabled_with_global_d =
-      enabled || (suits && Cfg::key.sig.variant == gemm_variant::multi_d && Cfg::tile_n % (2 * cols) == 0);
+  static constexpr bool enabled_with_global_d = enabled || (suits && Cfg::key.sig.variant == gemm_variant::multi_d);
 };
 
 // Whether C can go through TMA (the rule for every key whose chunks allow it): no split-K,
@@ -170,7 +172,10 @@ __device__ __forceinline__ void epilogue_tma_store(const float (&acc)[Cfg::m_blo
         if (t < Cfg::m_blocks * chunks_per_block) d_next = chunk_d(t / chunks_per_block, t % chunks_per_block);
       }
       unsigned char* box = strip + half * chunks::bytes;
-      if (lane == 0) bulk_wait_group_read<1>();  // the store that last read this half is done reading
+      if (lane == 0) {  // the store that last read this half is done reading
+        if (!chunks::even_per_tile && i == 0 && s == 0) bulk_wait_group_read<0>();
+        else bulk_wait_group_read<1>();
+      }
       __syncwarp();
 #pragma unroll
       for (int g = 0; g < chunks::fragment_groups; ++g) {

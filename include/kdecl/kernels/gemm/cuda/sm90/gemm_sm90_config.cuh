@@ -129,7 +129,11 @@ constexpr const char* key_unsupported_reason(const gemm_key& k) {
   const int n = a.warp_tile.n;
   if (a.warp_tile.m != 16 || a.warp_tile.k != sm90_instruction_k(cls))
     return "warp_tile must be (16, N, K) with K = the wgmma K: 16 for 16-bit, 32 for 8-bit, 8 for tf32 inputs";
-  if (!(n == 64 || n == 128 || n == 192 || n == 256)) return "warp_tile.n must be 64, 128, 192 or 256";
+  if (!(n == 64 || n == 128 || n == 160 || n == 192 || n == 256)) return "warp_tile.n must be 64, 128, 160, 192 or 256";
+  if (n == 160 && cls != sm90_operand_class::bits16) return "warp_tile.n 160 is built for 16-bit operands";
+  // An operand read M/N-major moves in 64-element (128-byte) boxes (load_operand_tile).
+  if (s.lay.b == layout::row && (n * (bits_of(s.b) / 8)) % swizzle_row_bytes != 0)
+    return "tile.n must be a multiple of 64 where B is row-major (B moves in 64-column TMA boxes)";
   if (a.tile.n != n) return "tile.n must equal warp_tile.n";
   if (a.tile.m <= 0 || a.tile.m % (64 * W) != 0 || a.tile.m > 256) return "tile.m must be a multiple of 64*W, at most 256";
   if (a.tile.k * (bits_of(s.a) / 8) != swizzle_row_bytes)
