@@ -8,7 +8,7 @@
 #           g++ (issue_bf16.cpp only: the project stage compiles the others with
 #           g++'s default limit) and clang++ instantiate the host kernels; hipcc and nvcc validate every
 #           target and expand their own (none: these sets are host and sm_90). nvcc
-#           checks issue 6's sm_90 set through expansion_check.cpp (building its 5,432
+#           checks issue 6's sm_90 set through expansion_check.cpp (building its 5,444
 #           kernels would take hours);
 #  project  builds and runs the consumer project (find_package(kdecl),
 #           kdecl_add_kernel_sets) with g++ for the host pass, nvcc for the cuda pass

@@ -249,6 +249,9 @@ constexpr pipeline_caps tma_wgmma(int smem_opt_in) {
   // A fused forward epilogue (bias, residual, activation) on the GEMM's epilogues: the im2col
   // and halo kernels (the rows kernel stores transposed tiles from registers: not fused).
   c.conv.fused_specializations = bits(conv_specialization::none, conv_specialization::stride1);
+  // The convolutions' tiles: multiples of 64 along N (output channels, or the weight gradient's
+  // columns read N-major by backward-weight); N = 160 is the GEMM's, for K-major B only.
+  c.conv.tile_n_multiple = 64;
   return c;
 }
 

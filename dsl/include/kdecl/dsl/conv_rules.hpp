@@ -176,6 +176,8 @@ constexpr diagnostic check_offer(const grouped_conv_key& k, const arch_spec& s, 
   if (k.algo.sched != scheduler::any && !arch::has(o.schedulers, k.algo.sched))
     return fail(rule::conv_scheduler_not_offered_by_pipeline, k, field::sched | field::pipe,
                 static_cast<long>(k.algo.sched), o.schedulers);
+  if (o.tile_n_multiple > 0 && k.algo.tile.n > 0 && k.algo.tile.n % o.tile_n_multiple != 0)
+    return fail(rule::conv_tile_n_not_built, k, field::tile_n | field::pipe, k.algo.tile.n, o.tile_n_multiple);
   return {};
 }
 

@@ -428,6 +428,10 @@ constexpr message describe(const diagnostic& d) {
       }
       m << ", groups_to_merge 1 only";
       break;
+    case rule::conv_tile_n_not_built:
+      m << "conv tile_n " << v[0] << " is not built by " << pipe << " on " << arch << ": its convolutions take multiples of "
+        << v[1];
+      break;
     case rule::conv_stride1_rows_shape_not_built:  // within message::capacity
       m << "stride1_rows on " << arch << " (" << pipe << "): tile 64|128|192 x 64 x 64, pingpong 4x1x1, epilogue "
         << "direct, stages >= 5, smem <= " << v[3] << "; key: tile m " << v[0] << ", " << v[1] << " stages, "

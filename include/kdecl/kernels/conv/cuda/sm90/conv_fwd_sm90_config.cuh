@@ -180,6 +180,8 @@ constexpr const char* conv_bwd_weight_sm90_unsupported_reason(grouped_conv_key k
 // through its forward key, backward-weight), else the first rule it breaks.
 constexpr const char* conv_sm90_unsupported_reason(const grouped_conv_key& k) {
   const grouped_conv_key gathered = gathering_key(k);  // one-element vectors: channel-padded copies
+  // N-major operands move in 64-column boxes (backward-weight's); the GEMM's N = 160 is not built here.
+  if (k.algo.tile.n % 64 != 0) return "sm90 conv builds tile.n multiples of 64";
   // The epilogue adds the bias and residual where it stores: into the output itself.
   if (k.sig.fuse.fused() && k.algo.vector_out == 1)
     return "sm90 conv fuses an epilogue only where it writes the output in place (an output vector, not one "
