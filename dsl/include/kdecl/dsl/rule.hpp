@@ -91,8 +91,8 @@ enum class rule : std::uint8_t {
   conv_groups_to_merge_not_offered_for_signature,  // merging groups: some directions and layouts only
   conv_stride1_not_offered_for_signature,  // the stride1 specialization: some directions and ranks, one group per GEMM
   conv_stride1_rows_not_offered_for_signature,  // the same for stride1_rows
-  conv_stride1_rows_shape_not_built,
-  conv_tile_n_not_built,              // the pipeline's convolutions: tile_n a multiple of conv_offer::tile_n_multiple  // stride1_rows: its kernel's tiles, schedule, epilogue and ring
+  conv_stride1_rows_shape_not_built,  // stride1_rows: its kernel's tiles, schedule, epilogue and ring
+  conv_tile_n_not_built,              // the pipeline's convolutions: tile_n a multiple of conv_offer::tile_n_multiple
   conv_scheduler_not_offered_by_pipeline,
   conv_fusion_requires_forward,           // a fused epilogue (bias, residual, activation) is forward-only
   conv_fusion_activation_not_offered,     // multi_d_add is the GEMM's D sum, not an activation
