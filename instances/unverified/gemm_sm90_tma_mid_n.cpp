@@ -5,10 +5,10 @@
 // N = 160 is built for B read K-major (rcr and ccr; rcc and rrc run as C^T on them): B moves in
 // 64-column TMA boxes where it is row-major (the DSL's mn_major_tile_not_multiple_of_box).
 //
-// Unverified (README.md here): not yet run on a GPU, and the shipped GEMM model was trained without
-// them (registering them would refuse it: its kernel set would differ), so they ship once their GPU
-// tests pass, they are measured ahead on the sweep's wave-quantized shapes, and the model is retrained
-// on timings that include them.
+// Kept here (README.md here) although their GPU tests pass and they are the fastest tile on 18 of 49
+// wave-quantized shapes (H100, docs/perf/h100-2026-12-06-sweep-mid-n-decode/): the shipped GEMM model
+// was trained without them, and registering them would refuse it (its kernel set would differ). They
+// move up with a retune that times them beside the other kernels and a retrained model.
 #include "kdecl/declare/gemm.hpp"
 
 namespace {
