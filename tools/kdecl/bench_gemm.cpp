@@ -51,6 +51,7 @@ struct bench_options : bench_run_options {
   std::string filter;                 // chooses rows of the --problems files
   std::size_t limit = 0;              // at most this many problems (after the filter); 0: all
   bool fused_baseline = false;  // also time cuBLAS + a separate elementwise pass, and our pass_through twin
+  bool launch_cost = false;     // also measure each launcher's host time per launch (launch_cost_us)
   bool dtype_given = false, layout_given = false;  // explicitly on the command line (override the CSV's columns)
 };
 
@@ -394,6 +395,14 @@ json bench_one(const gemm_dispatcher& disp, const gemm_problem& p, const bench_o
 
   const auto medians = interleaved_medians(cuda, launchers, lp.warmup, lp.iters, turns_rounds);
   for (std::size_t i = 0; i < names.size(); ++i) record(names[i], medians[i]);
+  // What each launch costs the host, beside the GPU time of the same launches queued back to back:
+  // small problems can be bound by the host (tensor maps, launch), and the timed turns measure that.
+  if (cuda && o.launch_cost)
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      const launch_cost c = launch_cost_us(cuda, launchers[i]);
+      r[names[i]]["host_us"] = c.host_us;
+      r[names[i]]["queued_gpu_us"] = c.gpu_us;
+    }
   if (best == sel.kernel) r["best_instance"] = r["dispatcher"];
   r["dispatcher"]["kernel"] = sel.kernel->name();
   r["dispatcher"]["estimated_us"] = sel.estimated_us;
@@ -534,6 +543,9 @@ void add_bench_command(CLI::App& app, command_state& state) {
       ->check(CLI::Range(0, 100000000));
   o->add_to(*cmd, "gemm_<dtype>_<layout>, or sweep_<dtype>_<layout> for model rows");
   cmd->add_flag("--fused-baseline", o->fused_baseline, "multi_d: also time the same kernel with pass_through");
+  cmd->add_flag("--launch-cost", o->launch_cost,
+                "also record each launcher's host microseconds per launch and the GPU microseconds of the same "
+                "launches queued back to back (host_us, queued_gpu_us)");
   cmd->callback([&state, cmd, op, files, o] {
     o->dtype_given = cmd->get_option("--dtype")->count() > 0 || cmd->get_option("--dtypes")->count() > 0;
     o->layout_given = cmd->get_option("--layout")->count() > 0;

@@ -175,6 +175,26 @@ std::vector<float> launch_times_ms(bool cuda, const std::function<void(int)>& la
   return ms;
 }
 
+launch_cost launch_cost_us(bool cuda, const std::function<void(int)>& launch, int count, int rounds) {
+  if (!cuda) return {};
+  std::vector<double> host, gpu;
+  for (int r = 0; r < rounds; ++r) {
+    device_synchronize(cuda, "launch cost");
+    stamp_pairs stamps(cuda, 1);
+    const auto start = std::chrono::steady_clock::now();
+    stamps.before(0);
+    for (int i = 0; i < count; ++i) launch(r * count + i);
+    stamps.after(0);
+    host.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count() / count);
+    stamps.wait();
+    gpu.push_back(1e3 * stamps.ms(0) / count);
+  }
+  check_last_error(cuda, "launch cost");
+  std::sort(host.begin(), host.end());
+  std::sort(gpu.begin(), gpu.end());
+  return {host[host.size() / 2], gpu[gpu.size() / 2]};
+}
+
 void ramp_up(bool cuda, const std::function<void(int)>& launch, double ms) {
   if (!cuda) return;
   const double one = std::max(median_ms(cuda, launch, 1, 3), 1e-3);

@@ -81,6 +81,15 @@ double median_ms(bool cuda, const std::function<void(int)>& launch, int warmup, 
 // The same launches' times in milliseconds, ascending (median_ms is their middle one).
 std::vector<float> launch_times_ms(bool cuda, const std::function<void(int)>& launch, int warmup, int iters);
 
+// Host microseconds one launch takes to queue (the median of `rounds` rounds of `count` launches
+// queued back to back, no stamps between them, the device idle before each round), and the GPU
+// microseconds per launch of the same rounds (stamps around the whole round): where the first
+// exceeds the second, the GPU waits for the host and a timed launch measures the host. CUDA only.
+struct launch_cost {
+  double host_us = 0, gpu_us = 0;
+};
+launch_cost launch_cost_us(bool cuda, const std::function<void(int)>& launch, int count = 50, int rounds = 5);
+
 // Keeps the GPU busy with `launch` for about `ms` milliseconds of GPU time (CUDA only),
 // so that the SM clock has left its idle level before anything is timed: a few warm-up
 // launches of a 10-us kernel after a problem's host-side setup do not bring it back up.

@@ -1,0 +1,150 @@
+// What one GEMM launch costs the host, piece by piece (not a test): the CUDA calls the sm_90
+// TMA + wgmma kernels' run() makes (cudaGetDevice, cuTensorMapEncodeTiled, a plain and a
+// cluster launch) and the whole paths, instance run() and dispatcher run(), on small
+// problems whose GPU time is below the host's. Host nanoseconds per call, the median of 9
+// batches of 200 calls; the device drained between batches (outside the timing), so that a
+// full launch queue never blocks a call.
+//   kdecl_launch_cost_probe [M N K ...]   (default: 16 768 768, 32 1000 768, 128 1024 1024)
+//   kdecl_launch_cost_probe offline       select() alone on an offline sm_90 device, for a
+//                                         profiler on a machine without a GPU
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <cuda_runtime.h>
+
+#include "kdecl/gemm/gemm_dispatcher.hpp"
+#include "kdecl/gemm/gemm_heuristic.hpp"
+#include "kdecl/kernels/cuda/device_info.cuh"
+#include "kdecl/kernels/cuda/sm90/tensor_map.cuh"
+#include "kdecl/registry/registry.hpp"
+#include "kdecl/runtime/buffer.hpp"
+
+namespace {
+
+__global__ void empty_kernel(int) {}
+
+double host_ns(const std::function<void()>& call, bool drain = true) {
+  constexpr int batches = 9, calls = 200;
+  std::vector<double> per_call;
+  for (int b = 0; b < batches; ++b) {
+    if (drain) cudaDeviceSynchronize();
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < calls; ++i) call();
+    per_call.push_back(std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count() / calls);
+  }
+  if (drain) cudaDeviceSynchronize();
+  std::sort(per_call.begin(), per_call.end());
+  return per_call[batches / 2];
+}
+
+void report(const char* what, double ns) { std::printf("%-58s %9.0f ns\n", what, ns); }
+
+}  // namespace
+
+// select() of a cached problem, 2 million times, on an offline sm_90 device (no GPU needed).
+int offline_select() {
+  using namespace kdecl;
+  const device dev{arch_id::sm_90, 0, "offline sm_90"};
+  gemm_dispatcher dispatcher(dev);
+  const auto p = gemm_problem{}.sizes(16, 768, 768).dtype(dtype::bf16).layout(rcr).normalized();
+  alignas(256) static char bytes[3][256];
+  const gemm_args args{bytes[0], bytes[1], bytes[2]};
+  const auto sel = dispatcher.select(p, &args);
+  std::printf("%s\n", sel.explain().c_str());
+  constexpr int calls = 2'000'000;
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < calls; ++i) (void)dispatcher.select(p, &args);
+  report("dispatcher.select (cached), offline sm_90",
+         std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count() / calls);
+  return 0;
+}
+
+int main(int argc, char** argv) {
+  using namespace kdecl;
+  if (argc > 1 && std::string(argv[1]) == "offline") return offline_select();
+  const device dev = default_device();
+  if (dev.kind() != backend::cuda) {
+    std::fprintf(stderr, "launch_cost_probe needs a CUDA device\n");
+    return 2;
+  }
+  int d = 0;
+  report("cudaGetDevice", host_ns([&] { cudaGetDevice(&d); }, false));
+  report("cudaGetLastError", host_ns([] { cudaGetLastError(); }, false));
+  report("current_device_info", host_ns([] { (void)kernels::cuda::current_device_info(); }, false));
+  cudaEvent_t ev;
+  cudaEventCreate(&ev);
+  report("cudaEventRecord", host_ns([&] { cudaEventRecord(ev); }));
+  report("empty kernel <<<132, 384>>>", host_ns([] { empty_kernel<<<132, 384>>>(0); }));
+  for (unsigned cluster : {1u, 2u}) {
+    cudaLaunchConfig_t cfg{};
+    cfg.gridDim = dim3(132);
+    cfg.blockDim = dim3(384);
+    cudaLaunchAttribute attr{};
+    attr.id = cudaLaunchAttributeClusterDimension;
+    attr.val.clusterDim.x = cluster;
+    attr.val.clusterDim.y = attr.val.clusterDim.z = 1;
+    cfg.attrs = &attr;
+    cfg.numAttrs = 1;
+    const std::string what = "empty kernel, cudaLaunchKernelEx, cluster " + std::to_string(cluster);
+    report(what.c_str(), host_ns([&] { cudaLaunchKernelEx(&cfg, empty_kernel, 0); }));
+  }
+  buffer scratch(dev, std::size_t(64) << 20);
+  CUtensorMap map;
+  const kernels::cuda::sm90::operand_view view{scratch.data(), dtype::bf16, 4096, 4096, 1, 4096, 0, 64, 128};
+  report("cuTensorMapEncodeTiled (encode_tensor_map)",
+         host_ns([&] { (void)kernels::cuda::sm90::encode_tensor_map(map, view); }, false));
+
+  std::vector<long> sizes;
+  for (int i = 1; i < argc; ++i) sizes.push_back(std::atol(argv[i]));
+  if (sizes.size() < 3) sizes = {16, 768, 768, 32, 1000, 768, 128, 1024, 1024};
+  gemm_dispatcher dispatcher(dev);
+  for (std::size_t s = 0; s + 2 < sizes.size(); s += 3) {
+    const auto p = gemm_problem{}.sizes(sizes[s], sizes[s + 1], sizes[s + 2]).dtype(dtype::bf16).layout(rcr).normalized();
+    buffer a(dev, p.m * p.lda * 2), b(dev, p.n * p.ldb * 2), c(dev, p.m * p.ldc * 2);
+    const gemm_args args{a.data(), b.data(), c.data()};
+    const auto sel = dispatcher.select(p, &args);
+    if (!sel) {
+      std::printf("%ldx%ldx%ld: %s\n", sizes[s], sizes[s + 1], sizes[s + 2], sel.explain().c_str());
+      continue;
+    }
+    std::printf("%ldx%ldx%ld bf16 rcr: %s\n", sizes[s], sizes[s + 1], sizes[s + 2], sel.kernel->name().c_str());
+    const std::size_t ws_bytes = sel.kernel->workspace_bytes(p);
+    buffer ws(dev, std::max<std::size_t>(ws_bytes, 1));
+    gemm_args with_ws = args;
+    with_ws.workspace = ws.data();
+    with_ws.workspace_bytes = ws_bytes;
+    report("  dispatcher.select (cached)", host_ns([&] { (void)dispatcher.select(p, &args); }, false));
+    report("  dispatcher.select (cached), no arguments", host_ns([&] { (void)dispatcher.select(p); }, false));
+    report("  problem validate() + normalized()", host_ns([&] { (void)p.validate(); (void)p.normalized(); }, false));
+    report("  estimate_microseconds(key, problem)",
+           host_ns([&] { (void)estimate_microseconds(sel.kernel->key(), p); }, false));
+    report("  instance why_not()", host_ns([&] { (void)sel.kernel->why_not(p, args); }, false));
+    report("  instance workspace_bytes()", host_ns([&] { (void)sel.kernel->workspace_bytes(p); }, false));
+    report("  instance run(), workspace lent", host_ns([&] { (void)sel.kernel->run(p, with_ws, nullptr); }));
+    report("  dispatcher.run()", host_ns([&] { (void)dispatcher.run(p, args); }));
+    cudaEvent_t e0, e1;
+    cudaEventCreate(&e0);
+    cudaEventCreate(&e1);
+    std::vector<float> gpu;
+    for (int b = 0; b < 9; ++b) {
+      cudaDeviceSynchronize();
+      cudaEventRecord(e0);
+      for (int i = 0; i < 200; ++i) (void)sel.kernel->run(p, with_ws, nullptr);
+      cudaEventRecord(e1);
+      cudaEventSynchronize(e1);
+      float ms = 0;
+      cudaEventElapsedTime(&ms, e0, e1);
+      gpu.push_back(ms * 1e6f / 200);
+    }
+    std::sort(gpu.begin(), gpu.end());
+    report("  GPU time per launch, 200 queued back to back", gpu[4]);
+  }
+  const cudaError_t e = cudaDeviceSynchronize();
+  std::printf("device: %s\n", e == cudaSuccess ? "ok" : cudaGetErrorString(e));
+  return e == cudaSuccess ? 0 : 1;
+}
