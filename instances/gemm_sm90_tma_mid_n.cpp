@@ -5,10 +5,9 @@
 // N = 160 is built for B read K-major (rcr and ccr; rcc and rrc run as C^T on them): B moves in
 // 64-column TMA boxes where it is row-major (the DSL's mn_major_tile_not_multiple_of_box).
 //
-// Kept here (README.md here) although their GPU tests pass and they are the fastest tile on 18 of 49
-// wave-quantized shapes (H100, docs/perf/h100-2026-12-06-sweep-mid-n-decode/): the shipped GEMM model
-// was trained without them, and registering them would refuse it (its kernel set would differ). They
-// move up with a retune that times them beside the other kernels and a retrained model.
+// Their GPU tests passed on an H100 in session 54 (docs/perf/h100-2026-12-06-sweep-mid-n-decode/); they moved up
+// from instances/unverified/ with the GEMM model retrained on an H100 retune that timed them beside every other
+// kernel (docs/perf/h100-2026-12-06-retune-mid-n-launch-cost/: the fastest kernel on 58 of 1,268 rcr layers).
 #include "kdecl/declare/gemm.hpp"
 
 namespace {
