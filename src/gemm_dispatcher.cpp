@@ -383,6 +383,16 @@ gemm_selection gemm_dispatcher::select(const gemm_problem& problem, const gemm_a
     sel.estimated_us = estimate_microseconds(sel.kernel->key(), p);
   }
 
+  // Tier 3, the analytical model: its choice for this problem when it made one before (checked again,
+  // as a tier's pick is), else every eligible kernel estimated.
+  std::optional<gemm_choice_key> key;
+  if (!sel.kernel && !explain_all) {
+    key = choice_key_of(p, pointer_alignment_of(args, p.sig.num_d), registry_->generation());
+    if (auto hit = analytical_choices_.find(*key); hit && !gemm_rejection(*hit->kernel, p, args)) {
+      sel.kernel = hit->kernel;
+      sel.estimated_us = hit->estimated_us;
+    }
+  }
   if (sel.kernel) {
   } else if (auto it = idx->by_signature.find(signature_of(device_.arch, p.sig)); it != idx->by_signature.end()) {
     const auto facts = facts_of(p, args);
@@ -407,6 +417,9 @@ gemm_selection gemm_dispatcher::select(const gemm_problem& problem, const gemm_a
     if (best < bucket.hot.size() && !gemm_rejection(*bucket.kernels[best], p, args)) {
       sel.kernel = bucket.kernels[best];
       sel.estimated_us = best_us;
+      // Only a choice the first pass made is remembered: where the winner refused the problem
+      // itself, the choice below may depend on more of the arguments than the key holds.
+      if (key) analytical_choices_.remember(*key, {sel.kernel, best_us});
     } else if (best < bucket.hot.size()) {
       // The winner refused the problem itself (its why_not): take the best that accepts.
       if (auto r = ranked(problem, args); !r.empty()) {

@@ -7,11 +7,11 @@
 #include <filesystem>
 #include <map>
 #include <set>
-#include <shared_mutex>
-#include <unordered_map>
 
 #include <fmt/format.h>
 
+#include "kdecl/dispatch/choice_cache.hpp"
+#include "kdecl/gemm/gemm_choice_key.hpp"
 #include "kdecl/gemm/gemm_heuristic.hpp"
 #include "kdecl/gemm/gemm_name.hpp"
 #include "kdecl/tuning/features.hpp"
@@ -82,30 +82,7 @@ struct gemm_op {
 };
 
 // ---------------------------------------------------------------------------
-// Tier 2: the learned ranking model, choices cached per problem.
-struct cache_key {
-  std::array<std::int64_t, 14> v;
-  bool operator==(const cache_key&) const = default;
-};
-struct cache_hash {
-  std::size_t operator()(const cache_key& k) const {
-    std::uint64_t h = 1469598103934665603ull;
-    for (auto x : k.v) h = (h ^ std::uint64_t(x)) * 1099511628211ull;
-    return std::size_t(h);
-  }
-};
-
-using detail::lowest_bit;
-
-// Of A's and B's pointers, and of C's and D's (256 without arguments).
-alignments pointer_alignment(const gemm_args* args, int num_d) {
-  if (!args) return {256, 256};
-  std::uintptr_t cd = reinterpret_cast<std::uintptr_t>(args->c);
-  for (int i = 0; i < num_d; ++i) cd |= reinterpret_cast<std::uintptr_t>(args->d[i]);
-  return {lowest_bit(reinterpret_cast<std::uintptr_t>(args->a) | reinterpret_cast<std::uintptr_t>(args->b)),
-          lowest_bit(cd)};
-}
-
+// Tier 2: the learned ranking model, choices cached per problem (gemm_choice_key.hpp).
 class model_selection final : public gemm_selection_tier {
  public:
   model_selection(std::shared_ptr<const ranking_model> model, std::string fingerprint, std::uint64_t generation)
@@ -115,20 +92,11 @@ class model_selection final : public gemm_selection_tier {
   std::shared_ptr<const gemm_instance> choose(const gemm_dispatcher& d, const gemm_problem& p, const gemm_args* args,
                                               std::string& note) const override {
     const auto gen = d.kernels().generation();
-    const auto& s = p.sig;
-    const std::int64_t sig = std::int64_t(s.a) | std::int64_t(s.b) << 8 | std::int64_t(s.c) << 16 |
-                             std::int64_t(s.acc) << 24 | std::int64_t(s.compute) << 32 |
-                             std::int64_t(s.lay.a) << 40 | std::int64_t(s.lay.b) << 41 | std::int64_t(s.lay.c) << 42 |
-                             std::int64_t(s.variant) << 43 | std::int64_t(s.ew) << 46 | std::int64_t(s.num_d) << 50;
-    const alignments pointers = pointer_alignment(args, s.num_d);
-    const cache_key key{{p.m, p.n, p.k, p.batch, p.lda, p.ldb, p.ldc, p.ldd, p.stride_a, p.stride_b, p.stride_c,
-                         p.stride_d, sig, std::int64_t(gen) << 18 | std::int64_t(pointers.ab) << 9 | pointers.cd}};
-    {
-      std::shared_lock lock(mutex_);
-      if (auto it = cache_.find(key); it != cache_.end()) {
-        note = it->second ? "ranked first (cached)" : "no opinion (cached)";
-        return it->second;
-      }
+    const gemm_pointer_alignment pointers = pointer_alignment_of(args, p.sig.num_d);
+    const gemm_choice_key key = choice_key_of(p, pointers, gen);
+    if (auto hit = cache_.find(key)) {
+      note = *hit ? "ranked first (cached)" : "no opinion (cached)";
+      return *hit;
     }
     if (!watch_.current(gen, [&] {
           return registered_kernel_set(d.kernels(), d.target().arch, nullptr, kernel_set_signatures(model_->info()),
@@ -184,17 +152,14 @@ class model_selection final : public gemm_selection_tier {
     } else {
       note = "no eligible kernel";
     }
-    std::unique_lock lock(mutex_);
-    if (cache_.size() > 65536) cache_.clear();  // bounded: a workload has far fewer distinct problems
-    cache_.emplace(key, best);
+    cache_.remember(key, best);
     return best;
   }
 
  private:
   std::shared_ptr<const ranking_model> model_;
   detail::kernel_set_watch watch_;
-  mutable std::shared_mutex mutex_;
-  mutable std::unordered_map<cache_key, std::shared_ptr<const gemm_instance>, cache_hash> cache_;
+  mutable dispatch::choice_cache<gemm_choice_key, std::shared_ptr<const gemm_instance>, gemm_choice_key_hash> cache_;
 };
 
 }  // namespace

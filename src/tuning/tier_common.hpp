@@ -14,7 +14,6 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <shared_mutex>
 #include <string>
 #include <type_traits>
 #include <unordered_map>
@@ -27,6 +26,7 @@
 #include "kdecl/registry/registry.hpp"
 #include "kdecl/runtime/device.hpp"
 #include "kdecl/tuning/feature_matrix.hpp"
+#include "kdecl/dispatch/choice_cache.hpp"
 #include "kdecl/tuning/ranking_model.hpp"
 #include "kdecl/tuning/tuning_db.hpp"
 
@@ -236,12 +236,9 @@ class keyed_model_selection final : public Op::tier {
     const int pointers = Op::pointer_alignment(args);
     auto cache_key = Op::cache_key(p);
     const std::string& key = cache_key.add(pointers, gen).bytes();
-    {
-      std::shared_lock lock(mutex_);
-      if (auto it = cache_.find(key); it != cache_.end()) {
-        note = it->second ? "ranked first (cached)" : "no opinion (cached)";
-        return it->second;
-      }
+    if (auto hit = cache_.find(key)) {
+      note = *hit ? "ranked first (cached)" : "no opinion (cached)";
+      return *hit;
     }
     if (!watch_.current(gen, [&] {
           return Op::kernel_set(d.kernels(), d.target().arch, kernel_set_signatures(model_->info()));
@@ -263,17 +260,15 @@ class keyed_model_selection final : public Op::tier {
     } else {
       note = "no eligible kernel";
     }
-    std::unique_lock lock(mutex_);
-    if (cache_.size() > 65536) cache_.clear();  // bounded: a workload has far fewer distinct problems
-    cache_.emplace(key, best);
+    cache_.remember(key, best);
     return best;
   }
 
  private:
   std::shared_ptr<const ranking_model> model_;
   kernel_set_watch watch_;
-  mutable std::shared_mutex mutex_;
-  mutable std::unordered_map<std::string, std::shared_ptr<const typename Op::instance>> cache_;
+  mutable dispatch::choice_cache<std::string, std::shared_ptr<const typename Op::instance>, std::hash<std::string>>
+      cache_;
 };
 
 // A model tier for Op on `dev`, or null with `refusal` set.

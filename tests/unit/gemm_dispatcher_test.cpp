@@ -274,5 +274,42 @@ TEST(GemmDispatcher, SeesKernelsRegisteredAfterConstruction) {
   EXPECT_TRUE(d.select(fp16_problem(128, 128, 128)));
 }
 
+
+// The analytical tier remembers its choice per problem (key: sizes, strides, signature, pointer
+// alignment, registry generation) and checks a remembered kernel against the problem again.
+TEST(GemmDispatcher, RemembersItsChoiceAndChecksItAgain) {
+  registry reg;
+  auto small = std::make_shared<recording_gemm>(make_key(dtype::fp16, rcr, 64, 64, 64));
+  auto narrow_key = make_key(dtype::fp16, rcr, 64, 64, 64);
+  narrow_key.algo.vector_bytes = 8;
+  reg.add(small, "s");
+  reg.add(std::make_shared<recording_gemm>(narrow_key), "s");
+  gemm_dispatcher d(sm90(), reg);
+  const auto p = fp16_problem(8192, 8192, 8192);
+  alignas(256) static std::uint16_t buf[64];
+  const gemm_args aligned{buf, buf, buf};
+  const auto first = d.select(p, &aligned);
+  ASSERT_TRUE(first) << first.explain();
+  EXPECT_EQ(first.kernel, small);
+  EXPECT_EQ(d.select(p, &aligned).kernel, small);
+  // Pointers 8 bytes off a 16-byte line: another key, and the 16-byte kernel cannot take them.
+  const gemm_args off_line{buf + 4, buf + 4, buf + 4};
+  const auto narrow = d.select(p, &off_line);
+  ASSERT_TRUE(narrow) << narrow.explain();
+  EXPECT_EQ(narrow.kernel->key().algo.vector_bytes, 8);
+  EXPECT_EQ(d.select(p, &aligned).kernel, small);
+  // A remembered kernel that now refuses the problem is not returned.
+  small->refusal = "refuses from now on";
+  const auto rechecked = d.select(p, &aligned);
+  ASSERT_TRUE(rechecked) << rechecked.explain();
+  EXPECT_EQ(rechecked.kernel->key().algo.vector_bytes, 8);
+  small->refusal.reset();
+  // A kernel registered later is ranked: the generation is part of the key.
+  auto large_key = make_key(dtype::fp16, rcr, 256, 128, 64);
+  auto large = std::make_shared<recording_gemm>(large_key);
+  reg.add(large, "late");
+  EXPECT_EQ(d.select(p, &aligned).kernel, large);
+}
+
 }  // namespace
 }  // namespace kdecl

@@ -17,10 +17,12 @@
 #include <string>
 #include <vector>
 
+#include "kdecl/dispatch/choice_cache.hpp"
 #include "kdecl/dispatch/registry_index.hpp"
 #include "kdecl/dispatch/rejection.hpp"
 #include "kdecl/dispatch/selection_tier.hpp"
 #include "kdecl/dispatch/workspace_pool.hpp"
+#include "kdecl/gemm/gemm_choice_key.hpp"
 #include "kdecl/gemm/gemm_problem.hpp"
 #include "kdecl/registry/registry.hpp"
 #include "kdecl/runtime/device.hpp"
@@ -83,11 +85,17 @@ class gemm_dispatcher {
  private:
   struct index;
   std::shared_ptr<const index> current_index() const;
+  // The analytical tier's choices by problem (the learned tier keeps its own).
+  struct analytical_choice {
+    std::shared_ptr<const gemm_instance> kernel;
+    double estimated_us = 0.0;
+  };
 
   device device_;
   const registry* registry_;
   dispatch::index_cache<index> index_;
   mutable dispatch::workspace_pool workspaces_;
+  mutable dispatch::choice_cache<gemm_choice_key, analytical_choice, gemm_choice_key_hash> analytical_choices_;
   std::vector<std::shared_ptr<const gemm_selection_tier>> tiers_;
   std::vector<std::string> tier_load_notes_;
 };
