@@ -1,19 +1,16 @@
 #include "kdecl/gemm/gemm_choice_key.hpp"
 
-#include <algorithm>
+#include "kdecl/dispatch/alignment.hpp"
 
 namespace kdecl {
-
-namespace {
-int lowest_bit(std::uintptr_t bits) { return bits == 0 ? 256 : int(std::min<std::uintptr_t>(256, bits & (~bits + 1))); }
-}  // namespace
 
 gemm_pointer_alignment pointer_alignment_of(const gemm_args* args, int num_d) {
   if (!args) return {};
   std::uintptr_t cd = reinterpret_cast<std::uintptr_t>(args->c);
   for (int i = 0; i < num_d && i < max_d_tensors; ++i) cd |= reinterpret_cast<std::uintptr_t>(args->d[i]);
-  return {lowest_bit(reinterpret_cast<std::uintptr_t>(args->a) | reinterpret_cast<std::uintptr_t>(args->b)),
-          lowest_bit(cd)};
+  return {dispatch::address_alignment(reinterpret_cast<std::uintptr_t>(args->a) |
+                                      reinterpret_cast<std::uintptr_t>(args->b)),
+          dispatch::address_alignment(cd)};
 }
 
 gemm_choice_key choice_key_of(const gemm_problem& p, gemm_pointer_alignment pointers, std::uint64_t generation) {

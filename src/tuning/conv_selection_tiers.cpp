@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "kdecl/dispatch/alignment.hpp"
 #include "kdecl/dispatch/registry_index.hpp"
 #include "kdecl/tuning/conv_features.hpp"
 #include "kdecl/tuning/conv_problem_key.hpp"
@@ -58,7 +59,7 @@ struct conv_op {
   // The three tensors' pointers' alignment (256 without arguments).
   static int pointer_alignment(const grouped_conv_args* args) {
     if (!args) return 256;
-    return detail::lowest_bit(reinterpret_cast<std::uintptr_t>(args->in) |
+    return dispatch::address_alignment(reinterpret_cast<std::uintptr_t>(args->in) |
                               reinterpret_cast<std::uintptr_t>(args->wei) | reinterpret_cast<std::uintptr_t>(args->out));
   }
   template <class Ranked>

@@ -60,10 +60,6 @@ class byte_key {
   std::string bytes_;
 };
 
-// Largest power of two (at most 256) dividing an address; 256 for null.
-inline int lowest_bit(std::uintptr_t bits) {
-  return bits == 0 ? 256 : int(std::min<std::uintptr_t>(256, bits & (~bits + 1)));
-}
 
 // Tier 1: exact problem hits in a tuning database. Op says what a problem and
 // kernel are: its problem type, key and parser, instance and rejection (Op::name

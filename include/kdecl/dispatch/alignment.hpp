@@ -21,6 +21,14 @@ inline int power_of_two_dividing(std::uint64_t bytes) {
   return int(lowest < 16 ? lowest : 16);
 }
 
+// Largest power of two, at most 256, dividing an address (256 for null): the alignment class the
+// learned tiers and the remembered choices key on (a selection without pointers assumes 256).
+inline int address_alignment(std::uintptr_t bits) {
+  if (bits == 0) return 256;
+  const std::uintptr_t lowest = bits & (~bits + 1);
+  return int(lowest < 256 ? lowest : 256);
+}
+
 // Device kernels index within one tensor with 32-bit offsets.
 inline constexpr std::int64_t int32_offset_limit = (std::int64_t{1} << 31) - 1;
 
