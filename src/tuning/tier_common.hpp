@@ -23,10 +23,10 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "kdecl/dispatch/choice_cache.hpp"
 #include "kdecl/registry/registry.hpp"
 #include "kdecl/runtime/device.hpp"
 #include "kdecl/tuning/feature_matrix.hpp"
-#include "kdecl/dispatch/choice_cache.hpp"
 #include "kdecl/tuning/ranking_model.hpp"
 #include "kdecl/tuning/tuning_db.hpp"
 
@@ -59,7 +59,6 @@ class byte_key {
   }
   std::string bytes_;
 };
-
 
 // Tier 1: exact problem hits in a tuning database. Op says what a problem and
 // kernel are: its problem type, key and parser, instance and rejection (Op::name

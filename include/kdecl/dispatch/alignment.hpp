@@ -13,21 +13,18 @@ namespace kdecl::dispatch {
 // Bytes per element, at least 1 (sub-byte types count as one byte here).
 inline int element_bytes(dtype d) { return bits_of(d) / 8 > 0 ? bits_of(d) / 8 : 1; }
 
-// Largest power of two, at most 16, dividing `bytes` (16 for 0): the widest
-// access a stride or address allows.
-inline int power_of_two_dividing(std::uint64_t bytes) {
-  if (bytes == 0) return 16;
-  const std::uint64_t lowest = bytes & (~bytes + 1);
-  return int(lowest < 16 ? lowest : 16);
+// Largest power of two, at most `cap` (a power of two), dividing `bits` (`cap` for 0).
+inline constexpr std::uint64_t lowest_power_of_two(std::uint64_t bits, std::uint64_t cap) {
+  const std::uint64_t lowest = bits & (~bits + 1);
+  return bits == 0 || lowest > cap ? cap : lowest;
 }
 
-// Largest power of two, at most 256, dividing an address (256 for null): the alignment class the
-// learned tiers and the remembered choices key on (a selection without pointers assumes 256).
-inline int address_alignment(std::uintptr_t bits) {
-  if (bits == 0) return 256;
-  const std::uintptr_t lowest = bits & (~bits + 1);
-  return int(lowest < 256 ? lowest : 256);
-}
+// The widest access, at most 16 bytes, that a stride or address of `bytes` allows.
+inline int power_of_two_dividing(std::uint64_t bytes) { return int(lowest_power_of_two(bytes, 16)); }
+
+// An address's alignment, at most 256 (256 for null): the class the learned tiers and the
+// remembered choices key on (a selection without pointers assumes cudaMalloc's 256).
+inline int address_alignment(std::uintptr_t bits) { return int(lowest_power_of_two(bits, 256)); }
 
 // Device kernels index within one tensor with 32-bit offsets.
 inline constexpr std::int64_t int32_offset_limit = (std::int64_t{1} << 31) - 1;
