@@ -67,6 +67,27 @@ TEST(BenchTiming, InterleavedTimingsTakeTurnsInRotatedOrder) {
   EXPECT_EQ(interleaved_medians(false, launchers, 6, 9, 3).size(), 3u);
 }
 
+// --back-to-back: the same launches in the same order, each turn timed as one group: one sample
+// per round (the group's mean), still the launcher's own.
+TEST(BenchTiming, BackToBackTurnsAreTimedAsOneGroup) {
+  std::vector<int> order;
+  auto launcher = [&](int id, std::chrono::microseconds nap) {
+    return [&order, id, nap](int) {
+      order.push_back(id);
+      std::this_thread::sleep_for(nap);
+    };
+  };
+  const std::vector<std::function<void(int)>> launchers{launcher(0, std::chrono::microseconds(200)),
+                                                        launcher(1, std::chrono::microseconds(2000))};
+  const auto t = interleaved_timings(false, launchers, 6, 12, 3, /*back_to_back=*/true);
+  ASSERT_EQ(t.size(), 2u);
+  EXPECT_EQ(order.size(), 2u * 3u * (2u + 4u));  // per round and launcher: 2 warm-up, 4 timed
+  for (const auto& x : t) EXPECT_EQ(x.samples, 3);
+  EXPECT_GT(t[0].median_ms, 0.2);                // a launch's mean, not the group's sum...
+  EXPECT_LT(t[0].median_ms, 1.5);
+  EXPECT_GT(t[1].median_ms, 4.0 * t[0].median_ms);  // ...and each launcher's own
+}
+
 TEST(BenchTables, EveryAttentionRowIsAValidProblemWithASource) {
   std::size_t rows = 0;
   std::set<std::string> keys;

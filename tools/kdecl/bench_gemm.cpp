@@ -393,7 +393,7 @@ json bench_one(const gemm_dispatcher& disp, const gemm_problem& p, const bench_o
     }
   }
 
-  const auto medians = interleaved_medians(cuda, launchers, lp.warmup, lp.iters, turns_rounds);
+  const auto medians = interleaved_medians(cuda, launchers, lp.warmup, lp.iters, turns_rounds, o.back_to_back);
   for (std::size_t i = 0; i < names.size(); ++i) record(names[i], medians[i]);
   // What each launch costs the host, beside the GPU time of the same launches queued back to back:
   // small problems can be bound by the host (tensor maps, launch), and the timed turns measure that.

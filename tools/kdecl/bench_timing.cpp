@@ -45,6 +45,9 @@ void bench_run_options::add_to(CLI::App& cmd, const std::string& stem_help) {
   cmd.add_flag("--dry-run", dry_run, "list the problems and the dispatcher's choice without timing anything "
                                      "(works without a GPU, e.g. --device sm_90 or host)");
   cmd.add_option("--kernels", kernels, "only consider kernels matching this filter (as kdecl list --filter)");
+  cmd.add_flag("--back-to-back", back_to_back,
+               "time each turn's launches together, queued back to back as consecutive layers run (kernels "
+               "launched as programmatic dependents then start under the one before), not one by one");
 }
 
 launch_plan plan_for(const bench_run_options& o, double launch_ms) {
@@ -204,7 +207,7 @@ void ramp_up(bool cuda, const std::function<void(int)>& launch, double ms) {
 }
 
 std::vector<turn_timing> interleaved_timings(bool cuda, const std::vector<std::function<void(int)>>& launchers,
-                                            int warmup, int iters, int rounds) {
+                                            int warmup, int iters, int rounds, bool back_to_back) {
   const std::size_t n = launchers.size();
   std::vector<std::vector<float>> samples(n);
   int call = 0;  // one count for all: launchers sharing operand sets never find the last turn's in L2
@@ -217,6 +220,12 @@ std::vector<turn_timing> interleaved_timings(bool cuda, const std::vector<std::f
       const std::size_t at = (j + std::size_t(round)) % n;
       const auto& launch = launchers[at];
       for (int w = 0; w < std::max(2, warmup / rounds); ++w) launch(call++);
+      if (back_to_back) {
+        stamps.before(int(j) * per_round);
+        for (int t = 0; t < per_round; ++t) launch(call++);
+        stamps.after(int(j) * per_round);
+        continue;
+      }
       for (int t = 0; t < per_round; ++t) {
         stamps.before(int(j) * per_round + t);
         launch(call++);
@@ -224,9 +233,14 @@ std::vector<turn_timing> interleaved_timings(bool cuda, const std::vector<std::f
       }
     }
     stamps.wait();
-    for (std::size_t j = 0; j < n; ++j)
-      for (int t = 0; t < per_round; ++t)
-        samples[(j + std::size_t(round)) % n].push_back(stamps.ms(int(j) * per_round + t));
+    for (std::size_t j = 0; j < n; ++j) {
+      auto& to = samples[(j + std::size_t(round)) % n];
+      if (back_to_back) {
+        to.push_back(stamps.ms(int(j) * per_round) / float(per_round));
+        continue;
+      }
+      for (int t = 0; t < per_round; ++t) to.push_back(stamps.ms(int(j) * per_round + t));
+    }
   }
   check_last_error(cuda, "timed runs");
   std::vector<turn_timing> out;
@@ -243,9 +257,10 @@ std::vector<turn_timing> interleaved_timings(bool cuda, const std::vector<std::f
 }
 
 std::vector<double> interleaved_medians(bool cuda, const std::vector<std::function<void(int)>>& launchers, int warmup,
-                                        int iters, int rounds) {
+                                        int iters, int rounds, bool back_to_back) {
   std::vector<double> medians;
-  for (const auto& t : interleaved_timings(cuda, launchers, warmup, iters, rounds)) medians.push_back(t.median_ms);
+  for (const auto& t : interleaved_timings(cuda, launchers, warmup, iters, rounds, back_to_back))
+    medians.push_back(t.median_ms);
   return medians;
 }
 
@@ -472,10 +487,15 @@ json common_fields(const bench_device& bd, const std::string& method, const benc
 std::string method_sentence(bool cuda, const bench_run_options& o, const std::string& vendor, const std::string& inputs) {
   return fmt::format(
       "{}; candidates screened one after another ({} warm-up, median of {}{}); the reported kernels and {} then "
-      "timed in turns over {} rounds (median of {} launches each, order rotating); {}",
+      "timed in turns over {} rounds ({}, order rotating); {}",
       cuda ? "CUDA events per launch" : "host backend, steady clock per launch", o.warmup, o.iters,
       o.target_ms > 0 ? fmt::format(", fewer for kernels over {:g} ms: at least 10", o.target_ms / o.iters) : "",
-      vendor, turns_rounds, turns_rounds * std::max(3, o.iters / turns_rounds), inputs);
+      vendor, turns_rounds,
+      o.back_to_back ? fmt::format("each turn {} launches queued back to back and timed together; the median of the "
+                                   "turns' mean times",
+                                   std::max(3, o.iters / turns_rounds))
+                     : fmt::format("median of {} launches each", turns_rounds * std::max(3, o.iters / turns_rounds)),
+      inputs);
 }
 
 }  // namespace kdecl::cli

@@ -49,6 +49,10 @@ struct bench_run_options {
   std::string jsonl;     // results as they are measured; default OUT/STEM.jsonl
   std::string kernels;   // filter expression restricting the candidates (e.g. pipeline=cp_async)
   bool resume = false, overwrite = false, dry_run = false;
+  // The timed turns: one pair of stamps around each turn's launches queued back to back (as a
+  // model's consecutive layers run, so that a kernel launched as a programmatic dependent starts
+  // under the one before it) instead of one pair around each launch.
+  bool back_to_back = false;
   double time_budget = 0;  // seconds; 0: none
 
   // Adds --warmup --iters --target-ms --top --out --label --jsonl --resume --overwrite
@@ -104,11 +108,12 @@ struct turn_timing {
   double median_ms = 0, spread = 0;
   int samples = 0;
 };
+// back_to_back: each turn's launches are timed together (one sample per turn: their mean).
 std::vector<turn_timing> interleaved_timings(bool cuda, const std::vector<std::function<void(int)>>& launchers,
-                                            int warmup, int iters, int rounds);
+                                            int warmup, int iters, int rounds, bool back_to_back = false);
 // Their medians only.
 std::vector<double> interleaved_medians(bool cuda, const std::vector<std::function<void(int)>>& launchers, int warmup,
-                                        int iters, int rounds);
+                                        int iters, int rounds, bool back_to_back = false);
 
 // Random values in [-1, 1] (a block of up to 16 Mi elements repeated), on the device.
 buffer random_buffer(const device& dev, std::size_t elements, dtype d, std::uint64_t seed);

@@ -68,7 +68,7 @@ void time_against_vendor(json& r, bool cuda, const bench_run_options& o, const s
     launchers.push_back(vendor->launch);
   }
   if (launchers.empty()) return;
-  const auto medians = interleaved_medians(cuda, launchers, lp.warmup, lp.iters, turns_rounds);
+  const auto medians = interleaved_medians(cuda, launchers, lp.warmup, lp.iters, turns_rounds, o.back_to_back);
   for (std::size_t i = 0; i < names.size(); ++i) record(names[i], medians[i]);
   if (!candidates.empty()) {
     if (best == 0) r["best_instance"] = r["dispatcher"];
