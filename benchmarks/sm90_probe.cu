@@ -8,6 +8,8 @@
 //   sm90_probe shortk   short-K shapes (K = 768-1024 encoder layers and two long-K
 //                       references), seven kernel shapes and cuBLAS timed in turns
 //   sm90_probe tail     shapes whose last wave the split tail fills (tail_split.cuh)
+//   sm90_probe splits   few tiles over a long K: five kernel shapes with each K split forced
+//                       (run_with_splits) beside their plan and cuBLAS, timed in turns
 //   sm90_probe ab       a short fixed set, for comparing builds of the kernel; built
 //                       with -DKDECL_SM90_BASELINE it times the previous kernel (a
 //                       renamed copy of the headers, namespace sm90_base) in turns
@@ -508,6 +510,66 @@ void short_k_shapes(bool tail_shapes) {
   }
 }
 
+// Few tiles over a long K (the sweep's worst shapes: 197x1024x4096 and the like): five kernel
+// shapes, each as plan() launches it and with every K split forced (run_with_splits), cuBLAS,
+// and cuBLAS and the planned 128x128 on one operand set (hot in L2), all timed in turns.
+// One line per timer: time, ratio to cuBLAS; the planned split count in brackets.
+template <gemm_key K>
+void add_forced_splits(problem_set& ps, const char* name, std::vector<std::function<double()>>& timers,
+                       std::vector<std::string>& names) {
+  const gemm_problem p = ps.problem(K.sig);
+  const int planned = sm90::gemm<K>::plan(p).sched.splits;
+  char label[96];
+  std::snprintf(label, sizeof label, "%s planned (%d)", name, planned);
+  names.push_back(label);
+  timers.push_back([&ps] { return key_ms<gemm_after, K>(ps); });
+  for (int splits : {1, 2, 3, 4, 6, 8}) {
+    std::snprintf(label, sizeof label, "%s splits %d", name, splits);
+    names.push_back(label);
+    timers.push_back([&ps, p, splits] {
+      const double ms = time_ms([&](int s) {
+        if (!sm90::gemm<K>::run_with_splits(p, args_for<K>(ps, s), nullptr, splits).is_ok()) std::exit(3);
+      }, ps.sets);
+      CHECK_CUDA(cudaDeviceSynchronize());
+      return ms;
+    });
+  }
+}
+void forced_split_shapes() {
+  constexpr gemm_key c128 = make_key(dtype::bf16, rcr, 128, 128, 2, 6);
+  constexpr gemm_key c64x128 = make_key(dtype::bf16, rcr, 64, 128, 1, 8);
+  constexpr gemm_key c64 = make_key(dtype::bf16, rcr, 64, 64, 1, 12);
+  constexpr gemm_key c256 = make_key(dtype::bf16, rcr, 128, 256, 2, 4);
+  constexpr gemm_key c192 = make_key(dtype::bf16, rcr, 128, 192, 2, 5);
+  const std::vector<std::array<std::int64_t, 3>> shapes = {
+      {197, 1024, 4096}, {512, 512, 3584}, {512, 1024, 4096}, {512, 1024, 8192}, {256, 1024, 4096},
+      {128, 2048, 3584}, {128, 1600, 6400}, {512, 768, 3072}, {128, 1024, 8192}, {128, 3072, 8192},
+      {32, 4096, 4096},  {16, 4096, 3072},  {1024, 1024, 4096}, {512, 3584, 3584}};
+  for (const auto& sh : shapes) {
+    problem_set ps(sh[0], sh[1], sh[2], rcr, dtype::bf16);
+    std::vector<std::function<double()>> timers;
+    std::vector<std::string> names{"cuBLAS", "cuBLAS hot (one set)", "128x128 planned hot (one set)"};
+    timers.push_back([&] { return time_ms([&](int s) { cublas_gemm(ps, s); }, ps.sets); });
+    timers.push_back([&] { return time_ms([&](int) { cublas_gemm(ps, 0); }, 1); });
+    timers.push_back([&] {
+      const gemm_problem p = ps.problem(c128.sig);
+      return time_ms([&](int) { (void)sm90::gemm<c128>::run(p, args_for<c128>(ps, 0), nullptr); }, 1);
+    });
+    add_forced_splits<c128>(ps, "128x128 s6", timers, names);
+    add_forced_splits<c64x128>(ps, "64x128 s8", timers, names);
+    add_forced_splits<c64>(ps, "64x64 s12", timers, names);
+    add_forced_splits<c256>(ps, "128x256 s4", timers, names);
+    add_forced_splits<c192>(ps, "128x192 s5", timers, names);
+    const double err = error_vs_cublas<gemm_after, c128>(ps);
+    const std::vector<double> ms = rotate(timers, 3);
+    std::printf("bf16 rcr %lldx%lldx%lld (A + B + C %.1f MB; 128x128 planned relerr %.1e):\n", (long long)sh[0],
+                (long long)sh[1], (long long)sh[2], ps.gemm_bytes() / 1e6, err);
+    for (std::size_t i = 0; i < ms.size(); ++i)
+      std::printf("  %-34s %8.2f us %.3fx cuBLAS\n", names[i].c_str(), ms[i] * 1e3, ms[0] / ms[i]);
+    std::fflush(stdout);
+  }
+}
+
 // One variant of the probe GEMV (M rows, R columns per warp step, U chunks in flight): adds
 // its timer and returns its name and error against cuBLAS.
 template <int M, int R, int U>
@@ -570,6 +632,10 @@ int main(int argc, char** argv) {
     gemv_rows<1>(prop.multiProcessorCount);
     gemv_rows<4>(prop.multiProcessorCount);
     gemv_rows<16>(prop.multiProcessorCount);
+    return 0;
+  }
+  if (argc > 1 && std::strcmp(argv[1], "splits") == 0) {
+    forced_split_shapes();
     return 0;
   }
   if (argc > 1 && std::strcmp(argv[1], "ab") == 0) {

@@ -106,9 +106,10 @@ using kernel_of = kernels::gemm_kernel<K, backend::cuda>;
 // leading dimension is its stored rows' length (N, or M for column-major C) rounded up to
 // 16 bytes plus `ldc_extra` elements (default: 16 bytes more); `c_via_tma`, where given,
 // receives whether the epilogue stored C through TMA.
+// `forced_splits` > 0: launched by run_with_splits with that many K splits instead of run().
 template <gemm_key K>
 void check_problem(shape s, float alpha, float beta, unsigned seed, std::int64_t ldc_extra = -1,
-                   bool* c_via_tma = nullptr) {
+                   bool* c_via_tma = nullptr, int forced_splits = 0) {
   using kernel = kernel_of<K>;
   constexpr bool c_row = K.sig.lay.c == layout::row;
   using in_t = kernels::cuda::storage_t<K.sig.a>;
@@ -177,7 +178,11 @@ void check_problem(shape s, float alpha, float beta, unsigned seed, std::int64_t
     *c_via_tma = sm90::gemm<sm90::row_major_c_key(K)>::stores_c_through_tma(rp, sm90::transposed_for_row_major_c(args),
                                                                             plan.sched.splits);
   }
-  const status st = kernel::run(p, args, nullptr);
+  const status st = [&] {
+    if constexpr (c_row)
+      if (forced_splits > 0) return sm90::gemm<K>::run_with_splits(p, args, nullptr, forced_splits);
+    return kernel::run(p, args, nullptr);
+  }();
   ASSERT_TRUE(st.is_ok()) << st.message();
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   const auto out = dc.download();
@@ -463,6 +468,34 @@ TEST(GemmSm90, SplitKSmallM) {
   check_problem<bf16_rcr_64x128_f32out>({100, 700, 3000, 2}, 0.5f, 1.0f, 45);  // fp32 C, batched, beta
   check_problem<bf16_rcr_128x256_gelu2_cshuffle>({128, 1024, 4096}, 1.0f, 0.0f, 46);  // W2, multi_d gelu
   check_problem<bf16_rcr_128x256_gelu2_cshuffle>({65, 300, 2000}, 1.0f, 1.0f, 47);
+}
+
+// run_with_splits (the split probe's entry point) computes the same GEMM with any K split,
+// including counts plan() never picks (3, 5, more clusters than fit at once, one k-block each).
+TEST(GemmSm90, ForcedSplitsAreTheSameGemm) {
+  constexpr gemm_key pp = [] {
+    gemm_key k = make_key(dtype::bf16, dtype::bf16, rcr, 64, 128, 1, 8);
+    k.algo.sched = scheduler::pingpong;
+    return k;
+  }();
+  gemm_problem p;
+  p.sig = bf16_rcr_64x64_cshuffle.sig;
+  const gemm_args none;
+  const status nine = sm90::gemm<bf16_rcr_64x64_cshuffle>::run_with_splits(p, none, nullptr, 9);
+  ASSERT_FALSE(nine.is_ok());
+  EXPECT_NE(nine.message().find("splits = 9 is outside 1..8"), std::string::npos) << nine.message();
+  const status ping = sm90::gemm<pp>::run_with_splits(p, none, nullptr, 2);
+  ASSERT_FALSE(ping.is_ok());
+  EXPECT_NE(ping.message().find("never splits K"), std::string::npos) << ping.message();
+
+  KDECL_SM90_REQUIRE_DEVICE();
+  for (int splits : {1, 3, 5, 8}) {
+    SCOPED_TRACE(testing::Message() << "forced splits " << splits);
+    check_problem<bf16_rcr_64x64_cshuffle>({197, 300, 2000}, 1.0f, 0.0f, 60 + splits, -1, nullptr, splits);
+    check_problem<bf16_rcr_128x256_gelu2_cshuffle>({65, 300, 1000}, 1.0f, 1.0f, 70 + splits, -1, nullptr, splits);
+    check_problem<bf16_rcr_64x128_f32out>({100, 700, 3000, 2}, 0.5f, 1.0f, 80 + splits, -1, nullptr, splits);
+  }
+  check_problem<bf16_rcr_64x64_cshuffle>({7, 100, 300}, -2.0f, 0.0f, 90, -1, nullptr, 8);  // 5 k-blocks: 5 splits
 }
 
 // fast_erf (common/elementwise.cuh, behind GELU) on the device, with its ex2.approx,

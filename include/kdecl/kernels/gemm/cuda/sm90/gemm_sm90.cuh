@@ -61,8 +61,10 @@ inline int cluster_split_count(int tiles, int k_blocks, int sm_count, const clus
 
 // `capacity` == nullptr: never split K. A multicast cluster (cluster_m or cluster_n = 2)
 // never splits K either: its grid is as many pairs of blocks as fit on the GPU at once.
+// `forced_splits` > 0 (run_with_splits): that many splits (at most one per k-block), whatever fits.
 inline launch_plan plan_launch(const gemm_problem& p, int tile_m, int tile_n, int tile_k, int sm_count,
-                               const cluster_capacity* capacity, int cluster_m = 1, int cluster_n = 1) {
+                               const cluster_capacity* capacity, int cluster_m = 1, int cluster_n = 1,
+                               int forced_splits = 0) {
   launch_plan plan;
   tile_scheduler& s = plan.sched;
   s.tiles_m = static_cast<int>((p.m + tile_m - 1) / tile_m);
@@ -82,8 +84,11 @@ inline launch_plan plan_launch(const gemm_problem& p, int tile_m, int tile_n, in
     s.group_m = std::clamp(static_cast<int>(g + 0.5), 1, std::max(s.pairs_m(), 1));
     return plan;
   }
-  if (capacity != nullptr) s.splits = cluster_split_count(s.tiles(), s.k_blocks, sms, *capacity);
-  plan.grid = std::min(s.units(), sms);  // with splits > 1 this is exactly units()
+  if (forced_splits > 0)
+    s.splits = std::clamp(forced_splits, 1, std::max(s.k_blocks, 1));
+  else if (capacity != nullptr)
+    s.splits = cluster_split_count(s.tiles(), s.k_blocks, sms, *capacity);
+  plan.grid = s.splits > 1 ? s.units() : std::min(s.units(), sms);
   // Tile rows per raster group: make the A rows and B columns in flight about equal in bytes.
   const double g = std::sqrt(double(plan.grid) * tile_n / tile_m);
   s.group_m = std::clamp(static_cast<int>(g + 0.5), 1, std::max(s.tiles_m, 1));
@@ -140,6 +145,36 @@ struct gemm {
   }
 
   static status run(const gemm_problem& p, const gemm_args& args, void* stream) {
+    return launch(p, args, stream, 0);
+  }
+
+  // run() with each tile's K range cut over a cluster of `splits` blocks (1: no split and no
+  // split tail), whatever plan() would pick: for probes that measure the split choice
+  // (benchmarks/sm90_probe.cu splits). The result is the same GEMM; only the speed differs.
+  static status run_with_splits(const gemm_problem& p, const gemm_args& args, void* stream, int splits) {
+    if (splits < 1 || splits > max_cluster_splits)
+      return status::error("sm90 tma_wgmma: splits = " + std::to_string(splits) + " is outside 1.." +
+                           std::to_string(max_cluster_splits));
+    if (splits > 1 && !sm90_config<K>::split_k_fits)
+      return status::error("sm90 tma_wgmma: this key never splits K (pingpong, a multicast cluster, or a "
+                           "partial tile larger than its operand ring)");
+    return launch(p, args, stream, splits);
+  }
+
+  // Whether the epilogue of a launch with `splits` K splits stores C through TMA
+  // (epilogue_tma_store.cuh): a key it covers and a C that c_storable_through_tma allows.
+  // Otherwise the staged epilogue stores C (any alignment and N, beta, D tensors).
+  static bool stores_c_through_tma(const gemm_problem& p, const gemm_args& args, int splits) {
+    if constexpr (!tma_store_chunks<sm90_config<K>>::enabled) {
+      return false;
+    } else {
+      return c_storable_through_tma(args.c, elem_bytes(K.sig.c), p.n, p.ldc, p.batch, p.stride_c, args.beta, splits);
+    }
+  }
+
+ private:
+  // forced_splits 0: plan(p)'s launch; else that many K splits per tile (run_with_splits).
+  static status launch(const gemm_problem& p, const gemm_args& args, void* stream, int forced_splits) {
     if constexpr (key_unsupported_reason(K) != nullptr) {
       return status::error(std::string("sm90 tma_wgmma: ") + key_unsupported_reason(K));
     } else {
@@ -153,7 +188,11 @@ struct gemm {
 
       if (const cudaError_t e = prepare_kernel(); e != cudaSuccess)
         return status::error(std::string("sm90 tma_wgmma: ") + cudaGetErrorString(e));
-      const launch_plan shape = plan(p);
+      const launch_plan shape =
+          forced_splits > 0
+              ? plan_launch(p, cfg::tile_m, cfg::tile_n, cfg::tile_k, current_device_info().sm_count, nullptr, 1, 1,
+                            forced_splits)
+              : plan(p);
       params.sched = shape.sched;
       params.c = args.c;
       for (int i = 0; i < max_d_tensors; ++i) params.d[i] = args.d[i];
@@ -202,18 +241,6 @@ struct gemm {
     }
   }
 
-  // Whether the epilogue of a launch with `splits` K splits stores C through TMA
-  // (epilogue_tma_store.cuh): a key it covers and a C that c_storable_through_tma allows.
-  // Otherwise the staged epilogue stores C (any alignment and N, beta, D tensors).
-  static bool stores_c_through_tma(const gemm_problem& p, const gemm_args& args, int splits) {
-    if constexpr (!tma_store_chunks<sm90_config<K>>::enabled) {
-      return false;
-    } else {
-      return c_storable_through_tma(args.c, elem_bytes(K.sig.c), p.n, p.ldc, p.batch, p.stride_c, args.beta, splits);
-    }
-  }
-
- private:
   // Raises the kernel's dynamic shared-memory limit (once per kernel and device: dynamic_smem.cuh).
   static cudaError_t prepare_kernel() {
     return allow_dynamic_smem(gemm_sm90_kernel<sm90_config<K>>, sm90_config<K>::smem_bytes);
