@@ -8,6 +8,8 @@
 //   sm90_probe shortk   short-K shapes (K = 768-1024 encoder layers and two long-K
 //                       references), seven kernel shapes and cuBLAS timed in turns
 //   sm90_probe tail     shapes whose last wave the split tail fills (tail_split.cuh)
+//   sm90_probe pdl      programmatic dependent launch off and on in one process (batched and
+//                       per-launch event timing), five kernel shapes, cuBLAS in turns
 //   sm90_probe splits   few tiles over a long K: five kernel shapes with each K split forced
 //                       (run_with_splits) beside their plan and cuBLAS, timed in turns
 //   sm90_probe ab       a short fixed set, for comparing builds of the kernel; built
@@ -570,6 +572,81 @@ void forced_split_shapes() {
   }
 }
 
+// Median of `n` launches each timed by its own pair of events (as `kdecl bench` times), the
+// launches queued back to back like time_ms's batches.
+template <class F>
+double per_launch_ms(F&& launch, int sets) {
+  constexpr int n = 41;
+  for (int i = 0; i < 10; ++i) launch(i % sets);
+  std::vector<cudaEvent_t> ev(2 * n);
+  for (auto& e : ev) cudaEventCreate(&e);
+  for (int i = 0; i < n; ++i) {
+    cudaEventRecord(ev[2 * i]);
+    launch(i % sets);
+    cudaEventRecord(ev[2 * i + 1]);
+  }
+  cudaEventSynchronize(ev.back());
+  std::vector<double> t;
+  for (int i = 0; i < n; ++i) {
+    float ms = 0;
+    cudaEventElapsedTime(&ms, ev[2 * i], ev[2 * i + 1]);
+    t.push_back(ms);
+  }
+  for (auto& e : ev) cudaEventDestroy(e);
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+// Programmatic dependent launch (dependent_launch.cuh) off and on in one process, timed in
+// turns both ways: batches of back-to-back launches (time_ms) and one event pair per launch.
+template <gemm_key K>
+void add_dependent_launch_timers(problem_set& ps, const char* name, std::vector<std::function<double()>>& timers,
+                                 std::vector<std::string>& names) {
+  for (int per_launch = 0; per_launch < 2; ++per_launch)
+    for (int on = 0; on < 2; ++on) {
+      names.push_back(std::string(name) + (on ? " PDL on " : " PDL off") + (per_launch ? " per-launch events" : " batched"));
+      timers.push_back([&ps, on, per_launch] {
+        kernels::cuda::dependent_launch_enabled() = on != 0;
+        const gemm_problem p = ps.problem(K.sig);
+        const auto launch = [&](int s) { (void)sm90::gemm<K>::run(p, args_for<K>(ps, s), nullptr); };
+        const double ms = per_launch ? per_launch_ms(launch, ps.sets) : time_ms(launch, ps.sets);
+        CHECK_CUDA(cudaDeviceSynchronize());
+        kernels::cuda::dependent_launch_enabled() = true;
+        return ms;
+      });
+    }
+}
+void dependent_launch_shapes() {
+  constexpr gemm_key c128 = make_key(dtype::bf16, rcr, 128, 128, 2, 6);
+  constexpr gemm_key c64 = make_key(dtype::bf16, rcr, 64, 64, 1, 12);
+  constexpr gemm_key c256 = make_key(dtype::bf16, rcr, 128, 256, 2, 4);
+  constexpr gemm_key pp64x256 = with_schedule(make_key(dtype::bf16, rcr, 64, 256, 1, 5), scheduler::pingpong);
+  constexpr gemm_key pp128 = with_schedule(make_key(dtype::bf16, rcr, 128, 128, 1, 6), scheduler::pingpong);
+  const std::vector<std::array<std::int64_t, 3>> shapes = {
+      {197, 1024, 4096}, {512, 768, 3072}, {16, 3072, 768}, {128, 2048, 3584}, {1024, 1024, 1024},
+      {1576, 3072, 1024}, {6304, 768, 768}, {16384, 3072, 768}, {4096, 4096, 4096}, {2048, 11008, 4096},
+      {8192, 8192, 8192}};
+  for (const auto& sh : shapes) {
+    problem_set ps(sh[0], sh[1], sh[2], rcr, dtype::bf16);
+    std::vector<std::function<double()>> timers;
+    std::vector<std::string> names{"cuBLAS batched", "cuBLAS per-launch events"};
+    timers.push_back([&] { return time_ms([&](int s) { cublas_gemm(ps, s); }, ps.sets); });
+    timers.push_back([&] { return per_launch_ms([&](int s) { cublas_gemm(ps, s); }, ps.sets); });
+    add_dependent_launch_timers<c128>(ps, "coop 128x128 s6", timers, names);
+    add_dependent_launch_timers<c64>(ps, "coop 64x64 s12", timers, names);
+    add_dependent_launch_timers<c256>(ps, "coop 128x256 s4", timers, names);
+    add_dependent_launch_timers<pp64x256>(ps, "pingpong 64x256 s5", timers, names);
+    add_dependent_launch_timers<pp128>(ps, "pingpong 128x128 s6", timers, names);
+    const std::vector<double> ms = rotate(timers, 5);
+    std::printf("bf16 rcr %lldx%lldx%lld:\n", (long long)sh[0], (long long)sh[1], (long long)sh[2]);
+    for (std::size_t i = 0; i < ms.size(); ++i) {
+      const double ref = names[i].find("per-launch") != std::string::npos ? ms[1] : ms[0];
+      std::printf("  %-52s %9.2f us %.3fx cuBLAS (same timing)\n", names[i].c_str(), ms[i] * 1e3, ref / ms[i]);
+    }
+    std::fflush(stdout);
+  }
+}
+
 // One variant of the probe GEMV (M rows, R columns per warp step, U chunks in flight): adds
 // its timer and returns its name and error against cuBLAS.
 template <int M, int R, int U>
@@ -632,6 +709,10 @@ int main(int argc, char** argv) {
     gemv_rows<1>(prop.multiProcessorCount);
     gemv_rows<4>(prop.multiProcessorCount);
     gemv_rows<16>(prop.multiProcessorCount);
+    return 0;
+  }
+  if (argc > 1 && std::strcmp(argv[1], "pdl") == 0) {
+    dependent_launch_shapes();
     return 0;
   }
   if (argc > 1 && std::strcmp(argv[1], "splits") == 0) {

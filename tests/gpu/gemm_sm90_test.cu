@@ -498,6 +498,24 @@ TEST(GemmSm90, ForcedSplitsAreTheSameGemm) {
   check_problem<bf16_rcr_64x64_cshuffle>({7, 100, 300}, -2.0f, 0.0f, 90, -1, nullptr, 8);  // 5 k-blocks: 5 splits
 }
 
+// Which launches start under the kernel before them (gemm_sm90.cuh's launches_as_dependent): short
+// blocks of work do, long persistent runs (measured slower that way) do not. No device needed.
+TEST(GemmSm90, DependentLaunchOnlyForShortBlocks) {
+  const auto dependent = [](std::int64_t m, std::int64_t n, std::int64_t k, int tile_m, int tile_n) {
+    gemm_problem p;
+    p.sizes(m, n, k);
+    const sm90::launch_plan plan = sm90::plan_launch(p, tile_m, tile_n, 64, 132, nullptr);
+    return sm90::launches_as_dependent(plan, tile_m, tile_n, 64, 1);
+  };
+  EXPECT_TRUE(dependent(1024, 1024, 1024, 128, 128));  // one tile per block
+  EXPECT_TRUE(dependent(197, 1024, 4096, 128, 128));   // 16 tiles, K = 4096
+  EXPECT_TRUE(dependent(6304, 768, 768, 128, 256));    // two tiles of K = 768 per block
+  EXPECT_TRUE(dependent(1576, 3072, 1024, 64, 64));
+  EXPECT_FALSE(dependent(4096, 4096, 4096, 128, 256)); // four tiles of K = 4096
+  EXPECT_FALSE(dependent(16384, 3072, 768, 128, 128));
+  EXPECT_FALSE(dependent(8192, 8192, 8192, 128, 256));
+}
+
 // fast_erf (common/elementwise.cuh, behind GELU) on the device, with its ex2.approx,
 // against std::erf in double: |error| < 1e-6 over [-10, 10]; GELU within 1e-6 * max(1, |x|).
 __global__ void eval_fast_erf_and_gelu(const float* x, float* erf_out, float* gelu_out, int n) {

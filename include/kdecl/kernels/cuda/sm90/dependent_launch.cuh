@@ -9,6 +9,7 @@
 // kernel launched without the attribute, and below sm_90.
 #pragma once
 
+#include <atomic>
 #include <cstdlib>
 #include <string_view>
 
@@ -30,18 +31,24 @@ __device__ __forceinline__ void allow_dependent_launch() {
 #endif
 }
 
-// The launch attribute that lets a kernel start under the one before it (sm_90 and later;
-// elsewhere the launch is an ordinary one). `attr` is filled; returns the attribute count (0 or 1).
-// KDECL_DEPENDENT_LAUNCH=0 in the environment turns it off (to time the difference).
-inline unsigned dependent_launch_attribute(cudaLaunchAttribute& attr) {
-  static const bool enabled = [] {
+// Whether launches ask to start under the kernel before them: KDECL_DEPENDENT_LAUNCH=0 in the
+// environment turns it off for the process; a benchmark may switch it between timings (the
+// next launch reads it) to time both ways in one process.
+inline std::atomic<bool>& dependent_launch_enabled() {
+  static std::atomic<bool> enabled{[] {
     const char* v = std::getenv("KDECL_DEPENDENT_LAUNCH");
     return v == nullptr || std::string_view(v) != "0";
-  }();
+  }()};
+  return enabled;
+}
+
+// The launch attribute that lets a kernel start under the one before it (sm_90 and later;
+// elsewhere the launch is an ordinary one). `attr` is filled; returns the attribute count (0 or 1).
+inline unsigned dependent_launch_attribute(cudaLaunchAttribute& attr) {
   attr = {};
   attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
   attr.val.programmaticStreamSerializationAllowed = 1;
-  return enabled && current_device_info().cc_major >= 9 ? 1u : 0u;
+  return dependent_launch_enabled().load(std::memory_order_relaxed) && current_device_info().cc_major >= 9 ? 1u : 0u;
 }
 
 }  // namespace kdecl::kernels::cuda

@@ -59,6 +59,24 @@ inline int cluster_split_count(int tiles, int k_blocks, int sm_count, const clus
   return 1;
 }
 
+// Whether run() launches the plan as a programmatic dependent of the kernel before it in the
+// stream (dependent_launch.cuh; gemm_sm90_kernel waits for that kernel before it touches global
+// memory): where a block's work is short, at most 2^28 multiply-adds x 2 (about 40-50 us of one
+// SM's tensor cores; 128 k-blocks of a 128x128 tile). There the launch, the barrier set-up and
+// the tensor-map prefetch, 1-2 us of a 7-30 us kernel, run under the kernel before: 4-18% faster
+// back to back on an H100. Longer persistent runs (4096^3, 8192^3, 16384x3072x768) were 3-13%
+// slower launched that way (sm90_probe pdl, docs/perf/h100-2026-12-06-dependent-launch-gemm/),
+// so they launch as before. KDECL_DEPENDENT_LAUNCH=0 turns it off everywhere.
+inline constexpr double dependent_launch_max_block_flops = double(1 << 28);
+inline bool launches_as_dependent(const launch_plan& plan, int tile_m, int tile_n, int tile_k, int cluster_size) {
+  const tile_scheduler& s = plan.sched;
+  const int clusters = s.splits > 1 ? plan.grid : plan.grid / std::max(cluster_size, 1);
+  const int k_blocks_per_unit = (s.k_blocks + s.splits - 1) / std::max(s.splits, 1);
+  const double block_flops =
+      2.0 * s.units_for(0, std::max(clusters, 1)) * k_blocks_per_unit * double(tile_m) * tile_n * tile_k;
+  return block_flops <= dependent_launch_max_block_flops;
+}
+
 // `capacity` == nullptr: never split K. A multicast cluster (cluster_m or cluster_n = 2)
 // never splits K either: its grid is as many pairs of blocks as fit on the GPU at once.
 // `forced_splits` > 0 (run_with_splits): that many splits (at most one per k-block), whatever fits.
@@ -234,7 +252,9 @@ struct gemm {
       }
       const unsigned cluster = static_cast<unsigned>(shape.sched.splits > 1 ? shape.sched.splits : cfg::cluster_size);
       if (const cudaError_t e = launch_in_clusters(gemm_sm90_kernel<cfg>, unsigned(shape.grid), cfg::threads,
-                                                   cfg::smem_bytes, st, cluster, params);
+                                                   cfg::smem_bytes, st, cluster, params,
+                                                   launches_as_dependent(shape, cfg::tile_m, cfg::tile_n, cfg::tile_k,
+                                                                         cfg::cluster_size));
           e != cudaSuccess)
         return status::error(std::string("sm90 tma_wgmma launch: ") + cudaGetErrorString(e));
       return status::ok();

@@ -56,6 +56,7 @@
 #include "kdecl/kernels/gemm/cuda/sm90/split_k.cuh"
 #include "kdecl/kernels/gemm/cuda/sm90/tail_split.cuh"
 #include "kdecl/kernels/cuda/sm90/cluster.cuh"
+#include "kdecl/kernels/cuda/sm90/dependent_launch.cuh"
 #include "kdecl/kernels/cuda/sm90/cp_async_barrier.cuh"
 #include "kdecl/kernels/cuda/sm90/tma_load.cuh"
 #include "kdecl/kernels/cuda/sm90/tma_multicast.cuh"
@@ -172,20 +173,29 @@ __device__ __forceinline__ void load_operand_tile(unsigned char* slot, const CUt
   }
 }
 
+// The operands' tensor maps (kernel parameters, not global memory) into the TMA unit's cache.
+template <gemm_key K>
+__device__ __forceinline__ void prefetch_tensor_maps(const gemm_sm90_params& p) {
+  tma_prefetch_descriptor(&p.map_a);
+  tma_prefetch_descriptor(&p.map_b);
+  if constexpr (d_tile_layout<sm90_config<K>>::enabled) {
+    if (p.d_via_tma)
+      for (int i = 0; i < d_tile_layout<sm90_config<K>>::num_d; ++i) tma_prefetch_descriptor(&p.map_d[i]);
+  }
+}
+
 template <gemm_key K>
 __device__ __forceinline__ void produce_tiles(const gemm_sm90_params& p, unsigned char* ring_a,
                                               unsigned char* ring_b, std::uint64_t* full, std::uint64_t* empty) {
   using cfg = sm90_config<K>;
-  tma_prefetch_descriptor(&p.map_a);
-  tma_prefetch_descriptor(&p.map_b);
-  if constexpr (d_tile_layout<cfg>::enabled) {
-    if (p.d_via_tma)
-      for (int i = 0; i < d_tile_layout<cfg>::num_d; ++i) tma_prefetch_descriptor(&p.map_d[i]);
-  }
   ring_position pos;
   const grid_place<cfg> place = grid_place<cfg>::here();
   const int units = p.sched.units_for(place.cluster, place.clusters);
   for (int i = 0; i < units; ++i) {
+    // The kernel after this one may be launched once every block is on its last unit (each
+    // thread says so: the producer here, the consumers in consume_tiles, the rest by exiting):
+    // its blocks then take SMs as ours finish, not while most of this grid is still to run.
+    if (i == units - 1) allow_dependent_launch();
     const tile_work w = p.sched.unit_for(place.cluster, place.clusters, i, place.rank);
     const int m0 = w.tile_m * cfg::tile_m;
     const int n0 = w.tile_n * cfg::tile_n;
@@ -364,6 +374,7 @@ __device__ __forceinline__ void consume_tiles(const gemm_sm90_params& p, unsigne
   if (cfg::pingpong && first_turn == 1 && units > 0)
     pos.skip<cfg::stages>(ring_slots_of<cfg>(p, unit(0)));  // the other consumer's first unit
   for (int turn = first_turn; turn < units; turn += units_per_turn) {
+    if (turn + units_per_turn >= units) allow_dependent_launch();  // as the producer does (produce_tiles)
     const tile_work w = unit(turn);
 #pragma unroll
     for (int i = 0; i < cfg::m_blocks; ++i)
@@ -453,10 +464,16 @@ __global__ void __launch_bounds__(Cfg::threads, 1) gemm_sm90_kernel(const __grid
       mbarrier_init(&empty[s], cfg::warpgroups_per_tile * 4 * cfg::cluster_size);
     }
     mbarrier_init_fence();
+    prefetch_tensor_maps<K>(p);
   }
   // A multicast cluster: the other block's barriers must exist before anything reaches them.
   if constexpr (cfg::cluster_size > 1) cluster_sync();
   else __syncthreads();
+  // run() launches this kernel as a programmatic dependent of the kernel before it in the stream
+  // (dependent_launch.cuh): the launch, the barrier set-up and the tensor-map prefetch above ran
+  // under that kernel's last blocks; global memory (A, B, C, D, the split tail's flags) only
+  // from here on. (The producer lets the next kernel launch: produce_tiles.)
+  wait_for_prerequisite_grids();
 
   const int warpgroup = threadIdx.x / 128;
   if (warpgroup == 0) {
