@@ -123,8 +123,9 @@ class stamp_pairs {
   float ms(int i) const {
 #if KDECL_WITH_CUDA
     if (cuda_) {
-      float ms = 0;
-      cudaEventElapsedTime(&ms, events_[2 * std::size_t(i)], events_[2 * std::size_t(i) + 1]);
+      float ms = 0;  // an error here (a pair never recorded, not yet reached) must not read as 0 ms
+      cuda_check(cudaEventElapsedTime(&ms, events_[2 * std::size_t(i)], events_[2 * std::size_t(i) + 1]),
+                 "event pair");
       return ms;
     }
 #endif
@@ -214,16 +215,19 @@ std::vector<turn_timing> interleaved_timings(bool cuda, const std::vector<std::f
   const int per_round = std::max(3, iters / rounds);
   // A whole round is queued before the host waits: the GPU runs the turns back to back, with no
   // idle gap (and no clock or power change it would bring) between one launcher's turn and the next.
-  stamp_pairs stamps(cuda, int(n) * per_round);
+  // Back to back, pair j times launcher j's whole turn. Every pair is recorded each round (wait()
+  // waits for the last one).
+  const int pairs_per_turn = back_to_back ? 1 : per_round;
+  stamp_pairs stamps(cuda, int(n) * pairs_per_turn);
   for (int round = 0; round < rounds; ++round) {
     for (std::size_t j = 0; j < n; ++j) {
       const std::size_t at = (j + std::size_t(round)) % n;
       const auto& launch = launchers[at];
       for (int w = 0; w < std::max(2, warmup / rounds); ++w) launch(call++);
       if (back_to_back) {
-        stamps.before(int(j) * per_round);
+        stamps.before(int(j));
         for (int t = 0; t < per_round; ++t) launch(call++);
-        stamps.after(int(j) * per_round);
+        stamps.after(int(j));
         continue;
       }
       for (int t = 0; t < per_round; ++t) {
@@ -236,7 +240,7 @@ std::vector<turn_timing> interleaved_timings(bool cuda, const std::vector<std::f
     for (std::size_t j = 0; j < n; ++j) {
       auto& to = samples[(j + std::size_t(round)) % n];
       if (back_to_back) {
-        to.push_back(stamps.ms(int(j) * per_round) / float(per_round));
+        to.push_back(stamps.ms(int(j)) / float(per_round));
         continue;
       }
       for (int t = 0; t < per_round; ++t) to.push_back(stamps.ms(int(j) * per_round + t));
