@@ -28,6 +28,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,7 @@
 #include <cuda_runtime.h>
 
 #include "kdecl/kernels/gemm/cuda/sm90/gemm_sm90.cuh"
+#include "kdecl/runtime/dependent_launch.hpp"
 #include "probe_gemv.cuh"
 
 using namespace kdecl;
@@ -606,12 +608,12 @@ void add_dependent_launch_timers(problem_set& ps, const char* name, std::vector<
     for (int on = 0; on < 2; ++on) {
       names.push_back(std::string(name) + (on ? " PDL on " : " PDL off") + (per_launch ? " per-launch events" : " batched"));
       timers.push_back([&ps, on, per_launch] {
-        kernels::cuda::dependent_launch_enabled() = on != 0;
+        std::optional<without_dependent_launch> off;
+        if (!on) off.emplace();
         const gemm_problem p = ps.problem(K.sig);
         const auto launch = [&](int s) { (void)sm90::gemm<K>::run(p, args_for<K>(ps, s), nullptr); };
         const double ms = per_launch ? per_launch_ms(launch, ps.sets) : time_ms(launch, ps.sets);
         CHECK_CUDA(cudaDeviceSynchronize());
-        kernels::cuda::dependent_launch_enabled() = true;
         return ms;
       });
     }

@@ -19,6 +19,7 @@
 
 #include "bench_tables.hpp"
 #include "bench_timing.hpp"
+#include "kdecl/runtime/dependent_launch.hpp"
 #include "vendor_bench.hpp"
 
 namespace kdecl::cli {
@@ -86,6 +87,27 @@ TEST(BenchTiming, BackToBackTurnsAreTimedAsOneGroup) {
   EXPECT_GT(t[0].median_ms, 0.2);                // a launch's mean, not the group's sum...
   EXPECT_LT(t[0].median_ms, 1.5);
   EXPECT_GT(t[1].median_ms, 4.0 * t[0].median_ms);  // ...and each launcher's own
+}
+
+// --dependent-launch-ab's launcher turns the process-wide switch off around its launch and must leave
+// it as it found it (on by default, or off where KDECL_DEPENDENT_LAUNCH=0 turned it off).
+TEST(BenchTiming, DependentLaunchSwitchRestoresWhatItFound) {
+  auto& on = dependent_launch_enabled();
+  const bool initially = on.load();
+  for (const bool start : {true, false}) {
+    on = start;
+    {
+      without_dependent_launch off;
+      EXPECT_FALSE(on.load());
+      {
+        without_dependent_launch nested;
+        EXPECT_FALSE(on.load());
+      }
+      EXPECT_FALSE(on.load());
+    }
+    EXPECT_EQ(on.load(), start);
+  }
+  on = initially;
 }
 
 TEST(BenchTables, EveryAttentionRowIsAValidProblemWithASource) {

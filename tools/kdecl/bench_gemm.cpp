@@ -9,6 +9,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <vector>
@@ -23,6 +24,7 @@
 #include "kdecl/numeric/fill.hpp"
 #include "kdecl/numeric/host_storage.hpp"
 #include "kdecl/runtime/buffer.hpp"
+#include "kdecl/runtime/dependent_launch.hpp"
 #include "kernel_filter.hpp"
 #include "memory_check.hpp"
 #include "problem_table.hpp"
@@ -52,6 +54,7 @@ struct bench_options : bench_run_options {
   std::size_t limit = 0;              // at most this many problems (after the filter); 0: all
   bool fused_baseline = false;  // also time cuBLAS + a separate elementwise pass, and our pass_through twin
   bool launch_cost = false;     // also measure each launcher's host time per launch (launch_cost_us)
+  bool dependent_launch_ab = false;  // also time the dispatcher's choice launched without dependent launch
   bool dtype_given = false, layout_given = false;  // explicitly on the command line (override the CSV's columns)
 };
 
@@ -337,20 +340,26 @@ json bench_one(const gemm_dispatcher& disp, const gemm_problem& p, const bench_o
   std::vector<std::string> names;
   std::vector<std::function<void(int)>> launchers;
   std::vector<std::unique_ptr<buffer>> workspaces;
-  auto add_kernel = [&](const std::string& what, const gemm_instance& k, gemm_problem prob) {
+  // `dependent` false: launched with runtime/dependent_launch.hpp's switch off.
+  auto add_kernel = [&](const std::string& what, const gemm_instance& k, gemm_problem prob, bool dependent = true) {
     workspaces.push_back(std::make_unique<buffer>(disp.target(), k.workspace_bytes(prob)));
     buffer* ws = workspaces.back().get();
     names.push_back(what);
-    launchers.push_back([&, ws, prob, kp = &k](int i) {
+    launchers.push_back([&, ws, prob, dependent, kp = &k](int i) {
       auto args = args_of(ops, i, o.shape.alpha, o.shape.beta);
       args.workspace = ws->data();
       args.workspace_bytes = ws->size();
+      std::optional<without_dependent_launch> off;
+      if (!dependent) off.emplace();
       if (auto st = kp->run(prob, args, nullptr); !st)
         throw std::runtime_error(fmt::format("{}: {}", kp->name(), st.message()));
     });
   };
   add_kernel("dispatcher", *sel.kernel, p);
   if (best != sel.kernel) add_kernel("best_instance", *best, p);
+  // The same kernel launched as an ordinary launch, in the same turns: what the dependent launch
+  // gives (seen only back to back: --back-to-back).
+  if (o.dependent_launch_ab) add_kernel("dispatcher_without_dependent_launch", *sel.kernel, p, false);
 
 #if KDECL_WITH_CUDA
   std::unique_ptr<cublas_gemm> blas;
@@ -543,6 +552,9 @@ void add_bench_command(CLI::App& app, command_state& state) {
       ->check(CLI::Range(0, 100000000));
   o->add_to(*cmd, "gemm_<dtype>_<layout>, or sweep_<dtype>_<layout> for model rows");
   cmd->add_flag("--fused-baseline", o->fused_baseline, "multi_d: also time the same kernel with pass_through");
+  cmd->add_flag("--dependent-launch-ab", o->dependent_launch_ab,
+                "also time the dispatcher's choice launched as an ordinary launch, in the same turns "
+                "(dispatcher_without_dependent_launch; programmatic dependent launch shows only with --back-to-back)");
   cmd->add_flag("--launch-cost", o->launch_cost,
                 "also record each launcher's host microseconds per launch and the GPU microseconds of the same "
                 "launches queued back to back (host_us, queued_gpu_us)");

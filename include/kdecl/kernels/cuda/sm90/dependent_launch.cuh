@@ -5,17 +5,15 @@
 // before it have completed and their writes are visible. Used where a small pre-pass (the
 // backward-data's flipped weights, the zeroed pixels, the padded channel copies) comes right
 // before a persistent kernel: the persistent kernel's launch, shared-memory barrier set-up and
-// tensor-map prefetch run under the pre-pass instead of after it. Both calls are no-ops in a
-// kernel launched without the attribute, and below sm_90.
+// tensor-map prefetch run under the pre-pass instead of after it; and by the sm_90 GEMM for its
+// short launches (gemm_sm90.cuh, launches_as_dependent). Both calls are no-ops in a kernel
+// launched without the attribute, and below sm_90.
 #pragma once
-
-#include <atomic>
-#include <cstdlib>
-#include <string_view>
 
 #include <cuda_runtime.h>
 
 #include "kdecl/kernels/cuda/device_info.cuh"
+#include "kdecl/runtime/dependent_launch.hpp"
 
 namespace kdecl::kernels::cuda {
 
@@ -31,24 +29,16 @@ __device__ __forceinline__ void allow_dependent_launch() {
 #endif
 }
 
-// Whether launches ask to start under the kernel before them: KDECL_DEPENDENT_LAUNCH=0 in the
-// environment turns it off for the process; a benchmark may switch it between timings (the
-// next launch reads it) to time both ways in one process.
-inline std::atomic<bool>& dependent_launch_enabled() {
-  static std::atomic<bool> enabled{[] {
-    const char* v = std::getenv("KDECL_DEPENDENT_LAUNCH");
-    return v == nullptr || std::string_view(v) != "0";
-  }()};
-  return enabled;
-}
-
 // The launch attribute that lets a kernel start under the one before it (sm_90 and later;
-// elsewhere the launch is an ordinary one). `attr` is filled; returns the attribute count (0 or 1).
+// elsewhere the launch is an ordinary one; and not while runtime/dependent_launch.hpp's switch is
+// off). `attr` is filled; returns the attribute count (0 or 1).
 inline unsigned dependent_launch_attribute(cudaLaunchAttribute& attr) {
   attr = {};
   attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
   attr.val.programmaticStreamSerializationAllowed = 1;
-  return dependent_launch_enabled().load(std::memory_order_relaxed) && current_device_info().cc_major >= 9 ? 1u : 0u;
+  return kdecl::dependent_launch_enabled().load(std::memory_order_relaxed) && current_device_info().cc_major >= 9
+             ? 1u
+             : 0u;
 }
 
 }  // namespace kdecl::kernels::cuda
