@@ -8,6 +8,8 @@
 //   sm90_probe shortk   short-K shapes (K = 768-1024 encoder layers and two long-K
 //                       references), seven kernel shapes and cuBLAS timed in turns
 //   sm90_probe tail     shapes whose last wave the split tail fills (tail_split.cuh)
+//   sm90_probe ncu      three launches each of cuBLAS and three tiles on three small shapes, the
+//                       device drained between them: for ncu, which times each kernel alone
 //   sm90_probe pdl      programmatic dependent launch off and on in one process (batched and
 //                       per-launch event timing), five kernel shapes, cuBLAS in turns
 //   sm90_probe splits   few tiles over a long K: five kernel shapes with each K split forced
@@ -649,6 +651,30 @@ void dependent_launch_shapes() {
   }
 }
 
+// A few launches each, the device drained between them: for a profiler (ncu --clock-control none
+// ... sm90_probe ncu), which times each kernel alone. Where its duration falls short of the event
+// times above, the rest is the launch and the gap between kernels, not the kernel.
+void profiler_launches() {
+  constexpr gemm_key c128 = make_key(dtype::bf16, rcr, 128, 128, 2, 6);
+  constexpr gemm_key c64 = make_key(dtype::bf16, rcr, 64, 64, 1, 12);
+  constexpr gemm_key c256 = make_key(dtype::bf16, rcr, 128, 256, 2, 4);
+  for (const auto& sh : std::vector<std::array<std::int64_t, 3>>{{197, 1024, 4096}, {1024, 1024, 1024}, {16, 3072, 768}}) {
+    problem_set ps(sh[0], sh[1], sh[2], rcr, dtype::bf16);
+    const auto each = [&](auto&& launch) {
+      for (int i = 0; i < 3; ++i) {
+        launch(i % ps.sets);
+        CHECK_CUDA(cudaDeviceSynchronize());
+      }
+    };
+    each([&](int s) { cublas_gemm(ps, s); });
+    each([&](int s) { (void)sm90::gemm<c128>::run(ps.problem(c128.sig), args_for<c128>(ps, s), nullptr); });
+    each([&](int s) { (void)sm90::gemm<c64>::run(ps.problem(c64.sig), args_for<c64>(ps, s), nullptr); });
+    each([&](int s) { (void)sm90::gemm<c256>::run(ps.problem(c256.sig), args_for<c256>(ps, s), nullptr); });
+    std::printf("bf16 rcr %lldx%lldx%lld: cuBLAS, 128x128, 64x64, 128x256 (planned), 3 launches each\n",
+                (long long)sh[0], (long long)sh[1], (long long)sh[2]);
+  }
+}
+
 // One variant of the probe GEMV (M rows, R columns per warp step, U chunks in flight): adds
 // its timer and returns its name and error against cuBLAS.
 template <int M, int R, int U>
@@ -711,6 +737,10 @@ int main(int argc, char** argv) {
     gemv_rows<1>(prop.multiProcessorCount);
     gemv_rows<4>(prop.multiProcessorCount);
     gemv_rows<16>(prop.multiProcessorCount);
+    return 0;
+  }
+  if (argc > 1 && std::strcmp(argv[1], "ncu") == 0) {
+    profiler_launches();
     return 0;
   }
   if (argc > 1 && std::strcmp(argv[1], "pdl") == 0) {
