@@ -61,7 +61,7 @@ inline int cluster_split_count(int tiles, int k_blocks, int sm_count, const clus
 
 // Whether run() launches the plan as a programmatic dependent of the kernel before it in the
 // stream (dependent_launch.cuh; gemm_sm90_kernel waits for that kernel before it touches global
-// memory): where a block's work is short, at most 2^28 multiply-adds x 2 (about 40-50 us of one
+// memory): where a block's work is short, at most 2^28 flops (2^27 multiply-adds; about 40-50 us of one
 // SM's tensor cores; 128 k-blocks of a 128x128 tile). There the launch, the barrier set-up and
 // the tensor-map prefetch, 1-2 us of a 7-30 us kernel, run under the kernel before: 4-20% faster
 // back to back on an H100. Longer persistent runs (4096^3, 8192^3, 16384x3072x768) were 3-13%
