@@ -215,36 +215,26 @@ std::vector<turn_timing> interleaved_timings(bool cuda, const std::vector<std::f
   const int per_round = std::max(3, iters / rounds);
   // A whole round is queued before the host waits: the GPU runs the turns back to back, with no
   // idle gap (and no clock or power change it would bring) between one launcher's turn and the next.
-  // Back to back, pair j times launcher j's whole turn. Every pair is recorded each round (wait()
-  // waits for the last one).
-  const int pairs_per_turn = back_to_back ? 1 : per_round;
+  // Each pair of stamps times `per_pair` launches: one (a sample per launch), or back to back the
+  // turn's all (a sample per turn: their mean). Every pair is recorded each round.
+  const int per_pair = back_to_back ? per_round : 1;
+  const int pairs_per_turn = per_round / per_pair;
   stamp_pairs stamps(cuda, int(n) * pairs_per_turn);
   for (int round = 0; round < rounds; ++round) {
     for (std::size_t j = 0; j < n; ++j) {
       const std::size_t at = (j + std::size_t(round)) % n;
       const auto& launch = launchers[at];
       for (int w = 0; w < std::max(2, warmup / rounds); ++w) launch(call++);
-      if (back_to_back) {
-        stamps.before(int(j));
-        for (int t = 0; t < per_round; ++t) launch(call++);
-        stamps.after(int(j));
-        continue;
-      }
-      for (int t = 0; t < per_round; ++t) {
-        stamps.before(int(j) * per_round + t);
-        launch(call++);
-        stamps.after(int(j) * per_round + t);
+      for (int t = 0; t < pairs_per_turn; ++t) {
+        stamps.before(int(j) * pairs_per_turn + t);
+        for (int l = 0; l < per_pair; ++l) launch(call++);
+        stamps.after(int(j) * pairs_per_turn + t);
       }
     }
     stamps.wait();
-    for (std::size_t j = 0; j < n; ++j) {
-      auto& to = samples[(j + std::size_t(round)) % n];
-      if (back_to_back) {
-        to.push_back(stamps.ms(int(j)) / float(per_round));
-        continue;
-      }
-      for (int t = 0; t < per_round; ++t) to.push_back(stamps.ms(int(j) * per_round + t));
-    }
+    for (std::size_t j = 0; j < n; ++j)
+      for (int t = 0; t < pairs_per_turn; ++t)
+        samples[(j + std::size_t(round)) % n].push_back(stamps.ms(int(j) * pairs_per_turn + t) / float(per_pair));
   }
   check_last_error(cuda, "timed runs");
   std::vector<turn_timing> out;
