@@ -14,6 +14,9 @@
 //                       per-launch event timing), five kernel shapes, cuBLAS in turns
 //   sm90_probe splits   few tiles over a long K: five kernel shapes with each K split forced
 //                       (run_with_splits) beside their plan and cuBLAS, timed in turns
+//   sm90_probe timeline (the kdecl_sm90_timeline build, -DKDECL_SM90_TIMELINE) one launch of four
+//                       tiles on four shapes, each block's clock stamps read back: where a block's
+//                       time goes (set-up, first data, main loop, split-K reduction, epilogue)
 //   sm90_probe ab       a short fixed set, for comparing builds of the kernel; built
 //                       with -DKDECL_SM90_BASELINE it times the previous kernel (a
 //                       renamed copy of the headers, namespace sm90_base) in turns
@@ -675,6 +678,73 @@ void profiler_launches() {
   }
 }
 
+#ifdef KDECL_SM90_TIMELINE
+// One launch of key K, its blocks' clock stamps read back (kernels/gemm/cuda/sm90/timeline.cuh):
+// per interval the median and the largest over blocks, in microseconds at the SM clock.
+template <gemm_key K>
+void timeline_of(problem_set& ps, const char* name, double clock_ghz) {
+  for (int i = 0; i < 5; ++i) (void)sm90::gemm<K>::run(ps.problem(K.sig), args_for<K>(ps, i % ps.sets), nullptr);
+  CHECK_CUDA(cudaDeviceSynchronize());
+  using marks_t = unsigned long long[sm90::timeline_max_blocks][sm90::tl_marks];
+  std::vector<unsigned long long> zero(sm90::timeline_max_blocks * sm90::tl_marks, 0);
+  CHECK_CUDA(cudaMemcpyToSymbol(sm90::kdecl_sm90_timeline, zero.data(), zero.size() * 8));
+  cudaEvent_t e0, e1;
+  cudaEventCreate(&e0); cudaEventCreate(&e1);
+  cudaEventRecord(e0);
+  (void)sm90::gemm<K>::run(ps.problem(K.sig), args_for<K>(ps, 0), nullptr);
+  cudaEventRecord(e1);
+  CHECK_CUDA(cudaDeviceSynchronize());
+  float ms = 0;
+  cudaEventElapsedTime(&ms, e0, e1);
+  std::vector<unsigned long long> t(zero.size());
+  CHECK_CUDA(cudaMemcpyFromSymbol(t.data(), sm90::kdecl_sm90_timeline, t.size() * 8));
+  static_assert(sizeof(marks_t) == sm90::timeline_max_blocks * sm90::tl_marks * 8);
+  const auto at = [&](int b, int m) { return t[std::size_t(b) * sm90::tl_marks + m]; };
+  int blocks = 0;
+  while (blocks < sm90::timeline_max_blocks && at(blocks, sm90::tl_entry) != 0) ++blocks;
+  std::printf("%s %lldx%lldx%lld: %d blocks, event %.2f us\n", name, (long long)ps.m, (long long)ps.n, (long long)ps.k,
+              blocks, ms * 1e3);
+  unsigned long long g0 = ~0ull, g1 = 0;
+  for (int b = 0; b < blocks; ++b) { g0 = std::min(g0, at(b, sm90::tl_globaltimer)); g1 = std::max(g1, at(b, sm90::tl_globaltimer)); }
+  std::printf("  block starts spread over %.2f us (globaltimer)\n", (g1 - g0) * 1e-3);
+  const std::pair<int, int> spans[] = {{sm90::tl_entry, sm90::tl_ready}, {sm90::tl_ready, sm90::tl_first_data},
+                                       {sm90::tl_first_data, sm90::tl_mainloop_done}, {sm90::tl_mainloop_done, sm90::tl_partial_shared},
+                                       {sm90::tl_partial_shared, sm90::tl_reduced}, {sm90::tl_mainloop_done, sm90::tl_tile_done},
+                                       {sm90::tl_tile_done, sm90::tl_exit}, {sm90::tl_entry, sm90::tl_exit},
+                                       {sm90::tl_entry, sm90::tl_producer_first}, {sm90::tl_entry, sm90::tl_producer_done}};
+  const char* names[] = {"entry -> ready", "ready -> first data", "first data -> mainloop done", "mainloop -> partial shared",
+                         "partial shared -> reduced", "mainloop -> tile done", "tile done -> exit", "entry -> exit",
+                         "entry -> producer first issue", "entry -> producer done"};
+  for (int s = 0; s < int(std::size(spans)); ++s) {
+    std::vector<double> us;
+    for (int b = 0; b < blocks; ++b) {
+      const auto x = at(b, spans[s].first), y = at(b, spans[s].second);
+      if (x != 0 && y != 0 && y >= x) us.push_back((y - x) / clock_ghz * 1e-3);
+    }
+    if (us.empty()) continue;
+    std::sort(us.begin(), us.end());
+    std::printf("  %-32s median %7.2f us  max %7.2f us  (%zu blocks)\n", names[s], us[us.size() / 2], us.back(), us.size());
+  }
+  cudaEventDestroy(e0); cudaEventDestroy(e1);
+}
+
+void timeline_shapes(double clock_ghz) {
+  constexpr gemm_key c128 = make_key(dtype::bf16, rcr, 128, 128, 2, 6);
+  constexpr gemm_key c64 = make_key(dtype::bf16, rcr, 64, 64, 1, 12);
+  constexpr gemm_key c64x128 = make_key(dtype::bf16, rcr, 64, 128, 1, 8);
+  constexpr gemm_key c256 = make_key(dtype::bf16, rcr, 128, 256, 2, 4);
+  for (const auto& sh : std::vector<std::array<std::int64_t, 3>>{
+           {197, 1024, 4096}, {1024, 1024, 1024}, {16, 3072, 768}, {4096, 4096, 4096}}) {
+    problem_set ps(sh[0], sh[1], sh[2], rcr, dtype::bf16);
+    timeline_of<c128>(ps, "128x128 s6", clock_ghz);
+    timeline_of<c64>(ps, "64x64 s12", clock_ghz);
+    timeline_of<c64x128>(ps, "64x128 s8", clock_ghz);
+    timeline_of<c256>(ps, "128x256 s4", clock_ghz);
+    std::fflush(stdout);
+  }
+}
+#endif
+
 // One variant of the probe GEMV (M rows, R columns per warp step, U chunks in flight): adds
 // its timer and returns its name and error against cuBLAS.
 template <int M, int R, int U>
@@ -739,6 +809,16 @@ int main(int argc, char** argv) {
     gemv_rows<16>(prop.multiProcessorCount);
     return 0;
   }
+#ifdef KDECL_SM90_TIMELINE
+  if (argc > 1 && std::strcmp(argv[1], "timeline") == 0) {
+    // The SM clock the stamps count (clocks are left alone: the driver's boost clock, in kHz).
+    int khz = 0;
+    cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, 0);
+    std::printf("SM clock for the conversion: %.3f GHz (the device's maximum; stamps are cycles)\n", khz * 1e-6);
+    timeline_shapes(khz * 1e-6);
+    return 0;
+  }
+#endif
   if (argc > 1 && std::strcmp(argv[1], "ncu") == 0) {
     profiler_launches();
     return 0;

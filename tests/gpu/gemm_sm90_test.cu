@@ -682,6 +682,78 @@ TEST(GemmSm90SplitTail, ScheduleCoversEveryKBlockOnce) {
   EXPECT_EQ(sm90::plan_tail_split(156, 16, 132).tiles, 0) << "1576x3072x1024 on 128x256 ran slower split";
 }
 
+// fast_divmod (kernels/cuda/fast_divmod.cuh): n / d by multiply-high equals the division for
+// divisors of every size class and dividends up to 2^31 - 1.
+TEST(GemmSm90Schedule, FastDivmodDividesExactly) {
+  std::mt19937 rng(7);
+  std::vector<int> divisors{1, 2, 3, 5, 6, 7, 8, 9, 12, 13, 31, 32, 33, 127, 128, 129, 132, 1000, 65535, 65536, 65537,
+                            (1 << 30) - 1, 1 << 30, (1 << 30) + 1, 0x7fffffff};
+  for (int i = 0; i < 200; ++i) divisors.push_back(1 + int(rng() % 100000));
+  for (int i = 0; i < 50; ++i) divisors.push_back(1 + int(rng() & 0x7ffffffe));
+  for (const int d : divisors) {
+    const kdecl::kernels::cuda::fast_divmod f(d);
+    std::vector<int> dividends{0, 1, d - 1, d, d + 1, 2 * d - 1, 0x7fffffff, 0x7ffffffe};
+    for (int i = 0; i < 400; ++i) dividends.push_back(int(rng() & 0x7fffffff));
+    for (int i = 0; i < 100; ++i) dividends.push_back(int(rng() % 4096));
+    for (const int n : dividends) {
+      if (n < 0) continue;  // 2 * d - 1 past 2^31
+      ASSERT_EQ(f.div(n), n / d) << n << " / " << d;
+      ASSERT_EQ(f.mod(n), n % d) << n << " % " << d;
+    }
+  }
+}
+
+// fast_tile_scheduler gives every block the units tile_scheduler gives it, in the same order,
+// over plain grids, split-K, multicast pairs, batches, raster groups and split tails.
+TEST(GemmSm90Schedule, FastSchedulerWalksTheSameUnits) {
+  std::mt19937 rng(11);
+  auto pick = [&](int lo, int hi) { return lo + int(rng() % unsigned(hi - lo + 1)); };
+  int compared = 0;
+  for (int trial = 0; trial < 1200; ++trial) {
+    sm90::tile_scheduler s{};
+    s.tiles_m = pick(1, trial % 3 == 0 ? 300 : 20);
+    s.tiles_n = pick(1, trial % 5 == 0 ? 300 : 20);
+    s.batch = trial % 4 == 0 ? pick(1, 9) : 1;
+    s.k_blocks = pick(1, 200);
+    const int kind = trial % 4;  // 0 plain, 1 split-K, 2 multicast, 3 split tail
+    s.splits = kind == 1 ? std::min(pick(2, 8), s.k_blocks) : 1;
+    if (kind == 2) (rng() & 1 ? s.cluster_m : s.cluster_n) = 2;
+    s.group_m = pick(1, std::max(s.pairs_m(), 1) + 2);
+    int clusters = kind == 1 ? s.units() : pick(1, 140);
+    if (kind == 3) {
+      const int blocks = pick(8, 140);
+      const sm90::tail_split tail = sm90::plan_tail_split(s.tiles(), s.k_blocks, blocks);
+      if (tail.tiles == 0) continue;
+      s.tail_tiles = tail.tiles;
+      s.tail_splits = tail.splits;
+      s.workers = blocks;
+      clusters = blocks;
+    }
+    const sm90::fast_tile_scheduler f(s, clusters);
+    for (int c = 0; c < clusters; ++c) {
+      const int units = s.units_for(c, clusters);
+      ASSERT_EQ(f.units_for(c), units) << "trial " << trial << " block " << c;
+      for (int i = 0; i < units; ++i) {
+        for (int rank = 0; rank < (kind == 2 ? 2 : 1); ++rank) {
+          const sm90::tile_work a = s.unit_for(c, clusters, i, rank), b = f.unit_for(c, i, rank);
+          SCOPED_TRACE(testing::Message() << "trial " << trial << " block " << c << " unit " << i << " rank " << rank);
+          ASSERT_EQ(b.batch, a.batch);
+          ASSERT_EQ(b.tile_m, a.tile_m);
+          ASSERT_EQ(b.tile_n, a.tile_n);
+          ASSERT_EQ(b.tile, a.tile);
+          ASSERT_EQ(b.split, a.split);
+          ASSERT_EQ(b.k_block_begin, a.k_block_begin);
+          ASSERT_EQ(b.k_block_end, a.k_block_end);
+          ASSERT_EQ(b.valid, a.valid);
+          ASSERT_EQ(b.order, a.order);
+          ++compared;
+        }
+      }
+    }
+  }
+  EXPECT_GT(compared, 40000);
+}
+
 template <gemm_key K>
 sm90::tail_split tail_for(shape s) {
   gemm_problem p;

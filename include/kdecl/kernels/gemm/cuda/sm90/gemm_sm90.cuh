@@ -212,6 +212,8 @@ struct gemm {
                             forced_splits)
               : plan(p);
       params.sched = shape.sched;
+      // The blocks' walk of the units: grid_place's clusters (multicast pairs, else every block).
+      params.order = fast_tile_scheduler(shape.sched, cfg::cluster_size > 1 ? shape.grid / cfg::cluster_size : shape.grid);
       params.c = args.c;
       for (int i = 0; i < max_d_tensors; ++i) params.d[i] = args.d[i];
       params.m = static_cast<int>(p.m);

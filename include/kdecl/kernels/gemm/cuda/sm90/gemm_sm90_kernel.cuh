@@ -55,6 +55,7 @@
 #include "kdecl/kernels/cuda/sm90/named_barrier_arrive.cuh"
 #include "kdecl/kernels/gemm/cuda/sm90/split_k.cuh"
 #include "kdecl/kernels/gemm/cuda/sm90/tail_split.cuh"
+#include "kdecl/kernels/gemm/cuda/sm90/timeline.cuh"
 #include "kdecl/kernels/cuda/sm90/cluster.cuh"
 #include "kdecl/kernels/cuda/sm90/dependent_launch.cuh"
 #include "kdecl/kernels/cuda/sm90/cp_async_barrier.cuh"
@@ -190,13 +191,13 @@ __device__ __forceinline__ void produce_tiles(const gemm_sm90_params& p, unsigne
   using cfg = sm90_config<K>;
   ring_position pos;
   const grid_place<cfg> place = grid_place<cfg>::here();
-  const int units = p.sched.units_for(place.cluster, place.clusters);
+  const int units = p.order.units_for(place.cluster);
   for (int i = 0; i < units; ++i) {
     // The kernel after this one may be launched once every block is on its last unit (each
     // thread says so: the producer here, the consumers in consume_tiles, the rest by exiting):
     // its blocks then take SMs as ours finish, not while most of this grid is still to run.
     if (i == units - 1) allow_dependent_launch();
-    const tile_work w = p.sched.unit_for(place.cluster, place.clusters, i, place.rank);
+    const tile_work w = p.order.unit_for(place.cluster, i, place.rank);
     const int m0 = w.tile_m * cfg::tile_m;
     const int n0 = w.tile_n * cfg::tile_n;
     for (int kb = w.k_block_begin; kb < w.k_block_end; ++kb) {
@@ -210,6 +211,7 @@ __device__ __forceinline__ void produce_tiles(const gemm_sm90_params& p, unsigne
                                                                        w.batch, place.rank);
       load_operand_tile<cfg::tile_n, cfg::b_k_major, cfg::multicast_b>(b, &p.map_b, &full[pos.stage], n0, k0,
                                                                        w.batch, place.rank);
+      if (i == 0 && kb == w.k_block_begin) timeline(tl_producer_first, 0);
       pos.advance<cfg::stages>();
     }
     if constexpr (d_tile_layout<cfg>::enabled) {
@@ -369,8 +371,8 @@ __device__ __forceinline__ void consume_tiles(const gemm_sm90_params& p, unsigne
   acc_t acc[cfg::m_blocks][cfg::acc_regs];
   ring_position pos;
   const grid_place<cfg> place = grid_place<cfg>::here();
-  const int units = p.sched.units_for(place.cluster, place.clusters);
-  const auto unit = [&](int i) { return p.sched.unit_for(place.cluster, place.clusters, i, place.rank); };
+  const int units = p.order.units_for(place.cluster);
+  const auto unit = [&](int i) { return p.order.unit_for(place.cluster, i, place.rank); };
   if (cfg::pingpong && first_turn == 1 && units > 0)
     pos.skip<cfg::stages>(ring_slots_of<cfg>(p, unit(0)));  // the other consumer's first unit
   for (int turn = first_turn; turn < units; turn += units_per_turn) {
@@ -384,6 +386,12 @@ __device__ __forceinline__ void consume_tiles(const gemm_sm90_params& p, unsigne
       if (turn > 0) named_barrier_sync(pingpong_barrier_base + (turn & 1), 256);
     }
 
+    if constexpr (timeline_enabled) {  // the probe build's stamp of the first stage's arrival
+      if (turn == first_turn) {
+        mbarrier_wait(&full[pos.stage], pos.phase);
+        timeline(tl_first_data);
+      }
+    }
     int previous_stage;
     if constexpr (cfg::block_scaled) {
       const int warp_rows = (cfg::pingpong ? 0 : consumer * cfg::rows_per_warpgroup) + thread_in_wg / 32 * 16;
@@ -402,6 +410,7 @@ __device__ __forceinline__ void consume_tiles(const gemm_sm90_params& p, unsigne
 #pragma unroll
     for (int i = 0; i < cfg::m_blocks; ++i) fence_accumulators(acc[i]);
     if (previous_stage >= 0 && lane == 0) release_slot<cfg>(empty, previous_stage, place.rank);
+    timeline(tl_mainloop_done);
     // Split tail: a tile's later K ranges go to the block holding its first, which adds them in.
     bool finish = w.valid;
     if constexpr (cfg::tail_split_fits) {
@@ -429,6 +438,7 @@ __device__ __forceinline__ void consume_tiles(const gemm_sm90_params& p, unsigne
       } else {
         finish_tile<K, cfg>(acc, p, w, ring_a, ring_b, full, empty, strips, consumer, thread_in_wg, pos);
       }
+      timeline(tl_tile_done);
     }
     if constexpr (cfg::pingpong) {
       if (has_next) pos.skip<cfg::stages>(ring_slots_of<cfg>(p, unit(turn + 1)));
@@ -457,6 +467,7 @@ __global__ void __launch_bounds__(Cfg::threads, 1) gemm_sm90_kernel(const __grid
   std::uint64_t* empty = full + cfg::stages;
   float* strips = reinterpret_cast<float*>(smem + cfg::stages * cfg::stage_bytes + barrier_block_bytes(cfg::stages));
 
+  timeline(tl_entry, 0);
   if (threadIdx.x == 0) {
     for (int s = 0; s < cfg::stages; ++s) {
       mbarrier_init(&full[s], 1);                                 // the producer's expect_tx arrival
@@ -474,11 +485,13 @@ __global__ void __launch_bounds__(Cfg::threads, 1) gemm_sm90_kernel(const __grid
   // under that kernel's last blocks; global memory (A, B, C, D, the split tail's flags) only
   // from here on. (The producer lets the next kernel launch: produce_tiles.)
   wait_for_prerequisite_grids();
+  timeline(tl_ready);
 
   const int warpgroup = threadIdx.x / 128;
   if (warpgroup == 0) {
     warpgroup_release_registers<cfg::producer_regs>();
     if (threadIdx.x == 0) produce_tiles<K>(p, ring_a, ring_b, full, empty);
+    timeline(tl_producer_done, 0);
     if (p.sched.splits > 1) split_k_producer_wait();
   } else {
     warpgroup_claim_registers<cfg::consumer_regs>();
@@ -486,6 +499,7 @@ __global__ void __launch_bounds__(Cfg::threads, 1) gemm_sm90_kernel(const __grid
   }
   // ... and no block leaves while the other may still write into its slots or barriers.
   if constexpr (cfg::cluster_size > 1) cluster_sync();
+  timeline(tl_exit);
 #endif
 }
 

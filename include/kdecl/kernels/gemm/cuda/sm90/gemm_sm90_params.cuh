@@ -18,6 +18,7 @@ struct gemm_sm90_params {
   CUtensorMap map_d[max_d_tensors];  // (N, M) D tensors, read only when d_via_tma
   CUtensorMap map_c;  // (N, M) C in 64-byte x 16-row boxes, written only when c_via_tma
   tile_scheduler sched;
+  fast_tile_scheduler order;  // sched for this launch's grid, as the blocks walk it (divisions by multiply-high)
   void* c;
   const void* d[max_d_tensors];
   int m, n;

@@ -14,6 +14,8 @@
 // read them from L2 together.
 #pragma once
 
+#include "kdecl/kernels/cuda/fast_divmod.cuh"
+
 namespace kdecl::kernels::cuda::sm90 {
 
 struct tile_work {
@@ -95,6 +97,88 @@ struct tile_scheduler {
   }
   // A tail tile's ranges 1.. run on the blocks right after the block of its range 0.
   __host__ __device__ bool in_tail(const tile_work& w) const { return w.order >= units() - tail_tiles; }
+};
+
+// The same walk for one launch's grid of `clusters`, every division by a launch constant done by
+// multiply-high (fast_divmod.cuh): what a block computes before its first copy. tile_scheduler's
+// units_for/unit_for took a dozen run-time divisions, two of them 64-bit: 1.3 us of the producer's
+// thread before its first TMA load, on every launch (sm90_probe timeline). Built on the host at
+// launch; gives tile_scheduler's results exactly (tests/gpu/gemm_sm90_test.cu compares them).
+struct fast_tile_scheduler {
+  tile_scheduler s;
+  int whole;       // units before the split tail
+  int tail_units;  // tail_tiles * tail_splits
+  int rows, cols;  // pairs_m(), pairs_n()
+  int last_group_first_m;
+  fast_divmod clusters, splits, per_batch, per_group, group_rows, last_group_rows, tail_splits;
+
+  fast_tile_scheduler() = default;
+  __host__ __device__ fast_tile_scheduler(const tile_scheduler& sched, int grid_clusters) : s(sched) {
+    whole = s.units() - s.tail_tiles;
+    tail_units = s.tail_tiles * s.tail_splits;
+    rows = s.pairs_m();
+    cols = s.pairs_n();
+    const int group_m = s.group_m < 1 ? 1 : s.group_m;
+    const int groups = (rows + group_m - 1) / group_m;
+    last_group_first_m = (groups > 0 ? groups - 1 : 0) * group_m;
+    clusters = fast_divmod(grid_clusters);
+    splits = fast_divmod(s.splits);
+    per_batch = fast_divmod(rows * cols);
+    per_group = fast_divmod(group_m * cols);
+    group_rows = fast_divmod(group_m);
+    last_group_rows = fast_divmod(rows - last_group_first_m);
+    tail_splits = fast_divmod(s.tail_splits);
+  }
+
+  // tile_scheduler::units_for(c, clusters).
+  __host__ __device__ int units_for(int c) const {
+    const int own = whole > c ? clusters.div(whole - c + clusters.divisor() - 1) : 0;
+    return own + (c < tail_units ? 1 : 0);
+  }
+
+  // tile_scheduler::unit_for(c, clusters, i, rank).
+  __host__ __device__ tile_work unit_for(int c, int i, int rank = 0) const {
+    const int own = whole > c ? clusters.div(whole - c + clusters.divisor() - 1) : 0;
+    if (i < own) {
+      const int unit = c + i * clusters.divisor();
+      const int cell = splits.div(unit);
+      tile_work w = tile_in_order(cell, rank);
+      w.split = unit - cell * splits.divisor();
+      set_k_range(w, splits);
+      return w;
+    }
+    const int tail_tile = tail_splits.div(c);
+    tile_work w = tile_in_order(whole + tail_tile, rank);
+    w.split = c - tail_tile * tail_splits.divisor();
+    set_k_range(w, tail_splits);
+    return w;
+  }
+
+ private:
+  // K range `w.split` of `parts` even ranges: floor(k_blocks * split / parts), as
+  // tile_scheduler, written as q * split + (r * split) / parts (k_blocks = q * parts + r).
+  __host__ __device__ void set_k_range(tile_work& w, const fast_divmod& parts) const {
+    const int q = parts.div(s.k_blocks), r = s.k_blocks - q * parts.divisor();
+    w.k_block_begin = q * w.split + parts.div(r * w.split);
+    w.k_block_end = q * (w.split + 1) + parts.div(r * (w.split + 1));
+  }
+
+  __host__ __device__ tile_work tile_in_order(int cell, int rank) const {
+    tile_work w;
+    w.order = cell;
+    w.batch = per_batch.div(cell);
+    const int t = cell - w.batch * per_batch.divisor();
+    const int group = per_group.div(t);
+    const int first_m = group * group_rows.divisor();
+    const int in_group = t - group * per_group.divisor();
+    const fast_divmod& here = first_m < last_group_first_m ? group_rows : last_group_rows;
+    const int column = here.div(in_group);
+    w.tile_m = (first_m + in_group - column * here.divisor()) * s.cluster_m + (s.cluster_m > 1 ? rank : 0);
+    w.tile_n = column * s.cluster_n + (s.cluster_n > 1 ? rank : 0);
+    w.valid = w.tile_m < s.tiles_m && w.tile_n < s.tiles_n;
+    w.tile = (w.batch * s.tiles_m + w.tile_m) * s.tiles_n + w.tile_n;
+    return w;
+  }
 };
 
 }  // namespace kdecl::kernels::cuda::sm90
