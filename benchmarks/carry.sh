@@ -15,7 +15,8 @@ shift || true
 rm -rf .carry && mkdir -p .carry/bin .carry/lib
 binaries=(tools/kdecl tests/kdecl_gpu_tests tests/kdecl_gpu_sm80_tests tests/kdecl_gpu_sm90_tests tests/kdecl_gpu_sm90_lowp_tests
           tests/kdecl_shipped_tests tests/kdecl_gpu_alignment_tests tests/kdecl_property_tests
-          tests/kdecl_fmha_gpu_tests tests/kdecl_fmha_decode_gpu_tests benchmarks/kdecl_sm90_probe benchmarks/kdecl_bench_decode)
+          tests/kdecl_fmha_gpu_tests tests/kdecl_fmha_decode_gpu_tests benchmarks/kdecl_sm90_probe benchmarks/kdecl_bench_decode
+          benchmarks/kdecl_dsmem_reduce_probe)
 (($#)) && binaries=("$@")
 [[ " ${binaries[*]} " == *" tools/kdecl "* ]] || binaries+=(tools/kdecl)  # its libraries are the ones gathered below
 # Binaries a build lacks (e.g. one configured without tests, for `kdecl tune`) are left out.
