@@ -68,9 +68,17 @@ inline int cluster_split_count(int tiles, int k_blocks, int sm_count, const clus
 // slower launched that way (sm90_probe pdl, docs/perf/h100-2026-12-06-dependent-launch-gemm/),
 // so they launch as before. KDECL_DEPENDENT_LAUNCH=0 turns it off everywhere.
 inline constexpr double dependent_launch_max_block_flops = double(1 << 28);
+
+// How many walkers share the plan's units, as the kernel's grid_place counts them: the pairs of a
+// multicast cluster (`cluster_size` 2) walk together; otherwise, split-K clusters included, every
+// block walks its own.
+inline int unit_walkers(const launch_plan& plan, int cluster_size) {
+  return plan.sched.splits > 1 ? plan.grid : plan.grid / std::max(cluster_size, 1);
+}
+
 inline bool launches_as_dependent(const launch_plan& plan, int tile_m, int tile_n, int tile_k, int cluster_size) {
   const tile_scheduler& s = plan.sched;
-  const int clusters = s.splits > 1 ? plan.grid : plan.grid / std::max(cluster_size, 1);
+  const int clusters = unit_walkers(plan, cluster_size);
   const int k_blocks_per_unit = (s.k_blocks + s.splits - 1) / std::max(s.splits, 1);
   const double block_flops =
       2.0 * s.units_for(0, std::max(clusters, 1)) * k_blocks_per_unit * double(tile_m) * tile_n * tile_k;
@@ -212,8 +220,7 @@ struct gemm {
                             forced_splits)
               : plan(p);
       params.sched = shape.sched;
-      // The blocks' walk of the units: grid_place's clusters (multicast pairs, else every block).
-      params.order = fast_tile_scheduler(shape.sched, cfg::cluster_size > 1 ? shape.grid / cfg::cluster_size : shape.grid);
+      params.order = fast_tile_scheduler(shape.sched, unit_walkers(shape, cfg::cluster_size));
       params.c = args.c;
       for (int i = 0; i < max_d_tensors; ++i) params.d[i] = args.d[i];
       params.m = static_cast<int>(p.m);
