@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "check_cuda.hpp"
 #include "kdecl/kernels/fmha/cuda/decode/paged_decode.cuh"
 #include "kdecl/fmha/fmha_dispatcher.hpp"
 #include "kdecl/fmha/fmha_paged_dispatcher.hpp"
@@ -42,14 +43,7 @@ namespace {
 using namespace kdecl;
 namespace dec = kdecl::kernels::cuda::decode;
 
-#define CK(x)                                                                              \
-  do {                                                                                     \
-    cudaError_t e_ = (x);                                                                  \
-    if (e_ != cudaSuccess) {                                                               \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                        \
-    }                                                                                      \
-  } while (0)
+#define CK(x) kdecl_bench::check_cuda((x), #x)
 
 std::vector<long> parse_list(const char* s) {
   std::vector<long> v;

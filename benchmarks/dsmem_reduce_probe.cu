@@ -30,6 +30,7 @@
 #include <cstdlib>
 #include <vector>
 
+#include "check_cuda.hpp"
 #include "kdecl/kernels/cuda/sm90/cluster.cuh"
 #include "kdecl/kernels/cuda/sm90/cp_async_barrier.cuh"
 #include "kdecl/kernels/cuda/sm90/mbarrier.cuh"
@@ -39,14 +40,7 @@ namespace {
 
 using namespace kdecl::kernels::cuda::sm90;
 
-#define CHECK_CUDA(x)                                                                          \
-  do {                                                                                         \
-    cudaError_t e_ = (x);                                                                      \
-    if (e_ != cudaSuccess) {                                                                   \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_));   \
-      std::exit(1);                                                                            \
-    }                                                                                          \
-  } while (0)
+#define CHECK_CUDA(x) kdecl_bench::check_cuda((x), #x)
 
 enum class exchange { none, pull, pull4, push, l2 };
 const char* name_of(exchange x) {
