@@ -53,7 +53,6 @@ struct bench_options : bench_run_options {
   std::string filter;                 // chooses rows of the --problems files
   std::size_t limit = 0;              // at most this many problems (after the filter); 0: all
   bool fused_baseline = false;  // also time cuBLAS + a separate elementwise pass, and our pass_through twin
-  bool launch_cost = false;     // also measure each launcher's host time per launch (launch_cost_us)
   bool dependent_launch_ab = false;  // also time the dispatcher's choice launched without dependent launch
   bool dtype_given = false, layout_given = false;  // explicitly on the command line (override the CSV's columns)
 };
@@ -555,9 +554,6 @@ void add_bench_command(CLI::App& app, command_state& state) {
   cmd->add_flag("--dependent-launch-ab", o->dependent_launch_ab,
                 "also time the dispatcher's choice launched as an ordinary launch, in the same turns "
                 "(dispatcher_without_dependent_launch; programmatic dependent launch shows only with --back-to-back)");
-  cmd->add_flag("--launch-cost", o->launch_cost,
-                "also record each launcher's host microseconds per launch and the GPU microseconds of the same "
-                "launches queued back to back (host_us, queued_gpu_us)");
   cmd->callback([&state, cmd, op, files, o] {
     o->dtype_given = cmd->get_option("--dtype")->count() > 0 || cmd->get_option("--dtypes")->count() > 0;
     o->layout_given = cmd->get_option("--layout")->count() > 0;

@@ -48,6 +48,10 @@ void bench_run_options::add_to(CLI::App& cmd, const std::string& stem_help) {
   cmd.add_flag("--back-to-back", back_to_back,
                "time each turn's launches together, queued back to back as consecutive layers run (kernels "
                "launched as programmatic dependents then start under the one before), not one by one");
+  cmd.add_flag("--launch-cost", launch_cost,
+               "also record each timed launcher's host microseconds per launch and the GPU microseconds of the "
+               "same launches queued back to back (host_us, queued_gpu_us): where the first is larger, a timed "
+               "launch measures the host");
 }
 
 launch_plan plan_for(const bench_run_options& o, double launch_ms) {

@@ -53,10 +53,13 @@ struct bench_run_options {
   // model's consecutive layers run, so that a kernel launched as a programmatic dependent starts
   // under the one before it) instead of one pair around each launch.
   bool back_to_back = false;
+  // Also record what each timed launcher costs the host per launch, beside the GPU time of the same
+  // launches queued back to back (launch_cost_us: host_us, queued_gpu_us).
+  bool launch_cost = false;
   double time_budget = 0;  // seconds; 0: none
 
   // Adds --warmup --iters --target-ms --top --out --label --jsonl --resume --overwrite
-  // --time-budget --dry-run --kernels. `stem_help` says what the default file stem is.
+  // --time-budget --dry-run --kernels --back-to-back --launch-cost. `stem_help` says what the default file stem is.
   void add_to(CLI::App& cmd, const std::string& stem_help);
   // OUT/STEM.jsonl unless --jsonl names the file.
   std::string jsonl_path(const std::string& stem) const { return !jsonl.empty() ? jsonl : out + "/" + stem + ".jsonl"; }
