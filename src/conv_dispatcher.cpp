@@ -302,6 +302,39 @@ std::shared_ptr<const conv_dispatcher::index> conv_dispatcher::current_index() c
   });
 }
 
+namespace {
+
+// A tma_wgmma key that takes an operand element by element (a vector of 1) runs through a
+// channel-padded copy of that operand (one more launch and pass over the tensor; backward-data
+// stores dx element by element): the key with 16-byte vectors everywhere does the same GEMM
+// without either. Where that twin is eligible too, the element-wise key is passed over: the
+// learned model ranked it first on small backward-data layers where it measured 1.0-1.4x slower
+// (docs/perf/h200-2026-11-28-conv-wide-3d-tiles/).
+bool reads_padded_copies(const grouped_conv_key& k) {
+  return k.algo.pipe == pipeline::tma_wgmma && (k.algo.vector_in == 1 || k.algo.vector_wei == 1 || k.algo.vector_out == 1);
+}
+grouped_conv_key with_16_byte_vectors(grouped_conv_key k) {
+  k.algo.vector_in = 128 / bits_of(k.sig.in);
+  k.algo.vector_wei = 128 / bits_of(k.sig.wei);
+  k.algo.vector_out = 128 / bits_of(k.sig.out);
+  return k;
+}
+void pass_over_padded_twins(std::vector<std::pair<std::shared_ptr<const conv_instance>, double>>& eligible) {
+  std::vector<bool> dominated(eligible.size(), false);
+  for (std::size_t i = 0; i < eligible.size(); ++i) {
+    const grouped_conv_key& k = eligible[i].first->key();
+    if (!reads_padded_copies(k)) continue;
+    const grouped_conv_key twin = with_16_byte_vectors(k);
+    dominated[i] = std::any_of(eligible.begin(), eligible.end(), [&](const auto& e) { return e.first->key() == twin; });
+  }
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < eligible.size(); ++i)
+    if (!dominated[i]) eligible[kept++] = std::move(eligible[i]);
+  eligible.resize(kept);
+}
+
+}  // namespace
+
 std::vector<std::pair<std::shared_ptr<const conv_instance>, double>> conv_dispatcher::ranked(
     const grouped_conv_problem& problem, const grouped_conv_args* args) const {
   std::vector<std::pair<std::shared_ptr<const conv_instance>, double>> out;
@@ -347,6 +380,7 @@ std::vector<std::pair<std::shared_ptr<const conv_instance>, double>> conv_dispat
       }
     }
   }
+  pass_over_padded_twins(out);
   dispatch::rank_by_estimate(out);
   return out;
 }

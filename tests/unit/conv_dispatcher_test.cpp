@@ -245,6 +245,36 @@ TEST(ConvDispatcher, AlignmentPicksNarrowerVectorsOrExplains) {
   EXPECT_NE(sel.rejected[0].reason.find("is not aligned to the kernel's 16-byte input access"), std::string::npos);
 }
 
+// An sm_90 kernel that reads channel-padded copies (vector 1) is passed over where its twin with
+// 16-byte vectors runs the problem too (the same GEMM without the copies), and ranked where not.
+TEST(ConvDispatcher, PaddedCopyKernelsGiveWayToTheirVectorTwins) {
+  for (conv_direction dir : {conv_direction::fwd, conv_direction::bwd_data, conv_direction::bwd_weight}) {
+    registry reg;
+    const auto padded = make_conv_key(dir, dtype::bf16, 128, 64, 64, arch_id::sm_90, pipeline::tma_wgmma, 1);
+    add(reg, padded);
+    conv_dispatcher d(sm90(), reg);
+    const auto layer = resnet_3x3(1, dtype::bf16).direction(dir);
+    auto r = d.ranked(layer);
+    ASSERT_EQ(r.size(), 1u) << "alone, the padded-copy kernel runs the layer";
+    add(reg, make_conv_key(dir, dtype::bf16, 128, 64, 64, arch_id::sm_90, pipeline::tma_wgmma, 8));
+    // A wider tile of vector 1 has no twin registered: it stays.
+    add(reg, make_conv_key(dir, dtype::bf16, 128, 128, 64, arch_id::sm_90, pipeline::tma_wgmma, 1));
+    r = d.ranked(layer);
+    ASSERT_EQ(r.size(), 2u);
+    for (const auto& e : r) EXPECT_NE(e.first->key(), padded) << to_string(dir);
+    const auto sel = d.select(layer);
+    ASSERT_TRUE(sel);
+    EXPECT_NE(sel.kernel->key(), padded);
+    // Three input channels: the twin cannot take them, the padded-copy kernel runs the stem.
+    const auto stem = grouped_conv_problem{}.batch(1).channels(3, 64).input_size({32, 32}).filter_size({3}).padding({1})
+                          .dtype(dtype::bf16).direction(dir);
+    r = d.ranked(stem);
+    ASSERT_EQ(r.size(), 2u);
+    EXPECT_EQ(r.front().first->key().algo.vector_in, 1);
+    EXPECT_EQ(r.back().first->key().algo.vector_in, 1);
+  }
+}
+
 TEST(ConvDispatcher, ThirtyTwoBitOffsetsOnDevicesOnly) {
   registry reg;
   add(reg, make_conv_key(conv_direction::fwd, dtype::bf16, 128, 128, 32));

@@ -70,7 +70,8 @@ class conv_dispatcher {
   conv_selection select(const grouped_conv_problem& problem, const grouped_conv_args* args = nullptr,
                         bool explain_all = false) const;
 
-  // Every kernel that can run the problem, best first (for benchmarks and tuning).
+  // Every kernel that can run the problem, best first (for benchmarks and tuning), except a sm_90
+  // kernel that reads channel-padded copies where its 16-byte-vector twin can run it as well.
   std::vector<std::pair<std::shared_ptr<const conv_instance>, double>> ranked(
       const grouped_conv_problem& problem, const grouped_conv_args* args = nullptr) const;
 
