@@ -1,9 +1,15 @@
 // The flipped, transposed weights a backward-data runs its forward equivalent
 // with (kernels/conv/bwd_data_as_forward.hpp; per stride phase, that phase's
 // taps: bwd_data_phases.hpp, all phases in one launch): for each group and filter
-// tap, a (K/G) x (C/G) matrix written as (C/G) x (K/G) through a 32 x 32
-// shared-memory tile, so that both the reads (along c) and the writes (along k)
-// are coalesced. Every loop strides over the grid: any K/G, C/G, G and taps.
+// tap, a (K/G) x (C/G) matrix written as (C/G) x (K/G) through a shared-memory
+// tile, so that both the reads (along c) and the writes (along k) are coalesced.
+// Every loop strides over the grid: any K/G, C/G, G and taps.
+//
+// Two kernels: where every row, offset and pointer allows 16-byte vectors (C/G and K/G
+// multiples of 8 two-byte elements, the usual case), 64 x 64 tiles moved in 16-byte
+// vectors; else 32 x 32 tiles element by element. The copy is pure traffic (the
+// weights read and written once): a deep layer's weights (a U-Net bottleneck's 3x3
+// 1024 -> 1024: 18.9 MB) make it a large share of a small batch's backward-data.
 #pragma once
 
 #include <algorithm>
@@ -67,6 +73,81 @@ __global__ void __launch_bounds__(flip_transpose_tile * flip_transpose_rows)
   }
 }
 
+// The vector kernel's tile: 64 x 64 elements, read as rows of eight 16-byte vectors along c,
+// written as rows of eight along k. Shared memory holds it transposed ([c][k]) with rows of 66
+// elements (33 words): the scattered two-byte stores meet at most two to a bank, the
+// four-word row reads none.
+inline constexpr int flip_vector_tile = 64;
+inline constexpr int flip_vector_threads = 256;
+
+template <class T>
+__global__ void __launch_bounds__(flip_vector_threads)
+    flip_transpose_weights_vector_kernel(const T* __restrict__ w, T* __restrict__ wt,
+                                         const __grid_constant__ flipped_weights_batch b) {
+  static_assert(sizeof(T) == 2, "the vector copy moves two-byte elements eight to a vector");
+  allow_dependent_launch();
+  constexpr int tile = flip_vector_tile, vec = 8, pitch = tile + 2;
+  constexpr int rows_per_pass = flip_vector_threads / (tile / vec);  // 32
+  __shared__ __align__(16) T staged[tile][pitch];                     // [c][k]
+  const int row = int(threadIdx.x) / (tile / vec), chunk = int(threadIdx.x) % (tile / vec);
+  std::int64_t matrices = 0;
+  for (int j = 0; j < b.count; ++j) matrices += std::int64_t(b.map[j].groups) * b.map[j].taps;
+  for (std::int64_t z = blockIdx.z; z < matrices; z += gridDim.z) {
+    int j = 0;
+    std::int64_t gt = z;
+    for (; gt >= std::int64_t(b.map[j].groups) * b.map[j].taps; ++j) gt -= std::int64_t(b.map[j].groups) * b.map[j].taps;
+    const flipped_weights_map& m = b.map[j];
+    const int k_tiles = (m.kg + tile - 1) / tile, c_tiles = (m.cg + tile - 1) / tile;
+    const int g = int(gt / m.taps), tap = int(gt % m.taps);
+    const T* src = w + m.source(g, 0, 0, tap);
+    T* dst = wt + b.offset[j] + m.destination(g, 0, 0, tap);
+    for (int ky = blockIdx.y; ky < k_tiles; ky += gridDim.y)
+      for (int cx = blockIdx.x; cx < c_tiles; cx += gridDim.x) {
+        const int k0 = ky * tile, c0 = cx * tile;
+        // Both reads in flight before either is scattered (C/G and K/G are multiples of 8: a
+        // vector is wholly inside or wholly outside the matrix).
+        uint4 v[tile / rows_per_pass];
+#pragma unroll
+        for (int i = 0; i < tile / rows_per_pass; ++i) {
+          const int k = k0 + row + i * rows_per_pass, c = c0 + chunk * vec;
+          v[i] = k < m.kg && c < m.cg ? *reinterpret_cast<const uint4*>(src + k * m.src_k + c) : uint4{};
+        }
+#pragma unroll
+        for (int i = 0; i < tile / rows_per_pass; ++i) {
+          const T* e = reinterpret_cast<const T*>(&v[i]);
+#pragma unroll
+          for (int x = 0; x < vec; ++x) staged[chunk * vec + x][row + i * rows_per_pass] = e[x];
+        }
+        __syncthreads();
+#pragma unroll
+        for (int i = 0; i < tile / rows_per_pass; ++i) {
+          const int c = c0 + row + i * rows_per_pass, k = k0 + chunk * vec;
+          const auto* words = reinterpret_cast<const std::uint32_t*>(&staged[row + i * rows_per_pass][chunk * vec]);
+          if (k < m.kg && c < m.cg)
+            *reinterpret_cast<uint4*>(dst + c * m.dst_c + k) = uint4{words[0], words[1], words[2], words[3]};
+        }
+        __syncthreads();
+      }
+  }
+}
+
+// Whether every matrix of `b` moves in 16-byte vectors: two-byte elements, C/G and K/G
+// multiples of 8, and every row start, tap and group offset a multiple of 8 elements from
+// 16-byte aligned w and wt.
+template <class T>
+bool flip_transpose_vectorizes(const flipped_weights_batch& b, const void* w, const void* wt) {
+  if (sizeof(T) != 2 || reinterpret_cast<std::uintptr_t>(w) % 16 != 0 || reinterpret_cast<std::uintptr_t>(wt) % 16 != 0)
+    return false;
+  for (int j = 0; j < b.count; ++j) {
+    const flipped_weights_map& m = b.map[j];
+    std::int64_t strides[] = {m.src_g, m.src_k, m.src_s[0], m.src_s[1], m.src_s[2], m.dst_g,
+                              m.dst_c,  m.dst_s[0], m.dst_s[1], m.dst_s[2], b.offset[j], m.kg, m.cg};
+    for (std::int64_t s : strides)
+      if (s % 8 != 0) return false;
+  }
+  return true;
+}
+
 // Writes each map's w' (map[j].elements() elements at wt + offset[j]) from w, in one launch,
 // asynchronously on `stream`.
 template <class T>
@@ -80,10 +161,19 @@ status flip_transpose_weights(const flipped_weights_batch& b, const void* w, voi
     matrices += std::int64_t(b.map[j].groups) * b.map[j].taps;
   }
   if (matrices == 0 || kg == 0 || cg == 0) return status::ok();
-  const auto tiles = [](int n) { return unsigned(std::min(65535, (n + tile - 1) / tile)); };
-  const dim3 grid(tiles(cg), tiles(kg), unsigned(std::min<std::int64_t>(65535, matrices)));
-  flip_transpose_weights_kernel<T>
-      <<<grid, dim3(tile, flip_transpose_rows), 0, stream>>>(static_cast<const T*>(w), static_cast<T*>(wt), b);
+  const auto tiles = [](int n, int t) { return unsigned(std::min(65535, (n + t - 1) / t)); };
+  const unsigned z = unsigned(std::min<std::int64_t>(65535, matrices));
+  bool vector = false;
+  if constexpr (sizeof(T) == 2) {
+    if ((vector = flip_transpose_vectorizes<T>(b, w, wt))) {
+      constexpr int vt = flip_vector_tile;
+      flip_transpose_weights_vector_kernel<T><<<dim3(tiles(cg, vt), tiles(kg, vt), z), flip_vector_threads, 0,
+                                                stream>>>(static_cast<const T*>(w), static_cast<T*>(wt), b);
+    }
+  }
+  if (!vector)
+    flip_transpose_weights_kernel<T><<<dim3(tiles(cg, tile), tiles(kg, tile), z), dim3(tile, flip_transpose_rows), 0,
+                                       stream>>>(static_cast<const T*>(w), static_cast<T*>(wt), b);
   if (const cudaError_t err = cudaGetLastError(); err != cudaSuccess)
     return status::error(std::string("flipped weights copy launch: ") + cudaGetErrorString(err));
   return status::ok();
