@@ -5,11 +5,14 @@
 #include <chrono>
 #include <cmath>
 #include <csignal>
+#include <ctime>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <stdexcept>
+#include <string>
+#include <system_error>
 
 #include <fmt/format.h>
 
@@ -474,11 +477,41 @@ int finish_run(const bench_loop_outcome& outcome, std::size_t results, std::size
   return outcome.status ? outcome.status : exit_incomplete;
 }
 
+namespace {
+
+// Today's date (UTC) as YYYY-MM-DD.
+std::string utc_date() {
+  const std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char text[16];
+  std::strftime(text, sizeof text, "%Y-%m-%d", &utc);
+  return text;
+}
+
+// The commit the binary was packed with (benchmarks/carry.sh writes it to .carry/COMMIT beside
+// .carry/bin/), or empty where the binary does not run from a carry.
+std::string carried_commit() {
+  std::error_code ec;
+  const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) return "";
+  std::ifstream in(exe.parent_path().parent_path() / "COMMIT");
+  std::string commit;
+  std::getline(in, commit);
+  return commit;
+}
+
+}  // namespace
+
+// A record's date and commit: KDECL_BENCH_DATE / KDECL_BENCH_COMMIT where set, else today's date and
+// the carry's commit, so that no record goes without them.
 json common_fields(const bench_device& bd, const std::string& method, const bench_run_options& o) {
   const char* date = std::getenv("KDECL_BENCH_DATE");
   const char* commit = std::getenv("KDECL_BENCH_COMMIT");
+  std::string built = commit ? commit : carried_commit();
+  if (built.empty()) built = "unrecorded (set KDECL_BENCH_COMMIT)";
   return json{{"gpu", bd.name}, {"arch", to_string(bd.dev.arch)}, {"copy_bandwidth_gbs", bd.copy_gbs},
-              {"date", date ? date : ""}, {"commit", commit ? commit : ""}, {"method", method},
+              {"date", date ? std::string(date) : utc_date()}, {"commit", built}, {"method", method},
               {"top", o.top}, {"kernels_filter", o.kernels}};
 }
 
