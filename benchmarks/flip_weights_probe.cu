@@ -89,24 +89,14 @@ int main() {
       std::printf("%-32s the vector kernel does not apply\n", l.name);
       continue;
     }
-    int kg = 0, cg = 0;
-    std::int64_t matrices = 0;
-    for (int j = 0; j < b.count; ++j) {
-      kg = std::max(kg, b.map[j].kg);
-      cg = std::max(cg, b.map[j].cg);
-      matrices += std::int64_t(b.map[j].groups) * b.map[j].taps;
-    }
-    const auto tiles = [](int n, int t) { return unsigned((n + t - 1) / t); };
-    constexpr int et = kernels::cuda::flip_transpose_tile, vt = kernels::cuda::flip_vector_tile;
+    using namespace kernels::cuda;
     const double element_us = median_us([&] {
-      kernels::cuda::flip_transpose_weights_kernel<T>
-          <<<dim3(tiles(cg, et), tiles(kg, et), unsigned(matrices)), dim3(et, kernels::cuda::flip_transpose_rows)>>>(
-              static_cast<const T*>(w), static_cast<T*>(wt), b);
+      flip_transpose_weights_kernel<T><<<flip_grid(b, flip_transpose_tile), dim3(flip_transpose_tile, flip_transpose_rows)>>>(
+          static_cast<const T*>(w), static_cast<T*>(wt), b);
     });
     const double vector_us = median_us([&] {
-      kernels::cuda::flip_transpose_weights_vector_kernel<T>
-          <<<dim3(tiles(cg, vt), tiles(kg, vt), unsigned(matrices)), kernels::cuda::flip_vector_threads>>>(
-              static_cast<const T*>(w), static_cast<T*>(wt), b);
+      flip_transpose_weights_vector_kernel<T><<<flip_grid(b, flip_vector_tile), flip_vector_threads>>>(
+          static_cast<const T*>(w), static_cast<T*>(wt), b);
     });
     const double copy_us = median_us([&] { CHECK_CUDA(cudaMemcpyAsync(wt, w, bytes, cudaMemcpyDeviceToDevice)); });
     const double traffic = 2.0 * double(bytes);

@@ -40,7 +40,7 @@ kernels::cuda::flipped_weights_batch batch_of(const P& p, std::int64_t& elements
   return b;
 }
 
-// Runs the GPU copy of `p`'s weights (elements of `bytes` bytes, random bits) and compares with the host copy.
+// Runs the GPU copy of `p`'s weights (random bits, elements of T) and compares it with the host copy.
 template <class T>
 void check(const P& raw, bool expect_vector) {
   const P p = raw.normalized();

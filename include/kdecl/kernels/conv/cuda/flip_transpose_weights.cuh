@@ -33,7 +33,32 @@ struct flipped_weights_batch {
   flipped_weights_map map[flip_transpose_batch_max];
   std::int64_t offset[flip_transpose_batch_max];  // elements from wt
   int count = 0;
+
+  // (groups x taps) matrices over every map: the grid's z range.
+  __host__ __device__ std::int64_t matrices() const {
+    std::int64_t n = 0;
+    for (int j = 0; j < count; ++j) n += std::int64_t(map[j].groups) * map[j].taps;
+    return n;
+  }
 };
+
+// Copy z of a batch: its map, and the first element of its matrix on both sides, found once per
+// matrix so that the per-element offsets are a multiply-add (the tap decomposition's divisions
+// would otherwise dominate the copy).
+template <class T>
+struct flip_matrix {
+  const flipped_weights_map* m;
+  const T* src;
+  T* dst;
+};
+template <class T>
+__device__ flip_matrix<T> flip_matrix_of(const flipped_weights_batch& b, std::int64_t z, const T* w, T* wt) {
+  int j = 0;
+  for (; z >= std::int64_t(b.map[j].groups) * b.map[j].taps; ++j) z -= std::int64_t(b.map[j].groups) * b.map[j].taps;
+  const flipped_weights_map& m = b.map[j];
+  const int g = int(z / m.taps), tap = int(z % m.taps);
+  return {&m, w + m.source(g, 0, 0, tap), wt + b.offset[j] + m.destination(g, 0, 0, tap)};
+}
 
 template <class T>
 __global__ void __launch_bounds__(flip_transpose_tile * flip_transpose_rows)
@@ -42,20 +67,11 @@ __global__ void __launch_bounds__(flip_transpose_tile * flip_transpose_rows)
   allow_dependent_launch();  // the convolution after this pre-pass may start (dependent_launch.cuh)
   constexpr int tile = flip_transpose_tile;
   __shared__ T staged[tile][tile + 1];  // +1: the column reads of the write pass hit distinct banks
-  std::int64_t matrices = 0;
-  for (int j = 0; j < b.count; ++j) matrices += std::int64_t(b.map[j].groups) * b.map[j].taps;
+  const std::int64_t matrices = b.matrices();
   for (std::int64_t z = blockIdx.z; z < matrices; z += gridDim.z) {
-    int j = 0;
-    std::int64_t gt = z;
-    for (; gt >= std::int64_t(b.map[j].groups) * b.map[j].taps; ++j)  // the copy `z` falls in
-      gt -= std::int64_t(b.map[j].groups) * b.map[j].taps;
-    const flipped_weights_map& m = b.map[j];
+    const auto [mp, src, dst] = flip_matrix_of(b, z, w, wt);
+    const flipped_weights_map& m = *mp;
     const int k_tiles = (m.kg + tile - 1) / tile, c_tiles = (m.cg + tile - 1) / tile;
-    const int g = int(gt / m.taps), tap = int(gt % m.taps);
-    // The matrix's first element on both sides, once: the per-element offsets are then a
-    // multiply-add (the tap decomposition's divisions would otherwise dominate the copy).
-    const T* src = w + m.source(g, 0, 0, tap);
-    T* dst = wt + b.offset[j] + m.destination(g, 0, 0, tap);
     for (int ky = blockIdx.y; ky < k_tiles; ky += gridDim.y)
       for (int cx = blockIdx.x; cx < c_tiles; cx += gridDim.x) {
         const int k0 = ky * tile, c0 = cx * tile;
@@ -90,17 +106,11 @@ __global__ void __launch_bounds__(flip_vector_threads)
   constexpr int rows_per_pass = flip_vector_threads / (tile / vec);  // 32
   __shared__ __align__(16) T staged[tile][pitch];                     // [c][k]
   const int row = int(threadIdx.x) / (tile / vec), chunk = int(threadIdx.x) % (tile / vec);
-  std::int64_t matrices = 0;
-  for (int j = 0; j < b.count; ++j) matrices += std::int64_t(b.map[j].groups) * b.map[j].taps;
+  const std::int64_t matrices = b.matrices();
   for (std::int64_t z = blockIdx.z; z < matrices; z += gridDim.z) {
-    int j = 0;
-    std::int64_t gt = z;
-    for (; gt >= std::int64_t(b.map[j].groups) * b.map[j].taps; ++j) gt -= std::int64_t(b.map[j].groups) * b.map[j].taps;
-    const flipped_weights_map& m = b.map[j];
+    const auto [mp, src, dst] = flip_matrix_of(b, z, w, wt);
+    const flipped_weights_map& m = *mp;
     const int k_tiles = (m.kg + tile - 1) / tile, c_tiles = (m.cg + tile - 1) / tile;
-    const int g = int(gt / m.taps), tap = int(gt % m.taps);
-    const T* src = w + m.source(g, 0, 0, tap);
-    T* dst = wt + b.offset[j] + m.destination(g, 0, 0, tap);
     for (int ky = blockIdx.y; ky < k_tiles; ky += gridDim.y)
       for (int cx = blockIdx.x; cx < c_tiles; cx += gridDim.x) {
         const int k0 = ky * tile, c0 = cx * tile;
@@ -150,30 +160,32 @@ bool flip_transpose_vectorizes(const flipped_weights_batch& b, const void* w, co
 
 // Writes each map's w' (map[j].elements() elements at wt + offset[j]) from w, in one launch,
 // asynchronously on `stream`.
-template <class T>
-status flip_transpose_weights(const flipped_weights_batch& b, const void* w, void* wt, cudaStream_t stream) {
-  constexpr int tile = flip_transpose_tile;
+// The grid of a batch's copy in `tile` x `tile` tiles: x over C/G, y over K/G (the widest map's), z
+// over its matrices, each capped at 65535 (the kernels stride over the rest); empty (a zero
+// dimension) where there is nothing to copy.
+inline dim3 flip_grid(const flipped_weights_batch& b, int tile) {
   int kg = 0, cg = 0;
-  std::int64_t matrices = 0;
   for (int j = 0; j < b.count; ++j) {
     kg = std::max(kg, b.map[j].kg);
     cg = std::max(cg, b.map[j].cg);
-    matrices += std::int64_t(b.map[j].groups) * b.map[j].taps;
   }
-  if (matrices == 0 || kg == 0 || cg == 0) return status::ok();
-  const auto tiles = [](int n, int t) { return unsigned(std::min(65535, (n + t - 1) / t)); };
-  const unsigned z = unsigned(std::min<std::int64_t>(65535, matrices));
+  const auto tiles = [tile](int n) { return unsigned(std::min(65535, (n + tile - 1) / tile)); };
+  return dim3(tiles(cg), tiles(kg), unsigned(std::min<std::int64_t>(65535, b.matrices())));
+}
+
+template <class T>
+status flip_transpose_weights(const flipped_weights_batch& b, const void* w, void* wt, cudaStream_t stream) {
+  const dim3 grid = flip_grid(b, flip_transpose_tile);
+  if (grid.x == 0 || grid.y == 0 || grid.z == 0) return status::ok();
   bool vector = false;
   if constexpr (sizeof(T) == 2) {
-    if ((vector = flip_transpose_vectorizes<T>(b, w, wt))) {
-      constexpr int vt = flip_vector_tile;
-      flip_transpose_weights_vector_kernel<T><<<dim3(tiles(cg, vt), tiles(kg, vt), z), flip_vector_threads, 0,
-                                                stream>>>(static_cast<const T*>(w), static_cast<T*>(wt), b);
-    }
+    if ((vector = flip_transpose_vectorizes<T>(b, w, wt)))
+      flip_transpose_weights_vector_kernel<T><<<flip_grid(b, flip_vector_tile), flip_vector_threads, 0, stream>>>(
+          static_cast<const T*>(w), static_cast<T*>(wt), b);
   }
   if (!vector)
-    flip_transpose_weights_kernel<T><<<dim3(tiles(cg, tile), tiles(kg, tile), z), dim3(tile, flip_transpose_rows), 0,
-                                       stream>>>(static_cast<const T*>(w), static_cast<T*>(wt), b);
+    flip_transpose_weights_kernel<T><<<grid, dim3(flip_transpose_tile, flip_transpose_rows), 0, stream>>>(
+        static_cast<const T*>(w), static_cast<T*>(wt), b);
   if (const cudaError_t err = cudaGetLastError(); err != cudaSuccess)
     return status::error(std::string("flipped weights copy launch: ") + cudaGetErrorString(err));
   return status::ok();
