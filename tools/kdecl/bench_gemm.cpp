@@ -405,12 +405,7 @@ json bench_one(const gemm_dispatcher& disp, const gemm_problem& p, const bench_o
   for (std::size_t i = 0; i < names.size(); ++i) record(names[i], medians[i]);
   // What each launch costs the host, beside the GPU time of the same launches queued back to back:
   // small problems can be bound by the host (tensor maps, launch), and the timed turns measure that.
-  if (cuda && o.launch_cost)
-    for (std::size_t i = 0; i < names.size(); ++i) {
-      const launch_cost c = launch_cost_us(cuda, launchers[i]);
-      r[names[i]]["host_us"] = c.host_us;
-      r[names[i]]["queued_gpu_us"] = c.gpu_us;
-    }
+  record_launch_costs(r, cuda, o, names, launchers);
   if (best == sel.kernel) r["best_instance"] = r["dispatcher"];
   r["dispatcher"]["kernel"] = sel.kernel->name();
   r["dispatcher"]["estimated_us"] = sel.estimated_us;

@@ -206,6 +206,16 @@ launch_cost launch_cost_us(bool cuda, const std::function<void(int)>& launch, in
   return {host[host.size() / 2], gpu[gpu.size() / 2]};
 }
 
+void record_launch_costs(json& r, bool cuda, const bench_run_options& o, const std::vector<std::string>& names,
+                         const std::vector<std::function<void(int)>>& launchers) {
+  if (!cuda || !o.launch_cost) return;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    const launch_cost c = launch_cost_us(cuda, launchers[i]);
+    r[names[i]]["host_us"] = c.host_us;
+    r[names[i]]["queued_gpu_us"] = c.gpu_us;
+  }
+}
+
 void ramp_up(bool cuda, const std::function<void(int)>& launch, double ms) {
   if (!cuda) return;
   const double one = std::max(median_ms(cuda, launch, 1, 3), 1e-3);

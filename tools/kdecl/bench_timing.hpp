@@ -96,6 +96,9 @@ struct launch_cost {
   double host_us = 0, gpu_us = 0;
 };
 launch_cost launch_cost_us(bool cuda, const std::function<void(int)>& launch, int count = 50, int rounds = 5);
+// With --launch-cost, each launcher's launch_cost_us() into r[names[i]] as host_us and queued_gpu_us.
+void record_launch_costs(nlohmann::json& r, bool cuda, const bench_run_options& o, const std::vector<std::string>& names,
+                         const std::vector<std::function<void(int)>>& launchers);
 
 // Keeps the GPU busy with `launch` for about `ms` milliseconds of GPU time (CUDA only),
 // so that the SM clock has left its idle level before anything is timed: a few warm-up

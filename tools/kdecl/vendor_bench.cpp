@@ -72,12 +72,7 @@ void time_against_vendor(json& r, bool cuda, const bench_run_options& o, const s
   for (std::size_t i = 0; i < names.size(); ++i) record(names[i], medians[i]);
   // Small problems can be bound by the host (several launches, tensor maps): then the timed
   // turns measure the host's time, and these two figures show it.
-  if (cuda && o.launch_cost)
-    for (std::size_t i = 0; i < names.size(); ++i) {
-      const launch_cost c = launch_cost_us(cuda, launchers[i]);
-      r[names[i]]["host_us"] = c.host_us;
-      r[names[i]]["queued_gpu_us"] = c.gpu_us;
-    }
+  record_launch_costs(r, cuda, o, names, launchers);
   if (!candidates.empty()) {
     if (best == 0) r["best_instance"] = r["dispatcher"];
     r["dispatcher"]["kernel"] = candidates.front().name;
