@@ -9,6 +9,7 @@
 #include "kdecl/kernels/conv/bwd_data_as_forward.hpp"
 #include "kdecl/kernels/conv/direct_window.hpp"
 #include "kdecl/kernels/conv/halo_plan.hpp"
+#include "kdecl/kernels/conv/narrow_bwd_data_plan.hpp"
 #include "kdecl/kernels/conv/rows_plan.hpp"
 #include "kdecl/kernels/conv/cuda/sm80/conv_bwd_plan.hpp"
 
@@ -93,6 +94,27 @@ double staged_depthwise_estimate_us(const grouped_conv_key& key, const grouped_c
   return (std::max(memory_s, compute_s) / wave_share + 0.3 * std::min(memory_s, compute_s)) * 1e6 + 3.0;
 }
 
+// The narrow-channel backward-data path of the direct kernels (kernels/conv/narrow_bwd_data_plan.hpp):
+// its m16n8k16 MMAs (16 dx pixels of a phase x 8 channels x 16 dy channels, once per tap of the
+// phase) each wait for a 512-byte ldmatrix, so shared memory at 128 bytes per clock bounds them
+// to a quarter of the tensor peak; against every tensor once from memory. Element-wise staging
+// (keys narrower than 16 bytes) costs about as much again as the MMAs.
+double narrow_bwd_data_estimate_us(const grouped_conv_key& key, const grouped_conv_problem& p, double bandwidth) {
+  const arch::arch_spec& s = spec_of(key.algo.arch);
+  const double tensor_tflops = s.peak_tflops(p.compute_type) > 0 ? s.peak_tflops(p.compute_type) : 100.0;
+  double work = double(p.n);  // sum over phases of pixels x taps
+  for (int slot = 1; slot < 3; ++slot)
+    work *= phase_work(p.input_dims[slot], p.filter_dims[slot], p.stride_dims[slot], p.dilation_dims[slot],
+                       p.pad_left_dims[slot]);
+  const double k_steps = std::ceil(double(p.k) / kernels::narrow_bwd_data_plan::chunk_k) *
+                         (kernels::narrow_bwd_data_plan::chunk_k / 16);
+  const double mma_flops = work / 16.0 * k_steps * (2.0 * 16 * 8 * 16);
+  const bool vector16 = key.algo.vector_out * std::max(1, bits_of(p.out_type) / 8) == 16;
+  const double compute_s = mma_flops / (tensor_tflops * 1e12 * 0.25) * (vector16 ? 1.0 : 2.0);
+  const double memory_s = p.bytes() / bandwidth;
+  return (std::max(memory_s, compute_s) + 0.3 * std::min(memory_s, compute_s)) * 1e6 + 3.0;
+}
+
 // direct_conv (kernels/conv/cuda/direct/): bytes over bandwidth, or its CUDA-core
 // multiply-adds, whichever is longer. Bytes: every tensor once, the input's halo
 // re-read from L2 counted at a fifth; the multiply-adds run at 30% of the fp32
@@ -103,6 +125,9 @@ double direct_estimate_us(const grouped_conv_key& key, const grouped_conv_proble
   const double fp32_tflops = s.peak_tflops(dtype::fp32) > 0 ? s.peak_tflops(dtype::fp32) : 20.0;
   const double bandwidth = s.mem_bandwidth_gbs * 1e9 * 0.85;
   if (key.algo.stages == 2) return staged_depthwise_estimate_us(key, p, fp32_tflops, bandwidth);
+  if (key.sig.dir == conv_direction::bwd_data && !(p.c_per_group() == 1 && p.k_per_group() == 1) &&
+      kernels::narrow_bwd_data_plan::applies(p))
+    return narrow_bwd_data_estimate_us(key, p, bandwidth);
   const double tm = key.algo.tile.m, tn = key.algo.tile.n;
   const double rows = (tm - 1) * double(p.stride_dims[1]) + (double(p.filter_dims[1]) - 1) * double(p.dilation_dims[1]) + 1;
   const double cols = (tn - 1) * double(p.stride_dims[2]) + (double(p.filter_dims[2]) - 1) * double(p.dilation_dims[2]) + 1;

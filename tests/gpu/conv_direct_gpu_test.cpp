@@ -173,6 +173,71 @@ TEST(ConvDirectGpu, DispatcherPicksDirectForDepthwiseBackwardData) {
   }
 }
 
+// Dense backward-data of few input channels (stems): every direct_conv backward-data kernel runs it
+// on the narrow-channel path (kernels/conv/narrow_bwd_data_plan.hpp) and matches the host
+// reference: C = 1, 3 and 8, strides 1 to 3, a dimension with taps fewer than the stride (pixels no tap reaches),
+// dilation, asymmetric padding, K not a multiple of 8 or of the 32-channel chunk, several tiles
+// per phase, N = 1 and 3, 1-D. Keys of 16-byte vectors refuse K not a multiple of 8, naming
+// the vector; the dispatcher's choice on stems is a direct_conv kernel.
+TEST(ConvDirectGpu, NarrowChannelBackwardDataMatchesTheHostReference) {
+  auto dev = cuda_device();
+  if (!dev) GTEST_SKIP() << "no CUDA device";
+  conv_dispatcher dispatcher(*dev);
+  const std::vector<P> problems2 = {
+      P{}.batch(3).channels(3, 64).input_size({67, 75}).filter_size({7}).stride({2}).padding({3}),
+      P{}.batch(1).channels(1, 32).input_size({45, 131}).filter_size({3}).padding({0}),
+      P{}.batch(1).channels(3, 40).input_size({33, 29}).filter_size({3}).stride({2}).padding({0, 1}, {1, 0}),
+      P{}.batch(2).channels(8, 24).input_size({21, 40}).filter_size({5, 3}).dilation({2, 1}).padding({4, 1}),
+      P{}.batch(1).channels(2, 16).input_size({16, 25}).filter_size({2, 5}).stride({3, 2}).padding({0}),
+      P{}.batch(1).channels(4, 100).input_size({19, 23}).filter_size({4, 3}).stride({3, 2}).dilation({1, 2})
+          .padding({2, 1}, {1, 2}),
+  };
+  const std::vector<P> problems1 = {
+      P{}.batch(3).channels(3, 16).input_size({301}).filter_size({7}).stride({2}).padding({3}),
+      P{}.batch(1).channels(5, 72).input_size({97}).filter_size({5}).dilation({3}).padding({6}),
+  };
+  int total = 0;
+  for (const auto& k : direct_kernels_for(dev->arch)) {
+    const auto& s = k->key().sig;
+    if (s.dir != conv_direction::bwd_data) continue;
+    int checked = 0, seed = 700;
+    for (auto p : s.ndim == 1 ? problems1 : problems2) {
+      p.direction(s.dir).dtypes(s.in, s.wei, s.out).compute(s.compute).layout(s.lay);
+      if (auto why = conv_rejection(*k, p.normalized(), nullptr)) {
+        EXPECT_TRUE(k->key().algo.vector_out == 8 && p.k % 8 != 0 && why->find("vector") != std::string::npos)
+            << k->name() << " on " << p.describe() << ": " << *why;
+        continue;
+      }
+      auto r = run_and_check(dispatcher, p, k->name(), seed++);
+      EXPECT_TRUE(r.passed) << k->name() << " on " << p.describe() << ": error " << r.error << " > " << r.tolerance;
+      ++checked;
+    }
+    std::printf("%s: %d narrow-channel problems checked\n", k->name().c_str(), checked);
+    EXPECT_GE(checked, 2) << k->name();
+    total += checked;
+  }
+  EXPECT_GT(total, 0);
+  for (auto d : {dtype::bf16, dtype::fp16}) {
+    const P stems[] = {
+        P{}.batch(2).channels(3, 64).input_size({224, 224}).filter_size({7}).stride({2}).padding({3}).dtype(d),
+        P{}.batch(2).channels(3, 32).input_size({224, 224}).filter_size({3}).stride({2}).padding({1}).dtype(d),
+        P{}.batch(1).channels(1, 64).input_size({188, 188}).filter_size({3}).dtype(d),
+    };
+    // A patchify stem (no overlap between taps: one plain GEMM) stays with the implicit GEMM.
+    auto patchify = P{}.batch(2).channels(3, 96).input_size({224, 224}).filter_size({4}).stride({4}).dtype(d);
+    patchify.direction(conv_direction::bwd_data);
+    const auto rp = run_and_check(dispatcher, patchify, "", 23);
+    EXPECT_TRUE(rp.passed) << rp.kernel << " on " << patchify.describe() << ": error " << rp.error;
+    EXPECT_EQ(rp.kernel.find("direct_conv"), std::string::npos) << rp.kernel;
+    for (auto p : stems) {
+      p.direction(conv_direction::bwd_data);
+      auto r = run_and_check(dispatcher, p, "", 19);
+      EXPECT_TRUE(r.passed) << r.kernel << " on " << p.describe() << ": error " << r.error;
+      EXPECT_NE(r.kernel.find("direct_conv"), std::string::npos) << r.kernel << " chosen for " << p.describe();
+    }
+  }
+}
+
 // Depthwise backward weight: the dispatcher's choice is a direct_conv kernel (strides 2 and 3,
 // dilation 2, asymmetric padding, odd C), it matches the host reference, and two runs on the same
 // data (the dispatcher lending the split workspace) give the same bits.

@@ -275,6 +275,43 @@ TEST(ConvDispatcher, PaddedCopyKernelsGiveWayToTheirVectorTwins) {
   }
 }
 
+// Dense backward-data of at most 8 input channels whose taps overlap (stems): where a direct_conv
+// kernel takes it (its narrow-channel path), the implicit GEMMs are passed over; patchify stems
+// (no overlap), wider layers and the forward direction keep them.
+TEST(ConvDispatcher, NarrowChannelPathTakesStemsBackwardData) {
+  registry reg;
+  auto direct = make_conv_key(conv_direction::bwd_data, dtype::bf16, 8, 8, 64, arch_id::sm_90, pipeline::direct_conv, 1);
+  direct.algo.warps = {16, 1, 1};
+  direct.algo.warp_tile = {8, 1, 1};
+  add(reg, direct);
+  // A second direct key of 16-byte vectors: the estimate ranks it first (16-byte staging), the only one kept.
+  auto direct16 = direct;
+  direct16.algo.vector_in = direct16.algo.vector_out = 8;
+  add(reg, direct16);
+  add(reg, make_conv_key(conv_direction::bwd_data, dtype::bf16, 128, 64, 64, arch_id::sm_90, pipeline::tma_wgmma, 1));
+  add(reg, make_conv_key(conv_direction::fwd, dtype::bf16, 128, 64, 64, arch_id::sm_90, pipeline::tma_wgmma, 1));
+  conv_dispatcher d(sm90(), reg);
+  auto bwd = [](grouped_conv_problem p) { return p.dtype(dtype::bf16).direction(conv_direction::bwd_data); };
+  const auto resnet_stem = grouped_conv_problem{}.batch(32).channels(3, 64).input_size({224, 224}).filter_size({7})
+                               .stride({2}).padding({3});
+  const auto unet_stem = grouped_conv_problem{}.batch(1).channels(1, 64).input_size({572, 572}).filter_size({3});
+  for (const auto& stem : {resnet_stem, unet_stem}) {
+    const auto r = d.ranked(bwd(stem));
+    ASSERT_EQ(r.size(), 1u) << stem.describe();
+    EXPECT_EQ(r.front().first->key(), direct16);
+    const auto sel = d.select(bwd(stem));
+    ASSERT_TRUE(sel);
+    EXPECT_EQ(sel.kernel->key(), direct16);
+  }
+  const auto patchify = grouped_conv_problem{}.batch(1).channels(3, 96).input_size({224, 224}).filter_size({4})
+                            .stride({4});
+  // Off the narrow path the 16-byte direct key holds C = 3 to its vector: the GEMM and the other stay.
+  EXPECT_EQ(d.ranked(bwd(patchify)).size(), 2u);
+  const auto wide = grouped_conv_problem{}.batch(1).channels(16, 64).input_size({56, 56}).filter_size({3}).padding({1});
+  EXPECT_EQ(d.ranked(bwd(wide)).size(), 3u);
+  EXPECT_EQ(d.ranked(grouped_conv_problem(resnet_stem).dtype(dtype::bf16)).size(), 1u);  // forward: the GEMM
+}
+
 TEST(ConvDispatcher, ThirtyTwoBitOffsetsOnDevicesOnly) {
   registry reg;
   add(reg, make_conv_key(conv_direction::fwd, dtype::bf16, 128, 128, 32));

@@ -194,7 +194,8 @@ TEST(ShippedConvInstances, BackwardGpuKernelsArePlannedOffline) {
   EXPECT_EQ(deep.kernel->workspace_bytes(deep_p) % (128 * 128 * 9 * sizeof(float)), 0u) << "whole fp32 partials";
   EXPECT_EQ(shallow.kernel->workspace_bytes(layer(conv_direction::bwd_weight, 1, 7, 1).normalized()), 0u);
   // Three input channels (the RGB stem): no cp.async or 16-byte vector fits; the sm_90 kernels that
-  // read the input and weights element by element take it, 2-D and 3-D, in every direction.
+  // read the input and weights element by element take it, 2-D and 3-D, in every direction, but the
+  // 2-D backward-data, which goes to the direct kernels' narrow-channel path (16-byte dy staging).
   for (auto d : {conv_direction::fwd, conv_direction::bwd_data, conv_direction::bwd_weight})
     for (auto stem : {grouped_conv_problem{}.batch(1).channels(3, 64).input_size({224, 224}).filter_size({7})
                           .stride({2}).padding({3}),
@@ -204,6 +205,12 @@ TEST(ShippedConvInstances, BackwardGpuKernelsArePlannedOffline) {
       auto sel = dispatcher.select(stem);
       ASSERT_TRUE(sel) << stem.describe() << ": " << sel.explain();
       if (d == conv_direction::fwd && stem.ndim() == 2) continue;  // the direct kernel may take it too
+      if (d == conv_direction::bwd_data && stem.ndim() == 2) {
+        EXPECT_EQ(sel.kernel->key().algo.pipe, pipeline::direct_conv) << sel.kernel->name();
+        EXPECT_EQ(sel.kernel->key().algo.vector_out, 8) << sel.kernel->name();
+        EXPECT_EQ(sel.kernel->workspace_bytes(stem.normalized()), 0u) << sel.kernel->name();
+        continue;
+      }
       EXPECT_EQ(sel.kernel->key().algo.pipe, pipeline::tma_wgmma) << sel.kernel->name();
       EXPECT_EQ(sel.kernel->key().algo.vector_in, 1) << sel.kernel->name();
       // Forward and backward-weight read the input through a copy padded to 8 channels, in the workspace.
@@ -251,7 +258,7 @@ TEST(ShippedConvInstances, BackwardGpuKernelsArePlannedOffline) {
 
 // The direct backward-data kernels take grouped layers of stride 1 (ResNeXt's C/G = 4) as the forward
 // convolution of dY with the flipped weights, which they copy into the workspace; a strided grouped layer
-// is refused with the rule, and so is a dense one.
+// is refused with the rule, and so is a dense one of more than 8 input channels (stems take the narrow path).
 TEST(ShippedConvInstances, DirectBackwardDataTakesStrideOneGroupedLayers) {
   const auto grouped = [](std::int64_t stride) {
     return grouped_conv_problem{}.direction(conv_direction::bwd_data).batch(32).channels(128, 128).groups(32)
@@ -271,10 +278,18 @@ TEST(ShippedConvInstances, DirectBackwardDataTakesStrideOneGroupedLayers) {
     EXPECT_NE(why->find("and grouped layers (G > 1) of stride 1 only; G = 32, C/G = 4, K/G = 4, stride 2x2"),
               std::string::npos)
         << *why;
-    // A dense layer stays with the implicit GEMMs.
-    const auto dense = grouped_conv_problem{}.direction(conv_direction::bwd_data).batch(1).channels(1, 64)
-                           .input_size({572, 572}).filter_size({3}).dtype(dtype::bf16).normalized();
-    EXPECT_TRUE(conv_rejection(*k, dense, nullptr)) << k->name();
+    // A dense layer of at most 8 input channels takes the narrow-channel path (no workspace); a
+    // wider one stays with the implicit GEMMs.
+    const auto stem = grouped_conv_problem{}.direction(conv_direction::bwd_data).batch(1).channels(1, 64)
+                          .input_size({572, 572}).filter_size({3}).dtype(dtype::bf16).normalized();
+    EXPECT_FALSE(conv_rejection(*k, stem, nullptr)) << k->name();
+    EXPECT_EQ(k->workspace_bytes(stem), 0u) << k->name();
+    const auto dense = grouped_conv_problem{}.direction(conv_direction::bwd_data).batch(1).channels(16, 64)
+                           .input_size({56, 56}).filter_size({3}).padding({1}).dtype(dtype::bf16).normalized();
+    const auto dense_why = conv_rejection(*k, dense, nullptr);
+    ASSERT_TRUE(dense_why) << k->name();
+    EXPECT_NE(dense_why->find("dense layers of at most 8 input channels (1-D and 2-D)"), std::string::npos)
+        << *dense_why;
   }
   if (direct == 0) GTEST_SKIP() << "no CUDA convolution kernels in this build";
 }

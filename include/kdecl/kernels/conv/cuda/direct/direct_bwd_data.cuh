@@ -19,9 +19,13 @@
 // forward convolution of dy with the flipped, transposed weights (kernels/conv/
 // bwd_data_as_forward.hpp), run by the direct forward kernel of the same tile
 // (direct_fwd.cuh), whose grouped path the implicit GEMMs cannot match at so few channels;
-// the flipped copy (cuda/flip_transpose_weights.cuh) lives in the workspace. Dense layers
-// (G = 1) stay with the implicit GEMMs: the direct kernel is up to 20x slower there (a U-Net
-// stem, measured), and a selection model that has not seen a layer could still pick it.
+// the flipped copy (cuda/flip_transpose_weights.cuh) lives in the workspace.
+//
+// Dense layers (G = 1) of at most 8 input channels (stems), any stride: the narrow-channel
+// kernel (narrow_bwd_data.cuh: stride phases on tensor cores), whatever the key's tile; dy
+// staged in 16-byte copies by keys of 16-byte vectors (which then need K a multiple of 8),
+// element by element by the others. Other dense layers stay with the implicit GEMMs (the
+// CUDA-core direct kernel was up to 20x slower there: a U-Net stem, measured).
 #pragma once
 
 #include <algorithm>
@@ -39,6 +43,7 @@
 #include "kdecl/kernels/conv/bwd_data_as_forward.hpp"
 #include "kdecl/kernels/conv/cuda/direct/direct_config.cuh"
 #include "kdecl/kernels/conv/cuda/direct/direct_fwd.cuh"
+#include "kdecl/kernels/conv/cuda/direct/narrow_bwd_data.cuh"
 #include "kdecl/kernels/conv/cuda/flip_transpose_weights.cuh"
 #include "kdecl/kernels/cuda/device_types.cuh"
 #include "kdecl/kernels/cuda/stream_scratch.cuh"
@@ -189,8 +194,12 @@ struct conv_direct_bwd_data {
     return bytes + p.filter_dims[1] * p.filter_dims[2] * CB * 4;
   }
 
+  // A dense layer of few input channels: the narrow-channel kernel's.
+  static bool narrow(const grouped_conv_problem& p) { return !depthwise(p) && narrow_bwd_data_plan::applies(p); }
+
   static std::optional<std::string> why_not(const grouped_conv_problem& p, const grouped_conv_args& a) {
     if (depthwise(p) || p.dir != K.sig.dir) return depthwise_reason(p, a);
+    if (narrow(p)) return narrow_reason(p, a);
     if (!runs_as_forward(p)) return forward_refusal(p);
     if (p != p.normalized()) return std::string("problem is not normalized");
     if (!a.in || !a.wei || !a.out) return std::string("a tensor pointer (in, wei or out) is null");
@@ -200,6 +209,7 @@ struct conv_direct_bwd_data {
   static status run(const grouped_conv_problem& p, const grouped_conv_args& a, void* stream) {
     if (depthwise(p)) return run_depthwise(p, a, stream);
     if (auto why = why_not(p, a)) return status::error(*why);
+    if (narrow(p)) return narrow_bwd_data<T>::run(p, a, vector16, stream);
     if constexpr (has_forward) {
       const grouped_conv_problem f = forward_equivalent_of_bwd_data(p);
       const auto st = static_cast<cudaStream_t>(stream);
@@ -229,9 +239,35 @@ struct conv_direct_bwd_data {
   };
   using forward_type = std::conditional_t<has_forward, conv_direct_fwd<forward_key>, no_forward>;
 
+  // Keys of 16-byte vectors stage dy in 16-byte copies on the narrow-channel path.
+  static constexpr bool vector16 = V * int(sizeof(T)) == 16;
+
+  static std::optional<std::string> narrow_reason(const grouped_conv_problem& p, const grouped_conv_args& a) {
+    if (!p.has_signature(K.sig)) return std::string("problem signature differs from the kernel's");
+    if (p != p.normalized()) return std::string("problem is not normalized");
+    if (!a.in || !a.wei || !a.out) return std::string("a tensor pointer (in, wei or out) is null");
+    auto misaligned = [](const void* ptr, std::size_t bytes) { return reinterpret_cast<std::uintptr_t>(ptr) % bytes != 0; };
+    if (misaligned(a.in, sizeof(T)) || misaligned(a.wei, sizeof(T)) || misaligned(a.out, sizeof(T)))
+      return "direct_conv: in, wei and out must be aligned to " + std::to_string(sizeof(T)) + " bytes";
+    if constexpr (vector16) {
+      if (p.k % V != 0)
+        return "direct_conv bwd_data (narrow channels): K = " + std::to_string(p.k) +
+               " must be a multiple of the kernel's output-gradient vector of " + std::to_string(V) + " elements";
+      const auto& so = p.out_strides;
+      for (std::int64_t stride : {so.n, so.spatial[1], so.spatial[2]})
+        if (stride % V != 0)
+          return "direct_conv bwd_data (narrow channels): the output gradient's image and pixel strides must be "
+                 "multiples of the vector of " + std::to_string(V) + " elements";
+      if (misaligned(a.out, 16)) return std::string("direct_conv bwd_data (narrow channels): out must be 16-byte aligned");
+    }
+    const long capacity = narrow_bwd_data<T>::dynamic_capacity(arch::spec_of(K.algo.arch).direct_conv.smem_capacity);
+    return narrow_bwd_data_plan::why_not(p, capacity);
+  }
+
   static std::string forward_refusal(const grouped_conv_problem& p) {
-    return "direct_conv bwd_data computes depthwise layers (C/G = K/G = 1), and grouped layers (G > 1) of stride "
-           "1 only; G = " + std::to_string(p.g) + ", C/G = " + std::to_string(p.c_per_group()) + ", K/G = " +
+    return "direct_conv bwd_data computes depthwise layers (C/G = K/G = 1), dense layers of at most " +
+           std::to_string(narrow_bwd_data_plan::max_channels) +
+           " input channels (1-D and 2-D), and grouped layers (G > 1) of stride 1 only; G = " + std::to_string(p.g) + ", C/G = " + std::to_string(p.c_per_group()) + ", K/G = " +
            std::to_string(p.k_per_group()) + ", stride " + std::to_string(p.stride_dims[1]) + "x" +
            std::to_string(p.stride_dims[2]);
   }
