@@ -1,8 +1,13 @@
-// Direct depthwise backward-data convolutions (pipeline direct_conv,
+// Direct backward-data convolutions (pipeline direct_conv,
 // kernels/conv/cuda/direct/direct_bwd_data.cuh): the input gradient of depthwise
 // layers (C/G = K/G = 1), any stride without multiplying zeros; built for sm_80
-// and sm_90. 2-D NHWGC and 1-D NWGC, 16-bit data.
+// and sm_90. 2-D NHWGC and 1-D NWGC, 16-bit data. Dense layers of at most 8 input
+// channels (stems) run on the narrow-channel kernel, whose definition is included
+// here only (narrow_bwd_data_decl.cuh says why).
 #include "kdecl/declare/conv.hpp"
+#if defined(__CUDACC__) && !defined(__HIPCC__)
+#include "kdecl/kernels/conv/cuda/direct/narrow_bwd_data.cuh"
+#endif
 
 namespace {
 using namespace kdecl::dsl;

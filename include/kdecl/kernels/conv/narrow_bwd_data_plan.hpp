@@ -60,6 +60,10 @@ struct narrow_bwd_data_plan {
   static constexpr int threads = 256;      // 8 warps
   static constexpr int warps = threads / 32;
   static constexpr int max_groups_per_warp = 4;  // 16-pixel MMA rows per warp
+  // The kernel's static shared memory (its two tap lists), and the dynamic shared memory a block
+  // may then take on a target of `capacity` bytes.
+  static constexpr long static_smem = 2 * long(sizeof(narrow_taps));
+  static constexpr long dynamic_capacity(long capacity) { return capacity - static_smem; }
 
   // Whether a normalized problem is of the kind: a dense (G = 1) backward-data of at most 8
   // input channels, 1-D or 2-D, whose taps overlap along some dimension (a dilated filter longer

@@ -24,8 +24,9 @@
 // Dense layers (G = 1) of at most 8 input channels (stems), any stride: the narrow-channel
 // kernel (narrow_bwd_data.cuh: stride phases on tensor cores), whatever the key's tile; dy
 // staged in 16-byte copies by keys of 16-byte vectors (which then need K a multiple of 8),
-// element by element by the others. Other dense layers stay with the implicit GEMMs (the
-// CUDA-core direct kernel was up to 20x slower there: a U-Net stem, measured).
+// element by element by the others (its definition is included by instances/conv_direct_bwd_data.cpp
+// only: narrow_bwd_data_decl.cuh). Other dense layers stay with the implicit GEMMs (the CUDA-core
+// direct kernel was up to 20x slower there: a U-Net stem, measured).
 #pragma once
 
 #include <algorithm>
@@ -43,7 +44,8 @@
 #include "kdecl/kernels/conv/bwd_data_as_forward.hpp"
 #include "kdecl/kernels/conv/cuda/direct/direct_config.cuh"
 #include "kdecl/kernels/conv/cuda/direct/direct_fwd.cuh"
-#include "kdecl/kernels/conv/cuda/direct/narrow_bwd_data.cuh"
+#include "kdecl/kernels/conv/cuda/direct/narrow_bwd_data_decl.cuh"
+#include "kdecl/kernels/conv/narrow_bwd_data_plan.hpp"
 #include "kdecl/kernels/conv/cuda/flip_transpose_weights.cuh"
 #include "kdecl/kernels/cuda/device_types.cuh"
 #include "kdecl/kernels/cuda/stream_scratch.cuh"
@@ -260,7 +262,7 @@ struct conv_direct_bwd_data {
                  "multiples of the vector of " + std::to_string(V) + " elements";
       if (misaligned(a.out, 16)) return std::string("direct_conv bwd_data (narrow channels): out must be 16-byte aligned");
     }
-    const long capacity = narrow_bwd_data<T>::dynamic_capacity(arch::spec_of(K.algo.arch).direct_conv.smem_capacity);
+    const long capacity = narrow_bwd_data_plan::dynamic_capacity(arch::spec_of(K.algo.arch).direct_conv.smem_capacity);
     return narrow_bwd_data_plan::why_not(p, capacity);
   }
 

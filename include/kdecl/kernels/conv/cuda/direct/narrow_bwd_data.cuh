@@ -22,6 +22,7 @@
 
 #include "kdecl/conv/grouped_conv_problem.hpp"
 #include "kdecl/core/status.hpp"
+#include "kdecl/kernels/conv/cuda/direct/narrow_bwd_data_decl.cuh"
 #include "kdecl/kernels/conv/narrow_bwd_data_plan.hpp"
 #include "kdecl/kernels/cuda/device_types.cuh"
 #include "kdecl/kernels/cuda/sm80/ptx.cuh"
@@ -178,92 +179,84 @@ __global__ void __launch_bounds__(narrow_bwd_data_plan::threads)
   }
 }
 
+template <class T, int GPW>
+cudaError_t narrow_bwd_data_launch(const narrow_bwd_data_params& kp, dim3 grid, int smem, cudaStream_t stream) {
+  auto kernel = narrow_bwd_data_kernel<T, GPW>;
+  // The default limit (48 KiB) counts the static tap lists too.
+  if (smem + narrow_bwd_data_plan::static_smem > 48 * 1024) {
+    const cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+    if (err != cudaSuccess) return err;
+  }
+  kernel<<<grid, narrow_bwd_data_plan::threads, smem, stream>>>(kp);
+  return cudaGetLastError();
+}
+
 // The launch: the plan's tile for the device's shared memory, one block per tile, phase,
 // image and group.
 template <class T>
-struct narrow_bwd_data {
+status narrow_bwd_data<T>::run(const grouped_conv_problem& p, const grouped_conv_args& a, bool vector16,
+                               void* stream) {
   using plan = narrow_bwd_data_plan;
-  static constexpr long static_smem = 2 * long(sizeof(narrow_taps));
+  int dev = 0, smem_optin = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess) return status::error("no CUDA device");
+  cudaDeviceGetAttribute(&smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
+  const auto t = plan::tile_for(p, plan::dynamic_capacity(smem_optin));
+  if (!t)
+    return status::error("narrow-channel backward-data: no tile fits the device's " + std::to_string(smem_optin) +
+                         " bytes of shared memory per block");
+  if (p.n == 0 || p.c == 0) return status::ok();
+  const plan::dim_plan y = plan::plan_dim(p, 1), x = plan::plan_dim(p, 2);
+  const auto out = p.output_dims();
 
-  // The dynamic shared memory a block may take on a target of `capacity` bytes.
-  static long dynamic_capacity(long capacity) { return capacity - static_smem; }
+  narrow_bwd_data_params kp{};
+  kp.dy = a.out;
+  kp.wei = a.wei;
+  kp.dx = a.in;
+  kp.hi = int(p.input_dims[1]);
+  kp.wi = int(p.input_dims[2]);
+  kp.ho = int(out[1]);
+  kp.wo = int(out[2]);
+  kp.c = int(p.c_per_group());
+  kp.k = int(p.k_per_group());
+  kp.fy = int(p.filter_dims[1]);
+  kp.fx = int(p.filter_dims[2]);
+  kp.sy = int(p.stride_dims[1]);
+  kp.sx = int(p.stride_dims[2]);
+  kp.dly = int(p.dilation_dims[1]);
+  kp.dlx = int(p.dilation_dims[2]);
+  kp.py = int(p.pad_left_dims[1]);
+  kp.px = int(p.pad_left_dims[2]);
+  kp.dx_n = p.in_strides.n;
+  kp.dx_g = p.in_strides.g;
+  kp.dx_h = p.in_strides.spatial[1];
+  kp.dx_w = p.in_strides.spatial[2];
+  kp.dy_n = p.out_strides.n;
+  kp.dy_g = p.out_strides.g;
+  kp.dy_h = p.out_strides.spatial[1];
+  kp.dy_w = p.out_strides.spatial[2];
+  kp.w_g = p.wei_strides.g;
+  kp.w_k = p.wei_strides.n;
+  kp.w_y = p.wei_strides.spatial[1];
+  kp.w_x = p.wei_strides.spatial[2];
+  kp.th = t->th;
+  kp.tw = t->tw;
+  kp.tiles_x = (x.lattice + t->tw - 1) / t->tw;
+  kp.tiles = ((y.lattice + t->th - 1) / t->th) * kp.tiles_x;
+  kp.staged_bytes = int((t->th + y.spread) * (t->tw + x.spread) * plan::pitch * 2);
+  kp.vector16 = vector16 ? 1 : 0;
 
-  // `vector16`: dy staged in 16-byte copies (the caller checked K/G, the strides and dy's alignment).
-  static status run(const grouped_conv_problem& p, const grouped_conv_args& a, bool vector16, void* stream) {
-    int dev = 0, smem_optin = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess) return status::error("no CUDA device");
-    cudaDeviceGetAttribute(&smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
-    const auto t = plan::tile_for(p, dynamic_capacity(smem_optin));
-    if (!t)
-      return status::error("narrow-channel backward-data: no tile fits the device's " + std::to_string(smem_optin) +
-                           " bytes of shared memory per block");
-    if (p.n == 0 || p.c == 0) return status::ok();
-    const plan::dim_plan y = plan::plan_dim(p, 1), x = plan::plan_dim(p, 2);
-    const auto out = p.output_dims();
-
-    narrow_bwd_data_params kp{};
-    kp.dy = a.out;
-    kp.wei = a.wei;
-    kp.dx = a.in;
-    kp.hi = int(p.input_dims[1]);
-    kp.wi = int(p.input_dims[2]);
-    kp.ho = int(out[1]);
-    kp.wo = int(out[2]);
-    kp.c = int(p.c_per_group());
-    kp.k = int(p.k_per_group());
-    kp.fy = int(p.filter_dims[1]);
-    kp.fx = int(p.filter_dims[2]);
-    kp.sy = int(p.stride_dims[1]);
-    kp.sx = int(p.stride_dims[2]);
-    kp.dly = int(p.dilation_dims[1]);
-    kp.dlx = int(p.dilation_dims[2]);
-    kp.py = int(p.pad_left_dims[1]);
-    kp.px = int(p.pad_left_dims[2]);
-    kp.dx_n = p.in_strides.n;
-    kp.dx_g = p.in_strides.g;
-    kp.dx_h = p.in_strides.spatial[1];
-    kp.dx_w = p.in_strides.spatial[2];
-    kp.dy_n = p.out_strides.n;
-    kp.dy_g = p.out_strides.g;
-    kp.dy_h = p.out_strides.spatial[1];
-    kp.dy_w = p.out_strides.spatial[2];
-    kp.w_g = p.wei_strides.g;
-    kp.w_k = p.wei_strides.n;
-    kp.w_y = p.wei_strides.spatial[1];
-    kp.w_x = p.wei_strides.spatial[2];
-    kp.th = t->th;
-    kp.tw = t->tw;
-    kp.tiles_x = (x.lattice + t->tw - 1) / t->tw;
-    kp.tiles = ((y.lattice + t->th - 1) / t->th) * kp.tiles_x;
-    kp.staged_bytes = int((t->th + y.spread) * (t->tw + x.spread) * plan::pitch * 2);
-    kp.vector16 = vector16 ? 1 : 0;
-
-    const long smem = plan::smem_bytes(p, *t);
-    const dim3 grid(unsigned(long(kp.tiles) * kp.sy * kp.sx), unsigned(p.n), unsigned(p.g));
-    const auto s = static_cast<cudaStream_t>(stream);
-    cudaError_t err;
-    switch (t->groups_per_warp()) {
-      case 4: err = launch<4>(kp, grid, int(smem), s); break;
-      case 2: err = launch<2>(kp, grid, int(smem), s); break;
-      default: err = launch<1>(kp, grid, int(smem), s); break;
-    }
-    if (err != cudaSuccess)
-      return status::error(std::string("narrow-channel backward-data launch: ") + cudaGetErrorString(err));
-    return status::ok();
+  const long smem = plan::smem_bytes(p, *t);
+  const dim3 grid(unsigned(long(kp.tiles) * kp.sy * kp.sx), unsigned(p.n), unsigned(p.g));
+  const auto s = static_cast<cudaStream_t>(stream);
+  cudaError_t err;
+  switch (t->groups_per_warp()) {
+    case 4: err = narrow_bwd_data_launch<T, 4>(kp, grid, int(smem), s); break;
+    case 2: err = narrow_bwd_data_launch<T, 2>(kp, grid, int(smem), s); break;
+    default: err = narrow_bwd_data_launch<T, 1>(kp, grid, int(smem), s); break;
   }
-
- private:
-  template <int GPW>
-  static cudaError_t launch(const narrow_bwd_data_params& kp, dim3 grid, int smem, cudaStream_t stream) {
-    auto kernel = narrow_bwd_data_kernel<T, GPW>;
-    // The default limit (48 KiB) counts the static tap lists too.
-    if (smem + static_smem > 48 * 1024) {
-      const cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
-      if (err != cudaSuccess) return err;
-    }
-    kernel<<<grid, plan::threads, smem, stream>>>(kp);
-    return cudaGetLastError();
-  }
-};
+  if (err != cudaSuccess)
+    return status::error(std::string("narrow-channel backward-data launch: ") + cudaGetErrorString(err));
+  return status::ok();
+}
 
 }  // namespace kdecl::kernels::cuda::direct
