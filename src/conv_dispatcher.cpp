@@ -464,6 +464,11 @@ conv_selection conv_dispatcher::select(const grouped_conv_problem& problem, cons
           describe(p.fusion), sel.kernel->name(), advice);
     }
   }
+  // The direct keys' names do not say that they run stems' backward-data on tensor cores.
+  if (sel.kernel && sel.kernel->key().algo.pipe == pipeline::direct_conv && narrow_path_dominates(p))
+    sel.tier_notes.push_back(
+        "narrow-channel path: C <= 8 with overlapping taps runs one stride phase at a time on tensor cores "
+        "(kernels/conv/narrow_bwd_data_plan.hpp); the implicit GEMMs were passed over");
   if (!sel.kernel || explain_all) {
     // Why every kernel of this arch was refused, closest first.
     const problem_facts facts(p);

@@ -302,7 +302,14 @@ TEST(ConvDispatcher, NarrowChannelPathTakesStemsBackwardData) {
     const auto sel = d.select(bwd(stem));
     ASSERT_TRUE(sel);
     EXPECT_EQ(sel.kernel->key(), direct16);
+    EXPECT_NE(sel.explain().find("narrow-channel path: C <= 8 with overlapping taps"), std::string::npos)
+        << sel.explain();
   }
+  EXPECT_EQ(d.select(bwd(grouped_conv_problem{}.batch(1).channels(16, 64).input_size({56, 56}).filter_size({3})
+                             .padding({1})))
+                .explain()
+                .find("narrow-channel path"),
+            std::string::npos);
   const auto patchify = grouped_conv_problem{}.batch(1).channels(3, 96).input_size({224, 224}).filter_size({4})
                             .stride({4});
   // Off the narrow path the 16-byte direct key holds C = 3 to its vector: the GEMM and the other stay.
