@@ -154,8 +154,7 @@ std::optional<std::string> direct_vector_mismatch(const grouped_conv_key& k, con
   const int v = k.algo.vector_out;
   if (p.in_strides.g != p.c_per_group() || p.out_strides.g != p.k_per_group())
     return std::string("direct_conv reads channels packed across groups (group stride = channels per group)");
-  const bool narrow = k.sig.dir == conv_direction::bwd_data && !(p.c_per_group() == 1 && p.k_per_group() == 1) &&
-                      kernels::narrow_bwd_data_plan::applies(p);
+  const bool narrow = kernels::narrow_bwd_data_plan::applies(p);
   for (auto [what, channels] : {std::pair{"C", p.c}, {"K", p.k}})
     if (channels % v != 0 && !(narrow && *what == 'C'))
       return fmt::format("{} = {} channels is not a multiple of the kernel's channel vector of {} elements", what,
@@ -346,13 +345,10 @@ void pass_over_padded_twins(std::vector<std::pair<std::shared_ptr<const conv_ins
 // 0.56-0.65x). Where such a direct kernel is eligible, the others are passed over, and of the
 // direct kernels only the one the analytical estimate ranks first is kept (the learned model has
 // not seen the path: it picked among the keys at random; the estimate prefers 16-byte staging).
-bool narrow_path_dominates(const grouped_conv_problem& p) {
-  return kernels::narrow_bwd_data_plan::applies(p) && !(p.c == 1 && p.k == 1);
-}
 void prefer_narrow_channel_path(std::vector<std::pair<std::shared_ptr<const conv_instance>, double>>& eligible,
                                 const grouped_conv_problem& p) {
   auto direct = [](const auto& e) { return e.first->key().algo.pipe == pipeline::direct_conv; };
-  if (!narrow_path_dominates(p) || std::none_of(eligible.begin(), eligible.end(), direct)) return;
+  if (!kernels::narrow_bwd_data_plan::applies(p) || std::none_of(eligible.begin(), eligible.end(), direct)) return;
   std::erase_if(eligible, [&](const auto& e) { return !direct(e); });
   dispatch::rank_by_estimate(eligible);
   eligible.resize(1);
@@ -465,7 +461,7 @@ conv_selection conv_dispatcher::select(const grouped_conv_problem& problem, cons
     }
   }
   // The direct keys' names do not say that they run stems' backward-data on tensor cores.
-  if (sel.kernel && sel.kernel->key().algo.pipe == pipeline::direct_conv && narrow_path_dominates(p))
+  if (sel.kernel && sel.kernel->key().algo.pipe == pipeline::direct_conv && kernels::narrow_bwd_data_plan::applies(p))
     sel.tier_notes.push_back(
         "narrow-channel path: C <= 8 with overlapping taps runs one stride phase at a time on tensor cores "
         "(kernels/conv/narrow_bwd_data_plan.hpp); the implicit GEMMs were passed over");

@@ -125,8 +125,7 @@ double direct_estimate_us(const grouped_conv_key& key, const grouped_conv_proble
   const double fp32_tflops = s.peak_tflops(dtype::fp32) > 0 ? s.peak_tflops(dtype::fp32) : 20.0;
   const double bandwidth = s.mem_bandwidth_gbs * 1e9 * 0.85;
   if (key.algo.stages == 2) return staged_depthwise_estimate_us(key, p, fp32_tflops, bandwidth);
-  if (key.sig.dir == conv_direction::bwd_data && !(p.c_per_group() == 1 && p.k_per_group() == 1) &&
-      kernels::narrow_bwd_data_plan::applies(p))
+  if (key.sig.dir == conv_direction::bwd_data && kernels::narrow_bwd_data_plan::applies(p))
     return narrow_bwd_data_estimate_us(key, p, bandwidth);
   const double tm = key.algo.tile.m, tn = key.algo.tile.n;
   const double rows = (tm - 1) * double(p.stride_dims[1]) + (double(p.filter_dims[1]) - 1) * double(p.dilation_dims[1]) + 1;

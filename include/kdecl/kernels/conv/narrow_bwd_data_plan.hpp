@@ -66,15 +66,15 @@ struct narrow_bwd_data_plan {
   static constexpr long dynamic_capacity(long capacity) { return capacity - static_smem; }
 
   // Whether a normalized problem is of the kind: a dense (G = 1) backward-data of at most 8
-  // input channels, 1-D or 2-D, whose taps overlap along some dimension (a dilated filter longer
+  // input channels, not depthwise (C = K = 1: the direct depthwise kernel's), 1-D or 2-D, whose taps overlap along some dimension (a dilated filter longer
   // than the stride). The kernel indexes groups (grid z), but grouped layers of few channels per
   // group keep the kernels measured on them (merged groups, the direct forward path of stride 1)
   // until the narrow kernel is measured there. Without overlap (patchify stems, 1x1 layers) the
   // backward-data is one plain GEMM, which the implicit GEMMs run faster (ConvNeXt-T's 4x4
   // stride-4 stem at batch 32 on an H100: 118.7 us here, 46.8 us on the GEMM).
   static bool applies(const grouped_conv_problem& p) {
-    if (p.dir != conv_direction::bwd_data || p.g != 1 || p.c > max_channels || p.input_dims[0] != 1 ||
-        p.filter_dims[0] != 1)
+    if (p.dir != conv_direction::bwd_data || p.g != 1 || p.c > max_channels || (p.c == 1 && p.k == 1) ||
+        p.input_dims[0] != 1 || p.filter_dims[0] != 1)
       return false;
     for (int slot = 1; slot < 3; ++slot)
       if ((p.filter_dims[slot] - 1) * p.dilation_dims[slot] + 1 > p.stride_dims[slot]) return true;
@@ -108,28 +108,29 @@ struct narrow_bwd_data_plan {
   // Largest first; each holds 128 pixels or more (every warp has a row group).
   static constexpr std::array<tile, 6> tiles{{{8, 64}, {4, 64}, {2, 64}, {1, 128}, {4, 32}, {8, 16}}};
 
-  static long smem_bytes(const grouped_conv_problem& p, tile t) {
-    const dim_plan y = plan_dim(p, 1), x = plan_dim(p, 2);
+  static long smem_bytes(const dim_plan& y, const dim_plan& x, tile t) {
     const long rows = t.th + y.spread, cols = t.tw + x.spread;
     const long staged = rows * cols * pitch * 2;
     const long weights = long(y.taps) * x.taps * (chunk_k / 16) * 32 * 8;  // one uint2 per lane per (tap, k step)
     return staged + weights;
   }
+  static long smem_bytes(const grouped_conv_problem& p, tile t) { return smem_bytes(plan_dim(p, 1), plan_dim(p, 2), t); }
 
   // The first tile whose shared memory fits `capacity` and whose rows the lattice fills
   // (1-D layers: one row); else the first that fits.
   static std::optional<tile> tile_for(const grouped_conv_problem& p, long capacity) {
-    const int lattice_rows = plan_dim(p, 1).lattice;
+    const dim_plan y = plan_dim(p, 1), x = plan_dim(p, 2);
     for (const tile& t : tiles)
-      if (t.th <= lattice_rows && smem_bytes(p, t) <= capacity) return t;
+      if (t.th <= y.lattice && smem_bytes(y, x, t) <= capacity) return t;
     for (const tile& t : tiles)
-      if (smem_bytes(p, t) <= capacity) return t;
+      if (smem_bytes(y, x, t) <= capacity) return t;
     return std::nullopt;
   }
 
   static long least_smem(const grouped_conv_problem& p) {
-    long least = smem_bytes(p, tiles[0]);
-    for (const tile& t : tiles) least = std::min(least, smem_bytes(p, t));
+    const dim_plan y = plan_dim(p, 1), x = plan_dim(p, 2);
+    long least = smem_bytes(y, x, tiles[0]);
+    for (const tile& t : tiles) least = std::min(least, smem_bytes(y, x, t));
     return least;
   }
 

@@ -197,7 +197,7 @@ struct conv_direct_bwd_data {
   }
 
   // A dense layer of few input channels: the narrow-channel kernel's.
-  static bool narrow(const grouped_conv_problem& p) { return !depthwise(p) && narrow_bwd_data_plan::applies(p); }
+  static bool narrow(const grouped_conv_problem& p) { return narrow_bwd_data_plan::applies(p); }
 
   static std::optional<std::string> why_not(const grouped_conv_problem& p, const grouped_conv_args& a) {
     if (depthwise(p) || p.dir != K.sig.dir) return depthwise_reason(p, a);
