@@ -3,10 +3,15 @@
 // layers (C/G = K/G = 1), any stride without multiplying zeros; built for sm_80
 // and sm_90. 2-D NHWGC and 1-D NWGC, 16-bit data. Dense layers of at most 8 input
 // channels (stems) run on the narrow-channel kernel, whose definition is included
-// here only (narrow_bwd_data_decl.cuh says why).
+// here only (narrow_bwd_data_decl.cuh says why); 3-D stems reach it through the sm_90
+// implicit GEMM keys.
 #include "kdecl/declare/conv.hpp"
 #if defined(__CUDACC__) && !defined(__HIPCC__)
 #include "kdecl/kernels/conv/cuda/direct/narrow_bwd_data.cuh"
+// Defined here for every 16-bit type: the sm_90 backward-data keys of 3-D layers call it too
+// (stems of video models: conv_bwd_data_sm90.cuh), from other translation units.
+template struct kdecl::kernels::cuda::direct::narrow_bwd_data<__half>;
+template struct kdecl::kernels::cuda::direct::narrow_bwd_data<__nv_bfloat16>;
 #endif
 
 namespace {

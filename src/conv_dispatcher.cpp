@@ -339,17 +339,18 @@ void pass_over_padded_twins(std::vector<std::pair<std::shared_ptr<const conv_ins
 }
 
 // Dense backward-data of at most 8 input channels whose taps overlap (stems): the direct kernels
-// run it on their narrow-channel path (kernels/conv/narrow_bwd_data_plan.hpp: each stride phase on
-// tensor cores, dy staged once per phase), where the implicit GEMMs pad N = C to a 64-wide tile and
-// fetch dy from L2 once per tap (ResNet-50's and U-Net's stems on an H100: 2.0-2.2x cuDNN against
-// 0.56-0.65x). Where such a direct kernel is eligible, the others are passed over, and of the
-// direct kernels only the one the analytical estimate ranks first is kept (the learned model has
-// not seen the path: it picked among the keys at random; the estimate prefers 16-byte staging).
+// (1-D, 2-D) and the sm_90 implicit GEMM keys (3-D) run it on the narrow-channel path
+// (kernels/conv/narrow_bwd_data_plan.hpp: each stride phase on tensor cores, dy staged once per
+// phase), where the implicit GEMMs pad N = C to a 64-wide tile and fetch dy from L2 once per tap
+// (ResNet-50's and U-Net's stems on an H100: 2.0-2.2x cuDNN against 0.56-0.65x). Where a kernel on
+// the path is eligible, the others are passed over, and of those only the one the analytical
+// estimate ranks first is kept (the learned model has not seen the path: it picked among the keys at
+// random; the estimate prefers 16-byte staging).
 void prefer_narrow_channel_path(std::vector<std::pair<std::shared_ptr<const conv_instance>, double>>& eligible,
                                 const grouped_conv_problem& p) {
-  auto direct = [](const auto& e) { return e.first->key().algo.pipe == pipeline::direct_conv; };
-  if (!kernels::narrow_bwd_data_plan::applies(p) || std::none_of(eligible.begin(), eligible.end(), direct)) return;
-  std::erase_if(eligible, [&](const auto& e) { return !direct(e); });
+  auto on_path = [&](const auto& e) { return kernels::narrow_bwd_data_plan::runs_on_path(e.first->key(), p); };
+  if (std::none_of(eligible.begin(), eligible.end(), on_path)) return;
+  std::erase_if(eligible, [&](const auto& e) { return !on_path(e); });
   dispatch::rank_by_estimate(eligible);
   eligible.resize(1);
 }
@@ -382,7 +383,7 @@ std::vector<std::pair<std::shared_ptr<const conv_instance>, double>> conv_dispat
     const auto& e = *ep;
     if (!rejection(*e.kernel, p, args, nullptr, facts)) {
       const auto& key = e.kernel->key();
-      if (key.algo.pipe == pipeline::direct_conv) {
+      if (key.algo.pipe == pipeline::direct_conv || kernels::narrow_bwd_data_plan::runs_on_path(key, p)) {
         out.emplace_back(e.kernel, estimate_microseconds(key, p));
       } else {
         // A profile per kernel where the kernel changes the GEMM it runs: split-K (backward-weight),
@@ -460,11 +461,12 @@ conv_selection conv_dispatcher::select(const grouped_conv_problem& problem, cons
           describe(p.fusion), sel.kernel->name(), advice);
     }
   }
-  // The direct keys' names do not say that they run stems' backward-data on tensor cores.
-  if (sel.kernel && sel.kernel->key().algo.pipe == pipeline::direct_conv && kernels::narrow_bwd_data_plan::applies(p))
+  // The keys' names do not say that they run stems' backward-data on the narrow-channel kernel.
+  if (sel.kernel && kernels::narrow_bwd_data_plan::runs_on_path(sel.kernel->key(), p))
     sel.tier_notes.push_back(
         "narrow-channel path: C <= 8 with overlapping taps runs one stride phase at a time on tensor cores "
-        "(kernels/conv/narrow_bwd_data_plan.hpp); the implicit GEMMs were passed over");
+        "(kernels/conv/narrow_bwd_data_plan.hpp); the kernels that would run it as an implicit GEMM were passed "
+        "over");
   if (!sel.kernel || explain_all) {
     // Why every kernel of this arch was refused, closest first.
     const problem_facts facts(p);

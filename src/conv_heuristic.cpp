@@ -94,22 +94,26 @@ double staged_depthwise_estimate_us(const grouped_conv_key& key, const grouped_c
   return (std::max(memory_s, compute_s) / wave_share + 0.3 * std::min(memory_s, compute_s)) * 1e6 + 3.0;
 }
 
-// The narrow-channel backward-data path of the direct kernels (kernels/conv/narrow_bwd_data_plan.hpp):
+// The narrow-channel backward-data path (kernels/conv/narrow_bwd_data_plan.hpp: the direct kernels'
+// in 1-D and 2-D, the sm_90 implicit GEMM keys' in 3-D):
 // its m16n8k16 MMAs (16 dx pixels of a phase x 8 channels x 16 dy channels, once per tap of the
 // phase) each wait for a 512-byte ldmatrix, so shared memory at 128 bytes per clock bounds them
 // to a quarter of the tensor peak; against every tensor once from memory. Element-wise staging
-// (keys narrower than 16 bytes) costs about as much again as the MMAs.
+// (direct keys narrower than 16 bytes; the implicit GEMM keys stage 16 bytes where K/G allows) costs
+// about as much again as the MMAs.
 double narrow_bwd_data_estimate_us(const grouped_conv_key& key, const grouped_conv_problem& p, double bandwidth) {
   const arch::arch_spec& s = spec_of(key.algo.arch);
   const double tensor_tflops = s.peak_tflops(p.compute_type) > 0 ? s.peak_tflops(p.compute_type) : 100.0;
   double work = double(p.n);  // sum over phases of pixels x taps
-  for (int slot = 1; slot < 3; ++slot)
+  for (int slot = 0; slot < 3; ++slot)
     work *= phase_work(p.input_dims[slot], p.filter_dims[slot], p.stride_dims[slot], p.dilation_dims[slot],
                        p.pad_left_dims[slot]);
   const double k_steps = std::ceil(double(p.k) / kernels::narrow_bwd_data_plan::chunk_k) *
                          (kernels::narrow_bwd_data_plan::chunk_k / 16);
   const double mma_flops = work / 16.0 * k_steps * (2.0 * 16 * 8 * 16);
-  const bool vector16 = key.algo.vector_out * std::max(1, bits_of(p.out_type) / 8) == 16;
+  const bool vector16 = key.algo.pipe == pipeline::direct_conv
+                            ? key.algo.vector_out * std::max(1, bits_of(p.out_type) / 8) == 16
+                            : p.k % 8 == 0;
   const double compute_s = mma_flops / (tensor_tflops * 1e12 * 0.25) * (vector16 ? 1.0 : 2.0);
   const double memory_s = p.bytes() / bandwidth;
   return (std::max(memory_s, compute_s) + 0.3 * std::min(memory_s, compute_s)) * 1e6 + 3.0;
@@ -257,6 +261,8 @@ double group_padding_factor(const grouped_conv_key& key, const grouped_conv_prob
 
 double estimate_microseconds(const grouped_conv_key& key, const grouped_conv_problem& p) {
   if (key.algo.pipe == pipeline::direct_conv) return direct_estimate_us(key, p);
+  if (kernels::narrow_bwd_data_plan::runs_on_path(key, p))  // 3-D stems on the sm_90 keys
+    return narrow_bwd_data_estimate_us(key, p, spec_of(key.algo.arch).mem_bandwidth_gbs * 1e9 * 0.85);
   const kernel_profile kp = conv_kernel_profile(key);
   return estimate_microseconds(kp, conv_problem_profile(key, p, static_cast<int>(kp.processors))) *
          group_padding_factor(key, p);

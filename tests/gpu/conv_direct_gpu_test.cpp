@@ -15,6 +15,7 @@
 
 #include "kdecl/conv/conv_dispatcher.hpp"
 #include "kdecl/conv/grouped_conv_name.hpp"
+#include "kdecl/kernels/conv/narrow_bwd_data_plan.hpp"
 #include "kdecl/numeric/fill.hpp"
 #include "kdecl/runtime/buffer.hpp"
 #include "kdecl/runtime/conv_check.hpp"
@@ -235,6 +236,59 @@ TEST(ConvDirectGpu, NarrowChannelBackwardDataMatchesTheHostReference) {
       EXPECT_TRUE(r.passed) << r.kernel << " on " << p.describe() << ": error " << r.error;
       EXPECT_NE(r.kernel.find("direct_conv"), std::string::npos) << r.kernel << " chosen for " << p.describe();
     }
+  }
+}
+
+// 3-D stems (no direct_conv keys in 3-D): every sm_90 TMA + wgmma backward-data kernel of 16-bit
+// data runs them on the narrow-channel kernel (narrow_bwd_data_plan::runs_on_path) and matches the
+// host reference: R3D-18's 3x7x7 stride 1x2x2 stem at odd sizes, strides and dilation in depth,
+// overlap in depth only, K not a multiple of 8 (element-wise dy staging), C = 1 to 8, N = 1 and 2;
+// the dispatcher's choice on the stem is such a kernel and its explanation says so.
+TEST(ConvDirectGpu, NarrowChannelBackwardDataOfThreeDimensionalStemsMatchesTheHostReference) {
+  auto dev = cuda_device();
+  if (!dev) GTEST_SKIP() << "no CUDA device";
+  if (dev->arch != arch_id::sm_90) GTEST_SKIP() << "the 3-D path runs on the sm_90 implicit GEMM keys";
+  conv_dispatcher dispatcher(*dev);
+  const std::vector<P> problems = {
+      P{}.batch(2).channels(3, 64).input_size({5, 37, 45}).filter_size({3, 7, 7}).stride({1, 2, 2}).padding({1, 3, 3}),
+      P{}.batch(1).channels(2, 24).input_size({7, 9, 11}).filter_size({3}).stride({2}).padding({1, 0, 1}),
+      P{}.batch(1).channels(8, 40).input_size({9, 6, 13}).filter_size({2, 3, 1}).dilation({3, 1, 1})
+          .padding({2, 1, 0}, {1, 1, 0}),
+      P{}.batch(2).channels(1, 20).input_size({6, 17, 19}).filter_size({3, 1, 1}).padding({1, 0, 0}),
+      P{}.batch(1).channels(5, 37).input_size({4, 21, 18}).filter_size({3}).stride({1, 2, 3}).padding({1}),
+  };
+  int total = 0;
+  for (const auto& k : registry::global().all()) {
+    if (k.instance->op() != op_kind::grouped_conv || k.instance->arch() != dev->arch) continue;
+    const auto c = std::static_pointer_cast<const conv_instance>(k.instance);
+    const auto& s = c->key().sig;
+    if (s.dir != conv_direction::bwd_data || s.ndim != 3) continue;
+    int checked = 0, seed = 900;
+    for (auto p : problems) {
+      p.direction(s.dir).dtypes(s.in, s.wei, s.out).compute(s.compute).layout(s.lay);
+      if (!kernels::narrow_bwd_data_plan::runs_on_path(c->key(), p.normalized())) break;
+      if (auto why = conv_rejection(*c, p.normalized(), nullptr)) {
+        ADD_FAILURE() << c->name() << " refuses " << p.describe() << ": " << *why;
+        continue;
+      }
+      auto r = run_and_check(dispatcher, p, c->name(), seed++);
+      EXPECT_TRUE(r.passed) << c->name() << " on " << p.describe() << ": error " << r.error << " > " << r.tolerance;
+      ++checked;
+    }
+    if (checked) std::printf("%s: %d 3-D narrow-channel problems checked\n", c->name().c_str(), checked);
+    total += checked;
+  }
+  EXPECT_GT(total, 0) << "no sm_90 3-D backward-data kernel of 16-bit data registered";
+  for (auto d : {dtype::bf16, dtype::fp16}) {
+    auto stem = P{}.batch(2).channels(3, 64).input_size({8, 112, 112}).filter_size({3, 7, 7}).stride({1, 2, 2})
+                    .padding({1, 3, 3}).dtype(d);
+    stem.direction(conv_direction::bwd_data);
+    auto r = run_and_check(dispatcher, stem, "", 29);
+    EXPECT_TRUE(r.passed) << r.kernel << " on " << stem.describe() << ": error " << r.error;
+    const auto sel = dispatcher.select(stem.normalized());
+    ASSERT_TRUE(sel);
+    EXPECT_TRUE(kernels::narrow_bwd_data_plan::runs_on_path(sel.kernel->key(), stem.normalized())) << sel.kernel->name();
+    EXPECT_NE(sel.explain().find("narrow-channel path"), std::string::npos) << sel.explain();
   }
 }
 

@@ -2,6 +2,7 @@
 
 #include "conv_test_keys.hpp"
 #include "kdecl/conv/conv_dispatcher.hpp"
+#include "kdecl/kernels/conv/narrow_bwd_data_plan.hpp"
 
 #include <cstdint>
 #include <vector>
@@ -317,6 +318,42 @@ TEST(ConvDispatcher, NarrowChannelPathTakesStemsBackwardData) {
   const auto wide = grouped_conv_problem{}.batch(1).channels(16, 64).input_size({56, 56}).filter_size({3}).padding({1});
   EXPECT_EQ(d.ranked(bwd(wide)).size(), 3u);
   EXPECT_EQ(d.ranked(grouped_conv_problem(resnet_stem).dtype(dtype::bf16)).size(), 1u);  // forward: the GEMM
+}
+
+// 3-D stems (R3D-18's 3x7x7 stride 1x2x2, 3 -> 64) have no direct_conv keys: the sm_90 TMA + wgmma
+// backward-data keys of 16-bit data run them on the narrow-channel kernel (narrow_bwd_data_plan::
+// runs_on_path), and the dispatcher keeps one of them; cp.async and fp32 keys are not on the path.
+TEST(ConvDispatcher, NarrowChannelPathTakesThreeDimensionalStemsOnTheSm90Keys) {
+  auto three_d = [](grouped_conv_key k) {
+    k.sig.ndim = 3;
+    k.sig.lay = conv_layout::ndhwgc;
+    return k;
+  };
+  registry reg;
+  const auto tma = three_d(make_conv_key(conv_direction::bwd_data, dtype::bf16, 128, 64, 64, arch_id::sm_90,
+                                         pipeline::tma_wgmma, 1));
+  auto tma_wide = tma;
+  tma_wide.algo.tile = {128, 128, 64};
+  add(reg, tma);
+  add(reg, tma_wide);
+  add(reg, three_d(make_conv_key(conv_direction::bwd_data, dtype::bf16, 64, 64, 32, arch_id::sm_90, pipeline::cp_async, 1)));
+  const auto fp32_tma = three_d(make_conv_key(conv_direction::bwd_data, dtype::fp32, 128, 64, 32, arch_id::sm_90,
+                                              pipeline::tma_wgmma, 1));
+  add(reg, fp32_tma);
+  conv_dispatcher d(sm90(), reg);
+  const auto stem = grouped_conv_problem{}.batch(2).channels(3, 64).input_size({16, 112, 112}).filter_size({3, 7, 7})
+                        .stride({1, 2, 2}).padding({1, 3, 3}).direction(conv_direction::bwd_data);
+  const auto r = d.ranked(grouped_conv_problem(stem).dtype(dtype::bf16));
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r.front().first->key().algo.pipe, pipeline::tma_wgmma);
+  const auto sel = d.select(grouped_conv_problem(stem).dtype(dtype::bf16));
+  ASSERT_TRUE(sel);
+  EXPECT_NE(sel.explain().find("narrow-channel path"), std::string::npos) << sel.explain();
+  EXPECT_FALSE(kernels::narrow_bwd_data_plan::runs_on_path(fp32_tma, grouped_conv_problem(stem).dtype(dtype::fp32)));
+  // A 3-D layer of 64 input channels is no stem: every bf16 kernel stays a candidate.
+  const auto deep = grouped_conv_problem{}.batch(2).channels(64, 64).input_size({8, 28, 28}).filter_size({3})
+                        .padding({1}).direction(conv_direction::bwd_data).dtype(dtype::bf16);
+  EXPECT_EQ(d.ranked(deep).size(), 3u);
 }
 
 TEST(ConvDispatcher, ThirtyTwoBitOffsetsOnDevicesOnly) {

@@ -5,7 +5,8 @@
 // (i + base_y - min base_y, j + base_x - min base_x) per tap, dx pixel (phase + stride x
 // lattice index) stored where inside) and compared with the double reference: strides 1 to 3,
 // a dimension with fewer taps than the stride (pixels no tap reaches), dilation, asymmetric
-// padding, every tile shape, 1-D. Every dx pixel is stored exactly once. The GPU test
+// padding, every tile shape, 1-D, 3-D (per dx depth the depth taps that reach it, each staging
+// its dy plane, the sums carried over them). Every dx pixel is stored exactly once. The GPU test
 // (ConvDirectGpu) runs the kernel itself. Also: which problems the path takes, and its refusals.
 #include <gtest/gtest.h>
 
@@ -23,12 +24,14 @@ using P = grouped_conv_problem;
 using plan = kernels::narrow_bwd_data_plan;
 
 // dx of `p` (fp32, normalized) as the kernel computes it with tile `t`, in the reference's
-// logical order (n, y, x, c); `stores` counts each element's writes.
+// logical order (n, z, y, x, c); `stores` counts each element's writes.
 std::vector<double> narrow_emulation(const P& p, plan::tile t, const float* dy, const float* wei,
                                      std::vector<int>& stores) {
   const auto out = p.output_dims();
-  const int H = int(p.input_dims[1]), W = int(p.input_dims[2]), Ho = int(out[1]), Wo = int(out[2]);
+  const int D = int(p.input_dims[0]), H = int(p.input_dims[1]), W = int(p.input_dims[2]);
+  const int Do = int(out[0]), Ho = int(out[1]), Wo = int(out[2]);
   const int C = int(p.c), K = int(p.k), sy = int(p.stride_dims[1]), sx = int(p.stride_dims[2]);
+  const int sz = int(p.stride_dims[0]), pz = int(p.pad_left_dims[0]), dlz = int(p.dilation_dims[0]);
   const plan::dim_plan py = plan::plan_dim(p, 1), px = plan::plan_dim(p, 2);
   const int tiles_y = (py.lattice + t.th - 1) / t.th, tiles_x = (px.lattice + t.tw - 1) / t.tw;
   const auto& so = p.out_strides;
@@ -36,8 +39,9 @@ std::vector<double> narrow_emulation(const P& p, plan::tile t, const float* dy, 
   std::vector<double> dx(std::size_t(p.elements(conv_tensor::input)), std::nan(""));
   stores.assign(dx.size(), 0);
   for (int n = 0; n < p.n; ++n)
-    for (int phy = 0; phy < sy; ++phy)
-      for (int phx = 0; phx < sx; ++phx) {
+    for (int iz = 0; iz < D; ++iz)  // dx depths (one in 1-D and 2-D)
+      for (int phase = 0; phase < sy * sx; ++phase) {
+        const int phy = phase / sx, phx = phase % sx;
         const kernels::narrow_taps ty_list = kernels::narrow_phase_taps(
             phy, int(p.pad_left_dims[1]), int(p.filter_dims[1]), int(p.dilation_dims[1]), sy);
         const kernels::narrow_taps tx_list = kernels::narrow_phase_taps(
@@ -45,7 +49,10 @@ std::vector<double> narrow_emulation(const P& p, plan::tile t, const float* dy, 
         for (int ty = 0; ty < tiles_y; ++ty)
           for (int tx = 0; tx < tiles_x; ++tx) {
             std::vector<double> acc(std::size_t(t.th * t.tw * C), 0.0);
-            if (ty_list.count && tx_list.count) {
+            for (int fz = 0; fz < int(p.filter_dims[0]); ++fz) {
+              const int rz = iz + pz - fz * dlz;
+              if (rz < 0 || rz % sz != 0 || rz / sz >= Do || !ty_list.count || !tx_list.count) continue;
+              const int oz = rz / sz;
               const int min_by = ty_list.base[ty_list.count - 1], min_bx = tx_list.base[tx_list.count - 1];
               const int rows = t.th + ty_list.base[0] - min_by, cols = t.tw + tx_list.base[0] - min_bx;
               EXPECT_LE(rows, t.th + py.spread);
@@ -58,7 +65,9 @@ std::vector<double> narrow_emulation(const P& p, plan::tile t, const float* dy, 
                     const int oy = oy_lo + r, ox = ox_lo + col;
                     const bool inside = oy >= 0 && oy < Ho && ox >= 0 && ox < Wo;
                     staged[std::size_t((r * cols + col) * K + k)] =
-                        inside ? dy[n * so.n + oy * so.spatial[1] + ox * so.spatial[2] + k * so.c] : 0.0;
+                        inside ? dy[n * so.n + oz * so.spatial[0] + oy * so.spatial[1] + ox * so.spatial[2] +
+                                    k * so.c]
+                               : 0.0;
                   }
               for (int a = 0; a < ty_list.count; ++a)
                 for (int b = 0; b < tx_list.count; ++b)
@@ -69,8 +78,8 @@ std::vector<double> narrow_emulation(const P& p, plan::tile t, const float* dy, 
                         double sum = 0;
                         for (int k = 0; k < K; ++k)
                           sum += staged[std::size_t((r * cols + col) * K + k)] *
-                                 wei[k * sw.n + ty_list.tap[a] * sw.spatial[1] + tx_list.tap[b] * sw.spatial[2] +
-                                     c * sw.c];
+                                 wei[k * sw.n + fz * sw.spatial[0] + ty_list.tap[a] * sw.spatial[1] +
+                                     tx_list.tap[b] * sw.spatial[2] + c * sw.c];
                         acc[std::size_t((i * t.tw + j) * C + c)] += sum;
                       }
                     }
@@ -80,7 +89,7 @@ std::vector<double> narrow_emulation(const P& p, plan::tile t, const float* dy, 
                 const int iy = phy + sy * (ty * t.th + i), ix = phx + sx * (tx * t.tw + j);
                 if (iy >= H || ix >= W) continue;
                 for (int c = 0; c < C; ++c) {
-                  const std::size_t logical = std::size_t(((std::int64_t(n) * H + iy) * W + ix) * C + c);
+                  const std::size_t logical = std::size_t((((std::int64_t(n) * D + iz) * H + iy) * W + ix) * C + c);
                   dx[logical] = acc[std::size_t((i * t.tw + j) * C + c)];
                   ++stores[logical];
                 }
@@ -100,6 +109,12 @@ TEST(NarrowBwdData, TheKernelsAddressingComputesTheInputGradient) {
       P{}.batch(1).channels(4, 9).input_size({11, 13}).filter_size({4, 3}).stride({3, 2}).dilation({1, 2})
           .padding({2, 1}, {1, 2}),
       P{}.batch(2).channels(3, 7).input_size({1, 70}).filter_size({1, 7}).stride({1, 2}).padding({0, 3}),  // 1-D
+      // 3-D: R3D-18's stem (3x7x7, stride 1x2x2), strides in depth, depth dilation, overlap in depth only.
+      P{}.batch(2).channels(3, 10).input_size({5, 19, 22}).filter_size({3, 7, 7}).stride({1, 2, 2}).padding({1, 3, 3}),
+      P{}.batch(1).channels(2, 9).input_size({7, 9, 11}).filter_size({3, 3, 3}).stride({2, 2, 2}).padding({1, 0, 1}),
+      P{}.batch(1).channels(4, 8).input_size({9, 6, 7}).filter_size({2, 3, 1}).dilation({3, 1, 1})
+          .padding({2, 1, 0}, {1, 1, 0}),
+      P{}.batch(1).channels(1, 6).input_size({6, 8, 8}).filter_size({3, 1, 1}).padding({1, 0, 0}),
   };
   int seed = 11;
   for (const P& raw : cases) {
@@ -157,7 +172,7 @@ TEST(NarrowBwdData, WhichLayersTakeThePathAndItsRefusals) {
   EXPECT_TRUE(plan::applies(bwd(P{}.batch(1).channels(8, 64).input_size({32, 32}).filter_size({3}).padding({1}))));
   EXPECT_FALSE(plan::applies(bwd(P{}.batch(1).channels(9, 64).input_size({32, 32}).filter_size({3}).padding({1}))));
   EXPECT_FALSE(plan::applies(bwd(P{}.batch(1).channels(16, 16).groups(4).input_size({9, 9}).filter_size({3}))));
-  EXPECT_FALSE(plan::applies(bwd(P{}.batch(1).channels(3, 8).input_size({4, 9, 9}).filter_size({3}))));  // 3-D
+  EXPECT_TRUE(plan::applies(bwd(P{}.batch(1).channels(3, 8).input_size({4, 9, 9}).filter_size({3}))));  // 3-D
   EXPECT_FALSE(plan::applies(P{}.batch(1).channels(3, 64).input_size({32, 32}).filter_size({3}).normalized()));
   // No overlap between taps (patchify, 1x1): one plain GEMM, the implicit GEMMs' case.
   EXPECT_FALSE(plan::applies(bwd(P{}.batch(1).channels(3, 96).input_size({224, 224}).filter_size({4}).stride({4}))));

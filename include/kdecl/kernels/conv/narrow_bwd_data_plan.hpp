@@ -25,6 +25,7 @@
 #include <optional>
 #include <string>
 
+#include "kdecl/conv/grouped_conv_key.hpp"
 #include "kdecl/conv/grouped_conv_problem.hpp"
 
 namespace kdecl::kernels {
@@ -66,19 +67,40 @@ struct narrow_bwd_data_plan {
   static constexpr long dynamic_capacity(long capacity) { return capacity - static_smem; }
 
   // Whether a normalized problem is of the kind: a dense (G = 1) backward-data of at most 8
-  // input channels, not depthwise (C = K = 1: the direct depthwise kernel's), 1-D or 2-D, whose taps overlap along some dimension (a dilated filter longer
-  // than the stride). The kernel indexes groups (grid z), but grouped layers of few channels per
-  // group keep the kernels measured on them (merged groups, the direct forward path of stride 1)
-  // until the narrow kernel is measured there. Without overlap (patchify stems, 1x1 layers) the
-  // backward-data is one plain GEMM, which the implicit GEMMs run faster (ConvNeXt-T's 4x4
-  // stride-4 stem at batch 32 on an H100: 118.7 us here, 46.8 us on the GEMM).
+  // input channels, not depthwise (C = K = 1: the direct depthwise kernel's), 1-D, 2-D or 3-D,
+  // whose taps overlap along some dimension (a dilated filter longer than the stride). The kernel
+  // indexes groups (grid z), but grouped layers of few channels per group keep the kernels
+  // measured on them (merged groups, the direct forward path of stride 1) until the narrow kernel
+  // is measured there. Without overlap (patchify stems, 1x1 layers) the backward-data is one plain
+  // GEMM, which the implicit GEMMs run faster (ConvNeXt-T's 4x4 stride-4 stem at batch 32 on an
+  // H100: 118.7 us here, 46.8 us on the GEMM). 1-D and 2-D layers take the path on the
+  // direct_conv keys, 3-D ones on the sm_90 implicit GEMM keys (runs_on_path).
   static bool applies(const grouped_conv_problem& p) {
-    if (p.dir != conv_direction::bwd_data || p.g != 1 || p.c > max_channels || (p.c == 1 && p.k == 1) ||
-        p.input_dims[0] != 1 || p.filter_dims[0] != 1)
-      return false;
-    for (int slot = 1; slot < 3; ++slot)
+    if (p.dir != conv_direction::bwd_data || p.g != 1 || p.c > max_channels || (p.c == 1 && p.k == 1)) return false;
+    for (int slot = 0; slot < 3; ++slot)
       if ((p.filter_dims[slot] - 1) * p.dilation_dims[slot] + 1 > p.stride_dims[slot]) return true;
     return false;
+  }
+
+  // Whether a kernel of key `k` runs a problem the path applies to on the narrow kernel: the
+  // direct_conv backward-data keys (1-D and 2-D: there are no 3-D direct keys) and, for 3-D layers,
+  // the sm_90 TMA + wgmma backward-data keys of 16-bit data (cuda/sm90/conv_bwd_data_sm90.cuh), so
+  // that no new key changes the kernel set the learned model was trained on.
+  static bool runs_on_path(const grouped_conv_key& k, const grouped_conv_problem& p) {
+    if (k.sig.dir != conv_direction::bwd_data || !applies(p)) return false;
+    if (k.algo.pipe == pipeline::direct_conv) return true;
+    return k.sig.ndim == 3 && k.algo.pipe == pipeline::tma_wgmma && k.algo.arch == arch_id::sm_90 &&
+           (k.sig.in == dtype::fp16 || k.sig.in == dtype::bf16);
+  }
+
+  // Whether dy can be staged in 16-byte copies (16-bit data): K/G a multiple of 8, dy's image,
+  // depth (where deeper than 1), row and pixel strides multiples of 8 elements, dy 16-byte aligned.
+  static bool dy_in_16_bytes(const grouped_conv_problem& p, const void* dy) {
+    const auto out = p.output_dims();
+    const auto& so = p.out_strides;
+    if (p.k % 8 != 0 || so.n % 8 != 0 || so.spatial[1] % 8 != 0 || so.spatial[2] % 8 != 0) return false;
+    if (out[0] > 1 && so.spatial[0] % 8 != 0) return false;
+    return reinterpret_cast<std::uintptr_t>(dy) % 16 == 0;
   }
 
   // Per dimension (slot 1 = H, 2 = W): the largest spread of base(f) over a phase's taps,
@@ -136,7 +158,7 @@ struct narrow_bwd_data_plan {
 
   // Why the narrow kernel cannot run a normalized problem of its kind, or nothing.
   static std::optional<std::string> why_not(const grouped_conv_problem& p, long capacity) {
-    for (int slot = 1; slot < 3; ++slot)
+    for (int slot = 0; slot < 3; ++slot)
       if (p.filter_dims[slot] > max_filter)
         return "the narrow-channel backward-data kernel takes filters of at most " + std::to_string(max_filter) +
                " taps per dimension; this one has " + std::to_string(p.filter_dims[slot]);
@@ -151,9 +173,10 @@ struct narrow_bwd_data_plan {
              std::to_string(capacity);
     const dim_plan y = plan_dim(p, 1), x = plan_dim(p, 2);
     const std::int64_t blocks = std::int64_t((y.lattice + t->th - 1) / t->th) * ((x.lattice + t->tw - 1) / t->tw) *
-                                p.stride_dims[1] * p.stride_dims[2];
+                                p.stride_dims[1] * p.stride_dims[2] * p.input_dims[0];
     if (blocks > 2147483647)
-      return "the narrow-channel backward-data kernel's grid takes at most 2^31 - 1 tiles per image; this layer has " +
+      return "the narrow-channel backward-data kernel's grid takes at most 2^31 - 1 tiles per image (tiles x "
+             "phases x depth); this layer has " +
              std::to_string(blocks);
     return std::nullopt;
   }

@@ -4,8 +4,9 @@
 // kernels (direct_bwd_data.cuh) for such layers. sm_80 and later (mma.sync, ldmatrix,
 // cp.async), 16-bit data, fp32 accumulation.
 //
-// A block computes a th x tw tile of one stride phase's lattice of dx pixels of one image
-// and group. Per chunk of 32 dy channels it stages the dy pixels the tile's taps read
+// A block computes a th x tw tile of one stride phase's lattice of dx pixels of one image,
+// dx depth (3-D) and group. Per depth tap of that depth's phase (one for 1-D and 2-D: the
+// accumulators carry over the depth taps) and per chunk of 32 dy channels it stages the dy pixels the tile's taps read
 // ((th + spread_y) x (tw + spread_x) pixels, 80 bytes each) and, per tap of the phase and
 // 16 channels, the weights as the lanes' B fragments (C padded to 8 with zeros); then each
 // warp runs its 16-pixel row groups through every tap: one ldmatrix.x4 (a row address per
@@ -33,12 +34,12 @@ struct narrow_bwd_data_params {
   const void* dy;
   const void* wei;
   void* dx;
-  int hi, wi, ho, wo;           // dx (computed) and dy (read) sizes
+  int di, hi, wi, dout, ho, wo;  // dx (computed) and dy (read) sizes
   int c, k;                     // channels per group of dx and dy
-  int fy, fx, sy, sx, dly, dlx, py, px;
-  long long dx_n, dx_g, dx_h, dx_w;  // element strides; channels packed
-  long long dy_n, dy_g, dy_h, dy_w;
-  long long w_g, w_k, w_y, w_x;
+  int fz, fy, fx, sz, sy, sx, dlz, dly, dlx, pz, py, px;
+  long long dx_n, dx_g, dx_d, dx_h, dx_w;  // element strides; channels packed
+  long long dy_n, dy_g, dy_d, dy_h, dy_w;
+  long long w_g, w_k, w_z, w_y, w_x;
   int th, tw;                   // tile of a phase's lattice
   int tiles_x, tiles;           // tiles along the lattice width; tiles per phase
   int staged_bytes;             // the largest staged dy tile (a multiple of 16); the weights follow
@@ -69,7 +70,8 @@ __global__ void __launch_bounds__(narrow_bwd_data_plan::threads)
 
   const int tid = int(threadIdx.x), lane = tid & 31, warp = tid >> 5;
   const int phases = p.sy * p.sx;
-  const int phase = int(blockIdx.x) % phases, tile = int(blockIdx.x) / phases;
+  const int phase = int(blockIdx.x) % phases, tile = int(blockIdx.x) / phases % p.tiles;
+  const int iz = int(blockIdx.x) / phases / p.tiles;  // the dx depth (0 in 1-D and 2-D)
   const int phy = phase / p.sx, phx = phase % p.sx;
   const int ty = tile / p.tiles_x, tx = tile % p.tiles_x;
   const long long n = blockIdx.y, g = blockIdx.z;
@@ -93,8 +95,8 @@ __global__ void __launch_bounds__(narrow_bwd_data_plan::threads)
     T* dy_s = reinterpret_cast<T*>(smem);
     const std::uint32_t dy_s_addr = sm80::smem_address(dy_s);
     uint2* w_s = reinterpret_cast<uint2*>(smem + p.staged_bytes);
-    const T* dy = static_cast<const T*>(p.dy) + n * p.dy_n + g * p.dy_g;
-    const T* w = static_cast<const T*>(p.wei) + g * p.w_g;
+    const T* dy_image = static_cast<const T*>(p.dy) + n * p.dy_n + g * p.dy_g;
+    const T* w_group = static_cast<const T*>(p.wei) + g * p.w_g;
 
     // Each lane's ldmatrix row (pixel) and channel half, per row group: its offset in the
     // staged tile for the phase's first tap offsets (0, 0).
@@ -108,59 +110,67 @@ __global__ void __launch_bounds__(narrow_bwd_data_plan::threads)
 
     const int staged_pixels = rows * cols;
     const int weight_slots = ny * nx * KS * 32;
-    for (int k0 = 0; k0 < p.k; k0 += KC) {
-      __syncthreads();  // the previous chunk's reads are done
-      if (p.vector16) {
-        for (int v = tid; v < staged_pixels * (KC / 8); v += THREADS) {
-          const int part = v % (KC / 8), pix = v / (KC / 8);
-          const int oy = oy_lo + pix / cols, ox = ox_lo + pix % cols, kk = k0 + part * 8;
-          const bool inside = oy >= 0 && oy < p.ho && ox >= 0 && ox < p.wo && kk < p.k;
-          const T* src = inside ? dy + oy * p.dy_h + ox * p.dy_w + kk : dy;
-          sm80::cp_async<16>(dy_s_addr + std::uint32_t((pix * PITCH + part * 8) * 2), src, inside ? 16 : 0);
-        }
-      } else {
-        for (int e = tid; e < staged_pixels * KC; e += THREADS) {
-          const int ch = e % KC, pix = e / KC;
-          const int oy = oy_lo + pix / cols, ox = ox_lo + pix % cols, kk = k0 + ch;
-          const bool inside = oy >= 0 && oy < p.ho && ox >= 0 && ox < p.wo && kk < p.k;
-          dy_s[pix * PITCH + ch] = inside ? dy[oy * p.dy_h + ox * p.dy_w + kk] : T(0.0f);
-        }
-      }
-      // B fragments: lane l holds w[k][c = l / 4] for k = 2 (l % 4) + {0, 1} and + {8, 9}.
-      for (int e = tid; e < weight_slots; e += THREADS) {
-        const int l = e & 31, step = (e >> 5) % KS, t = (e >> 5) / KS;
-        const int c = l >> 2, kb = k0 + step * 16 + (l & 3) * 2;
-        const T* wt = w + taps_y.tap[t / nx] * p.w_y + taps_x.tap[t % nx] * p.w_x + c;
-        auto at = [&](int kk) { return kk < p.k && c < p.c ? wt[kk * p.w_k] : T(0.0f); };
-        w_s[e] = make_uint2(pack_pair(at(kb), at(kb + 1)), pack_pair(at(kb + 8), at(kb + 9)));
-      }
-      if (p.vector16) {
-        sm80::cp_async_commit();
-        sm80::cp_async_wait<0>();
-      }
-      __syncthreads();
-
-      for (int a = 0; a < ny; ++a)
-        for (int b = 0; b < nx; ++b) {
-          const int tap_offset = ((taps_y.base[a] - min_by) * cols + taps_x.base[b] - min_bx) * PITCH;
-          const uint2* wt = w_s + (a * nx + b) * KS * 32 + lane;
-#pragma unroll
-          for (int step = 0; step < KS; ++step) {
-            const uint2 bw = wt[step * 32];
-            const std::uint32_t bf[2] = {bw.x, bw.y};
-#pragma unroll
-            for (int q = 0; q < GPW; ++q) {
-              std::uint32_t af[4];
-              sm80::ldmatrix_x4(af, dy_s_addr + std::uint32_t((lane_offset[q] + tap_offset + step * 16) * 2));
-              narrow_mma<T>(acc[q], af, bf);
-            }
+    // The depth taps that reach dx depth iz (the same for the whole block): dy depth oz = (iz + pz -
+    // fz * dlz) / sz where exact and inside dy. 1-D and 2-D layers have the one tap fz = 0 at oz = iz = 0.
+    for (int fz = 0; fz < p.fz; ++fz) {
+      const int rz = iz + p.pz - fz * p.dlz;
+      if (rz < 0 || rz % p.sz != 0 || rz / p.sz >= p.dout) continue;
+      const T* dy = dy_image + (rz / p.sz) * p.dy_d;
+      const T* w = w_group + fz * p.w_z;
+      for (int k0 = 0; k0 < p.k; k0 += KC) {
+        __syncthreads();  // the previous chunk's reads are done
+        if (p.vector16) {
+          for (int v = tid; v < staged_pixels * (KC / 8); v += THREADS) {
+            const int part = v % (KC / 8), pix = v / (KC / 8);
+            const int oy = oy_lo + pix / cols, ox = ox_lo + pix % cols, kk = k0 + part * 8;
+            const bool inside = oy >= 0 && oy < p.ho && ox >= 0 && ox < p.wo && kk < p.k;
+            const T* src = inside ? dy + oy * p.dy_h + ox * p.dy_w + kk : dy;
+            sm80::cp_async<16>(dy_s_addr + std::uint32_t((pix * PITCH + part * 8) * 2), src, inside ? 16 : 0);
+          }
+        } else {
+          for (int e = tid; e < staged_pixels * KC; e += THREADS) {
+            const int ch = e % KC, pix = e / KC;
+            const int oy = oy_lo + pix / cols, ox = ox_lo + pix % cols, kk = k0 + ch;
+            const bool inside = oy >= 0 && oy < p.ho && ox >= 0 && ox < p.wo && kk < p.k;
+            dy_s[pix * PITCH + ch] = inside ? dy[oy * p.dy_h + ox * p.dy_w + kk] : T(0.0f);
           }
         }
+        // B fragments: lane l holds w[k][c = l / 4] for k = 2 (l % 4) + {0, 1} and + {8, 9}.
+        for (int e = tid; e < weight_slots; e += THREADS) {
+          const int l = e & 31, step = (e >> 5) % KS, t = (e >> 5) / KS;
+          const int c = l >> 2, kb = k0 + step * 16 + (l & 3) * 2;
+          const T* wt = w + taps_y.tap[t / nx] * p.w_y + taps_x.tap[t % nx] * p.w_x + c;
+          auto at = [&](int kk) { return kk < p.k && c < p.c ? wt[kk * p.w_k] : T(0.0f); };
+          w_s[e] = make_uint2(pack_pair(at(kb), at(kb + 1)), pack_pair(at(kb + 8), at(kb + 9)));
+        }
+        if (p.vector16) {
+          sm80::cp_async_commit();
+          sm80::cp_async_wait<0>();
+        }
+        __syncthreads();
+
+        for (int a = 0; a < ny; ++a)
+          for (int b = 0; b < nx; ++b) {
+            const int tap_offset = ((taps_y.base[a] - min_by) * cols + taps_x.base[b] - min_bx) * PITCH;
+            const uint2* wt = w_s + (a * nx + b) * KS * 32 + lane;
+#pragma unroll
+            for (int step = 0; step < KS; ++step) {
+              const uint2 bw = wt[step * 32];
+              const std::uint32_t bf[2] = {bw.x, bw.y};
+#pragma unroll
+              for (int q = 0; q < GPW; ++q) {
+                std::uint32_t af[4];
+                sm80::ldmatrix_x4(af, dy_s_addr + std::uint32_t((lane_offset[q] + tap_offset + step * 16) * 2));
+                narrow_mma<T>(acc[q], af, bf);
+              }
+            }
+          }
+      }
     }
   }
 
   // Lane l holds pixels l / 4 and l / 4 + 8 of its row groups, channels 2 (l % 4) + {0, 1}.
-  T* dx = static_cast<T*>(p.dx) + n * p.dx_n + g * p.dx_g;
+  T* dx = static_cast<T*>(p.dx) + n * p.dx_n + g * p.dx_g + iz * p.dx_d;
   const int c0 = (lane & 3) * 2;
 #pragma unroll
   for (int q = 0; q < GPW; ++q) {
@@ -192,7 +202,7 @@ cudaError_t narrow_bwd_data_launch(const narrow_bwd_data_params& kp, dim3 grid, 
 }
 
 // The launch: the plan's tile for the device's shared memory, one block per tile, phase,
-// image and group.
+// dx depth, image and group.
 template <class T>
 status narrow_bwd_data<T>::run(const grouped_conv_problem& p, const grouped_conv_args& a, bool vector16,
                                void* stream) {
@@ -212,30 +222,39 @@ status narrow_bwd_data<T>::run(const grouped_conv_problem& p, const grouped_conv
   kp.dy = a.out;
   kp.wei = a.wei;
   kp.dx = a.in;
+  kp.di = int(p.input_dims[0]);
   kp.hi = int(p.input_dims[1]);
   kp.wi = int(p.input_dims[2]);
+  kp.dout = int(out[0]);
   kp.ho = int(out[1]);
   kp.wo = int(out[2]);
   kp.c = int(p.c_per_group());
   kp.k = int(p.k_per_group());
+  kp.fz = int(p.filter_dims[0]);
   kp.fy = int(p.filter_dims[1]);
   kp.fx = int(p.filter_dims[2]);
+  kp.sz = int(p.stride_dims[0]);
   kp.sy = int(p.stride_dims[1]);
   kp.sx = int(p.stride_dims[2]);
+  kp.dlz = int(p.dilation_dims[0]);
   kp.dly = int(p.dilation_dims[1]);
   kp.dlx = int(p.dilation_dims[2]);
+  kp.pz = int(p.pad_left_dims[0]);
   kp.py = int(p.pad_left_dims[1]);
   kp.px = int(p.pad_left_dims[2]);
   kp.dx_n = p.in_strides.n;
   kp.dx_g = p.in_strides.g;
+  kp.dx_d = p.in_strides.spatial[0];
   kp.dx_h = p.in_strides.spatial[1];
   kp.dx_w = p.in_strides.spatial[2];
   kp.dy_n = p.out_strides.n;
   kp.dy_g = p.out_strides.g;
+  kp.dy_d = p.out_strides.spatial[0];
   kp.dy_h = p.out_strides.spatial[1];
   kp.dy_w = p.out_strides.spatial[2];
   kp.w_g = p.wei_strides.g;
   kp.w_k = p.wei_strides.n;
+  kp.w_z = p.wei_strides.spatial[0];
   kp.w_y = p.wei_strides.spatial[1];
   kp.w_x = p.wei_strides.spatial[2];
   kp.th = t->th;
@@ -246,7 +265,7 @@ status narrow_bwd_data<T>::run(const grouped_conv_problem& p, const grouped_conv
   kp.vector16 = vector16 ? 1 : 0;
 
   const long smem = plan::smem_bytes(p, *t);
-  const dim3 grid(unsigned(long(kp.tiles) * kp.sy * kp.sx), unsigned(p.n), unsigned(p.g));
+  const dim3 grid(unsigned(long(kp.tiles) * kp.sy * kp.sx * kp.di), unsigned(p.n), unsigned(p.g));
   const auto s = static_cast<cudaStream_t>(stream);
   cudaError_t err;
   switch (t->groups_per_warp()) {

@@ -24,6 +24,11 @@
 // stem and downsampling) skip it too: the same rrr GEMM on W as stored writes each dY
 // pixel's taps x C/G values into the workspace, and one copy scatters them to their
 // patches' dx pixels (kernels/conv/bwd_data_patches.hpp, cuda/scatter_patches.cuh).
+// 3-D layers of at most 8 input channels whose taps overlap (video stems: R3D-18's 3x7x7, 3 -> 64)
+// skip it too: the narrow-channel kernel (cuda/direct/narrow_bwd_data.cuh) runs each stride phase
+// on mma.sync with dy staged once per depth tap, where the implicit GEMM would pad N = C = 3 to its
+// tile and read dy from L2 once per tap (1-D and 2-D stems take it on the direct_conv keys;
+// narrow_bwd_data_plan::runs_on_path).
 // Entry point: sm90::conv_bwd_data<K> with the conv_kernel contract (kernels/conv/conv_kernel.hpp).
 #pragma once
 
@@ -38,11 +43,14 @@
 
 #include <cuda_runtime.h>
 
+#include "kdecl/arch/arch.hpp"
 #include "kdecl/conv/grouped_conv_problem.hpp"
 #include "kdecl/core/status.hpp"
 #include "kdecl/kernels/conv/bwd_data_as_forward.hpp"
 #include "kdecl/kernels/conv/bwd_data_patches.hpp"
 #include "kdecl/kernels/conv/bwd_data_phases.hpp"
+#include "kdecl/kernels/conv/narrow_bwd_data_plan.hpp"
+#include "kdecl/kernels/conv/cuda/direct/narrow_bwd_data_decl.cuh"
 #include "kdecl/kernels/conv/cuda/flip_transpose_weights.cuh"
 #include "kdecl/kernels/conv/cuda/scatter_patches.cuh"
 #include "kdecl/kernels/conv/cuda/zero_pixel_rows.cuh"
@@ -81,19 +89,26 @@ struct conv_bwd_data {
   // A patchify layer's GEMM rows (with the slack to align them), or every phase's w', each
   // aligned, and the slack to align the first.
   static std::size_t workspace_bytes(const grouped_conv_problem& p) {
-    if (!bwd_data_as_gemm_reason(p)) return 0;
+    if (narrow_bwd_data_plan::runs_on_path(K, p) || !bwd_data_as_gemm_reason(p)) return 0;
     if (runs_as_patch_gemm(p, stand_in_args())) return align + patch_rows_bytes(p);
     return workspace_bytes(bwd_data_phases(p));
   }
 
   static std::optional<std::string> why_not(const grouped_conv_problem& p, const grouped_conv_args& a) {
     if (auto why = problem_reason(p, a)) return why;
+    if (narrow_bwd_data_plan::runs_on_path(K, p)) return narrow_reason(p, a);
     if (runs_as_gemm(p, a) || runs_as_patch_gemm(p, a)) return std::nullopt;
     return phases_reason(bwd_data_phases(p), a);
   }
 
   static status run(const grouped_conv_problem& p, const grouped_conv_args& a, void* stream) {
     if (auto why = problem_reason(p, a)) return status::error(*why);
+    if constexpr (sizeof(data_t) == 2) {  // runs_on_path holds for 16-bit keys only
+      if (narrow_bwd_data_plan::runs_on_path(K, p)) {
+        if (auto why = narrow_reason(p, a)) return status::error(*why);
+        return direct::narrow_bwd_data<data_t>::run(p, a, narrow_bwd_data_plan::dy_in_16_bytes(p, a.out), stream);
+      }
+    }
     if (runs_as_gemm(p, a)) return pointwise::run(pointwise_problem(p), pointwise_args(a), stream);
     const auto st = static_cast<cudaStream_t>(stream);
     if (runs_as_patch_gemm(p, a)) return run_patch_gemm(p, a, st);
@@ -179,6 +194,17 @@ struct conv_bwd_data {
     const status done = zero_pixel_rows<data_t>(a.in, zeros, st);
     zeros.count = 0;
     return done;
+  }
+
+  // A 3-D stem on the narrow-channel kernel: element-aligned tensors (dy is staged in 16-byte
+  // copies only where dy_in_16_bytes allows it) and the kernel's own limits.
+  static std::optional<std::string> narrow_reason(const grouped_conv_problem& p, const grouped_conv_args& a) {
+    for (const void* ptr : {a.in, a.wei, a.out})
+      if (reinterpret_cast<std::uintptr_t>(ptr) % sizeof(data_t) != 0)
+        return "sm90 conv bwd_data (narrow channels): in, wei and out must be aligned to " +
+               std::to_string(sizeof(data_t)) + " bytes";
+    return narrow_bwd_data_plan::why_not(
+        p, narrow_bwd_data_plan::dynamic_capacity(arch::spec_of(K.algo.arch).direct_conv.smem_capacity));
   }
 
   static std::optional<std::string> problem_reason(const grouped_conv_problem& p, const grouped_conv_args& a) {
