@@ -7,6 +7,10 @@
 //   kdecl_launch_cost_probe [M N K ...]   (default: 16 768 768, 32 1000 768, 128 1024 1024)
 //   kdecl_launch_cost_probe offline       select() alone on an offline sm_90 device, for a
 //                                         profiler on a machine without a GPU
+//   kdecl_launch_cost_probe conv          the same pieces for backward-data convolutions (batch-1
+//                                         layers whose launch the host can hold up: stride 1 and 2,
+//                                         2-D and 3-D, a stem); `conv offline`: select() and why_not()
+//                                         on an offline sm_90 device
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -17,6 +21,7 @@
 
 #include <cuda_runtime.h>
 
+#include "kdecl/conv/conv_dispatcher.hpp"
 #include "kdecl/gemm/gemm_dispatcher.hpp"
 #include "kdecl/gemm/gemm_heuristic.hpp"
 #include "kdecl/kernels/cuda/device_info.cuh"
@@ -64,9 +69,86 @@ int offline_select() {
   return 0;
 }
 
+// Batch-1 backward-data layers of ResNet-50 and R3D-18 (benchmarks/shapes/conv_*.csv) and R3D-18's stem.
+std::vector<kdecl::grouped_conv_problem> conv_layers() {
+  using P = kdecl::grouped_conv_problem;
+  std::vector<P> out = {
+      P{}.batch(1).channels(512, 512).input_size({14, 14}).filter_size({3}).stride({2}).padding({1}),
+      P{}.batch(1).channels(256, 256).input_size({14, 14}).filter_size({3}).padding({1}),
+      P{}.batch(1).channels(128, 256).input_size({8, 28, 28}).filter_size({3}).stride({2}).padding({1}),
+      P{}.batch(1).channels(3, 64).input_size({16, 112, 112}).filter_size({3, 7, 7}).stride({1, 2, 2}).padding({1, 3, 3}),
+  };
+  for (auto& p : out) p.dtype(kdecl::dtype::bf16).direction(kdecl::conv_direction::bwd_data);
+  return out;
+}
+
+// The host's pieces of a backward-data launch; offline (no GPU): select() and the kernel's why_not()
+// with stand-in pointers, which is what run() repeats before its launches.
+int conv_costs(const kdecl::device& dev, bool offline) {
+  using namespace kdecl;
+  conv_dispatcher dispatcher(dev);
+  for (const auto& layer : conv_layers()) {
+    const auto p = layer.normalized();
+    std::vector<buffer> tensors;
+    grouped_conv_args args;
+    alignas(256) static char stand_in[3][256];
+    if (offline) {
+      args = {stand_in[0], stand_in[1], stand_in[2]};
+    } else {
+      for (auto t : {conv_tensor::input, conv_tensor::weight, conv_tensor::output})
+        tensors.emplace_back(dev, std::size_t(p.span(t)) * 2);
+      args = {tensors[0].data(), tensors[1].data(), tensors[2].data()};
+    }
+    const auto sel = dispatcher.select(p, &args);
+    std::printf("%s\n  %s\n", p.describe().c_str(), sel ? sel.kernel->name().c_str() : sel.explain().c_str());
+    if (!sel) continue;
+    report("  dispatcher.select (cached)", host_ns([&] { (void)dispatcher.select(p, &args); }, false));
+    report("  problem validate() + normalized()", host_ns([&] { (void)p.validate(); (void)p.normalized(); }, false));
+    report("  instance why_not()", host_ns([&] { (void)sel.kernel->why_not(p, args); }, false));
+    report("  instance workspace_bytes()", host_ns([&] { (void)sel.kernel->workspace_bytes(p); }, false));
+    if (offline) continue;
+    const std::size_t ws_bytes = sel.kernel->workspace_bytes(p);
+    buffer ws(dev, std::max<std::size_t>(ws_bytes, 1));
+    grouped_conv_args with_ws = args;
+    with_ws.workspace = ws.data();
+    with_ws.workspace_bytes = ws_bytes;
+    report("  instance run(), workspace lent", host_ns([&] { (void)sel.kernel->run(p, with_ws, nullptr); }));
+    report("  dispatcher.run()", host_ns([&] { (void)dispatcher.run(p, args); }));
+    cudaEvent_t e0, e1;
+    cudaEventCreate(&e0);
+    cudaEventCreate(&e1);
+    std::vector<float> gpu;
+    for (int b = 0; b < 9; ++b) {
+      cudaDeviceSynchronize();
+      cudaEventRecord(e0);
+      for (int i = 0; i < 200; ++i) (void)sel.kernel->run(p, with_ws, nullptr);
+      cudaEventRecord(e1);
+      cudaEventSynchronize(e1);
+      float ms = 0;
+      cudaEventElapsedTime(&ms, e0, e1);
+      gpu.push_back(ms * 1e6f / 200);
+    }
+    std::sort(gpu.begin(), gpu.end());
+    report("  GPU time per launch, 200 queued back to back", gpu[4]);
+  }
+  const cudaError_t e = offline ? cudaSuccess : cudaDeviceSynchronize();
+  if (!offline) std::printf("device: %s\n", e == cudaSuccess ? "ok" : cudaGetErrorString(e));
+  return e == cudaSuccess ? 0 : 1;
+}
+
 int main(int argc, char** argv) {
   using namespace kdecl;
   if (argc > 1 && std::string(argv[1]) == "offline") return offline_select();
+  if (argc > 1 && std::string(argv[1]) == "conv") {
+    if (argc > 2 && std::string(argv[2]) == "offline")
+      return conv_costs(device{arch_id::sm_90, 0, "offline sm_90"}, true);
+    const device dev = default_device();
+    if (dev.kind() != backend::cuda) {
+      std::fprintf(stderr, "launch_cost_probe conv needs a CUDA device (or: conv offline)\n");
+      return 2;
+    }
+    return conv_costs(dev, false);
+  }
   const device dev = default_device();
   if (dev.kind() != backend::cuda) {
     std::fprintf(stderr, "launch_cost_probe needs a CUDA device\n");
