@@ -1,8 +1,10 @@
 #include <gtest/gtest.h>
 
 #include <limits>
+#include <vector>
 
 #include "kdecl/conv/grouped_conv_problem.hpp"
+#include "kdecl/conv/grouped_conv_problem_hash.hpp"
 
 namespace kdecl {
 namespace {
@@ -263,6 +265,27 @@ TEST(GroupedConvProblem, HugeSizesAreRefusedWithoutOverflow) {
   p.input_dims.v[2] = std::numeric_limits<std::int64_t>::max();
   p.pad_right_dims.v[2] = std::numeric_limits<std::int64_t>::max();
   EXPECT_EQ(p.output_dim(2), std::numeric_limits<std::int64_t>::max());  // clamped
+}
+
+// grouped_conv_problem_hash: equal problems hash alike; a change to any one field the
+// comparison reads changes the hash (FNV over every word; checked on one field of each kind).
+TEST(GroupedConvProblem, HashFollowsEveryComparedField) {
+  const grouped_conv_problem_hash hash;
+  const auto base = resnet_3x3().normalized();
+  EXPECT_EQ(hash(base), hash(resnet_3x3().normalized()));
+  std::vector<grouped_conv_problem> changed(8, base);
+  changed[0].n += 1;
+  changed[1].dir = conv_direction::bwd_data;
+  changed[2].pad_right_dims.v[2] += 1;
+  changed[3].out_strides.spatial[1] += 64;
+  changed[4].wei_type = dtype::bf16;
+  changed[5].fusion.bias = true;
+  changed[6].lay = conv_layout::gnhwc;
+  changed[7].stride_dims.v[1] = 2;
+  for (const auto& p : changed) {
+    EXPECT_NE(p, base);
+    EXPECT_NE(hash(p), hash(base)) << p.describe();
+  }
 }
 
 }  // namespace

@@ -36,6 +36,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -45,6 +46,9 @@
 
 #include "kdecl/arch/arch.hpp"
 #include "kdecl/conv/grouped_conv_problem.hpp"
+#include "kdecl/conv/grouped_conv_problem_hash.hpp"
+#include "kdecl/dispatch/alignment.hpp"
+#include "kdecl/dispatch/choice_cache.hpp"
 #include "kdecl/core/status.hpp"
 #include "kdecl/kernels/conv/bwd_data_as_forward.hpp"
 #include "kdecl/kernels/conv/bwd_data_patches.hpp"
@@ -89,43 +93,103 @@ struct conv_bwd_data {
   // A patchify layer's GEMM rows (with the slack to align them), or every phase's w', each
   // aligned, and the slack to align the first.
   static std::size_t workspace_bytes(const grouped_conv_problem& p) {
-    if (narrow_bwd_data_plan::runs_on_path(K, p) || !bwd_data_as_gemm_reason(p)) return 0;
-    if (runs_as_patch_gemm(p, stand_in_args())) return align + patch_rows_bytes(p);
-    return workspace_bytes(bwd_data_phases(p));
+    const std::shared_ptr<const decision> d = decide(p, stand_in_args());
+    switch (d->how) {
+      case route::patch_gemm: return align + patch_rows_bytes(p);
+      case route::phases: return workspace_bytes(*d->phases);
+      default: return 0;
+    }
   }
 
   static std::optional<std::string> why_not(const grouped_conv_problem& p, const grouped_conv_args& a) {
-    if (auto why = problem_reason(p, a)) return why;
-    if (narrow_bwd_data_plan::runs_on_path(K, p)) return narrow_reason(p, a);
-    if (runs_as_gemm(p, a) || runs_as_patch_gemm(p, a)) return std::nullopt;
-    return phases_reason(bwd_data_phases(p), a);
+    return decide(p, a)->refusal;
   }
 
   static status run(const grouped_conv_problem& p, const grouped_conv_args& a, void* stream) {
-    if (auto why = problem_reason(p, a)) return status::error(*why);
-    if constexpr (sizeof(data_t) == 2) {  // runs_on_path holds for 16-bit keys only
-      if (narrow_bwd_data_plan::runs_on_path(K, p)) {
-        if (auto why = narrow_reason(p, a)) return status::error(*why);
-        return direct::narrow_bwd_data<data_t>::run(p, a, narrow_bwd_data_plan::dy_in_16_bytes(p, a.out), stream);
-      }
-    }
-    if (runs_as_gemm(p, a)) return pointwise::run(pointwise_problem(p), pointwise_args(a), stream);
+    const std::shared_ptr<const decision> d = decide(p, a);
+    if (d->refusal) return status::error(*d->refusal);
     const auto st = static_cast<cudaStream_t>(stream);
-    if (runs_as_patch_gemm(p, a)) return run_patch_gemm(p, a, st);
-    const std::vector<bwd_data_phase_problem> phases = bwd_data_phases(p);
-    if (auto why = phases_reason(phases, a)) return status::error(*why);
-    if constexpr (!unit_stride) {
-      if (auto why = forward::device_reason()) return status::error(*why);
+    switch (d->how) {
+      case route::narrow:
+        if constexpr (sizeof(data_t) == 2)  // runs_on_path holds for 16-bit keys only
+          return direct::narrow_bwd_data<data_t>::run(p, a, narrow_bwd_data_plan::dy_in_16_bytes(p, a.out), stream);
+        break;
+      case route::gemm: return pointwise::run(pointwise_problem(p), pointwise_args(a), stream);
+      case route::patch_gemm: return run_patch_gemm(p, a, st);
+      case route::phases: {
+        if constexpr (!unit_stride) {
+          if (auto why = forward::device_reason()) return status::error(*why);
+        }
+        // w' in the caller's workspace, or (given less) in stream-ordered memory of its own.
+        const stream_scratch scratch(a.workspace, a.workspace_bytes, workspace_bytes(*d->phases) - align, align, st,
+                                     "sm90 conv bwd_data: the flipped weights");
+        if (!scratch) return scratch.error();
+        return run_phases(p, *d->phases, a, scratch.get(), st);
+      }
+      case route::refused: break;
     }
-
-    // w' in the caller's workspace, or (given less) in stream-ordered memory of its own.
-    const stream_scratch scratch(a.workspace, a.workspace_bytes, workspace_bytes(phases) - align, align, st,
-                                 "sm90 conv bwd_data: the flipped weights");
-    if (!scratch) return scratch.error();
-    return run_phases(p, phases, a, scratch.get(), st);
+    return status::error("sm90 conv bwd_data: no route for " + p.describe());
   }
 
  private:
+  // How run() computes a problem (the narrow-channel kernel, the 1x1 GEMM, the patch GEMM, or the
+  // stride phases' forward convolutions), or why it cannot: decided once per problem and class of
+  // pointers (null or each one's alignment, which is all the checks read of them). The checks plan
+  // the stride phases and check each phase's forward problem, 1-8 us of host time a call, and the
+  // dispatcher's selection and run() both make them on every launch of a layer that runs every
+  // training step with the same problem.
+  enum class route { refused, narrow, gemm, patch_gemm, phases };
+  struct decision {
+    route how = route::refused;
+    std::optional<std::string> refusal;
+    std::shared_ptr<const std::vector<bwd_data_phase_problem>> phases;  // route::phases
+  };
+  struct decision_key {
+    grouped_conv_problem p;
+    int in = 0, wei = 0, out = 0;  // 0: null; else the pointer's alignment class (dispatch::address_alignment)
+    bool operator==(const decision_key&) const = default;
+  };
+  struct decision_key_hash {
+    std::size_t operator()(const decision_key& k) const {
+      return grouped_conv_problem_hash{}(k.p) ^ (std::size_t(k.in) << 1) ^ (std::size_t(k.wei) << 12) ^
+             (std::size_t(k.out) << 23);
+    }
+  };
+  static int pointer_class(const void* ptr) {
+    return ptr ? dispatch::address_alignment(reinterpret_cast<std::uintptr_t>(ptr)) : 0;
+  }
+
+  static std::shared_ptr<const decision> decide(const grouped_conv_problem& p, const grouped_conv_args& a) {
+    static dispatch::choice_cache<decision_key, std::shared_ptr<const decision>, decision_key_hash> decided;
+    const decision_key key{p, pointer_class(a.in), pointer_class(a.wei), pointer_class(a.out)};
+    if (auto hit = decided.find(key)) return *hit;
+    auto made = std::make_shared<decision>(decide_now(p, a));
+    decided.remember(key, made);
+    return made;
+  }
+  static decision decide_now(const grouped_conv_problem& p, const grouped_conv_args& a) {
+    decision d;
+    if ((d.refusal = problem_reason(p, a))) return d;
+    if (narrow_bwd_data_plan::runs_on_path(K, p)) {
+      if (!(d.refusal = narrow_reason(p, a))) d.how = route::narrow;
+      return d;
+    }
+    if (runs_as_gemm(p, a)) {
+      d.how = route::gemm;
+      return d;
+    }
+    if (runs_as_patch_gemm(p, a)) {
+      d.how = route::patch_gemm;
+      return d;
+    }
+    auto phases = std::make_shared<const std::vector<bwd_data_phase_problem>>(bwd_data_phases(p));
+    if (!(d.refusal = phases_reason(*phases, a))) {
+      d.how = route::phases;
+      d.phases = std::move(phases);
+    }
+    return d;
+  }
+
   // The launches, on `st`: every phase's w' (one copy kernel per 8 phases, at `weights`), the zeros
   // of the phases no tap reaches (one kernel), then the phases' forward convolutions, forked from `st`
   // onto side streams and joined back.
