@@ -51,7 +51,7 @@ bool group_major(conv_layout l) {
 
 // One dimension of a tensor as memory sees it.
 struct dim_ref {
-  std::string name;
+  std::string_view name;  // a literal ("C", "H", ...)
   std::int64_t extent;
   std::int64_t* stride;
 };
@@ -67,7 +67,7 @@ std::vector<dim_ref> dims_inner_first(grouped_conv_problem& p, conv_tensor t) {
     auto& s = p.wei_strides;
     d.push_back({"C", p.c_per_group(), &s.c});
     for (int slot = 2; slot >= first_slot; --slot)
-      d.push_back({std::string(filter_slot_name(slot)), p.filter_dims[slot], &s.spatial[std::size_t(slot)]});
+      d.push_back({filter_slot_name(slot), p.filter_dims[slot], &s.spatial[std::size_t(slot)]});
     d.push_back({"K", p.k_per_group(), &s.n});
     d.push_back({"G", p.g, &s.g});
     return d;
@@ -78,7 +78,7 @@ std::vector<dim_ref> dims_inner_first(grouped_conv_problem& p, conv_tensor t) {
   const bool gmajor = group_major(p.layout_or_default());
   if (!gmajor) d.push_back({"G", p.g, &s.g});
   for (int slot = 2; slot >= first_slot; --slot)
-    d.push_back({std::string(slot_name(slot)), in ? p.input_dims[slot] : p.output_dim(slot),
+    d.push_back({slot_name(slot), in ? p.input_dims[slot] : p.output_dim(slot),
                  &s.spatial[std::size_t(slot)]});
   d.push_back({"N", p.n, &s.n});
   if (gmajor) d.push_back({"G", p.g, &s.g});
@@ -304,11 +304,14 @@ std::optional<std::string> grouped_conv_problem::validate() const {
                          tensor_name(t), s.c);
   }
   // Elements and spans in 128 bits: each tensor within 2^63 - 1 elements (so that
-  // elements(), span() and every offset a kernel or check computes fit int64).
+  // elements(), span() and every offset a kernel or check computes fit int64). Every tensor's span
+  // first, then the overlaps (whose check multiplies extents by strides the first loop bounded).
   grouped_conv_problem q = p;
+  std::vector<dim_ref> dims[3];
   for (conv_tensor t : {conv_tensor::input, conv_tensor::weight, conv_tensor::output}) {
+    dims[int(t)] = dims_inner_first(q, t);
     __int128 elements = 1, span = 1;
-    for (const auto& d : dims_inner_first(q, t)) {
+    for (const auto& d : dims[int(t)]) {
       elements *= std::max<std::int64_t>(d.extent, 1);
       span += __int128(std::max<std::int64_t>(d.extent, 1) - 1) * *d.stride;
       if (elements > int64_max || span > int64_max)
@@ -316,18 +319,19 @@ std::optional<std::string> grouped_conv_problem::validate() const {
     }
   }
   for (conv_tensor t : {conv_tensor::input, conv_tensor::weight, conv_tensor::output}) {
+    const std::vector<dim_ref>& inner_first = dims[int(t)];
     std::int64_t footprint = 1;
-    std::string inside;
-    for (const auto& d : dims_inner_first(q, t)) {
-      if (d.extent > 1) {
-        if (!inside.empty() && *d.stride < footprint)
-          return fmt::format("{} stride of {} = {} is smaller than the {} elements the dimensions inside it ({}) "
-                             "span: elements would overlap",
-                             tensor_name(t), d.name, *d.stride, footprint, inside);
-        footprint = std::max(footprint, (d.extent - 1) * *d.stride + footprint);
+    for (std::size_t i = 0; i < inner_first.size(); ++i) {
+      const dim_ref& d = inner_first[i];
+      if (d.extent <= 1) continue;
+      if (i > 0 && *d.stride < footprint) {
+        std::string inside;  // the dimensions inside d, outermost first (the message only: built on refusal)
+        for (std::size_t j = i; j-- > 0;) inside += fmt::format("{}{}", inside.empty() ? "" : ", ", inner_first[j].name);
+        return fmt::format("{} stride of {} = {} is smaller than the {} elements the dimensions inside it ({}) "
+                           "span: elements would overlap",
+                           tensor_name(t), d.name, *d.stride, footprint, inside);
       }
-      if (!inside.empty()) inside.insert(0, ", ");
-      inside.insert(0, d.name);
+      footprint = std::max(footprint, (d.extent - 1) * *d.stride + footprint);
     }
   }
   return std::nullopt;

@@ -267,6 +267,20 @@ TEST(GroupedConvProblem, HugeSizesAreRefusedWithoutOverflow) {
   EXPECT_EQ(p.output_dim(2), std::numeric_limits<std::int64_t>::max());  // clamped
 }
 
+// Strides that make elements overlap are refused, naming the dimensions inside the offending one.
+TEST(GroupedConvProblem, OverlappingStridesAreRefusedNamingTheDimensionsInside) {
+  conv_tensor_strides s;
+  s.spatial[2] = 32;  // W steps 32 elements over 64 channels
+  EXPECT_EQ(error_of(resnet_3x3().input_strides(s)),
+            "input stride of W = 32 is smaller than the 64 elements the dimensions inside it (G, C) span: elements "
+            "would overlap");
+  conv_tensor_strides w;
+  w.spatial[1] = 100;  // Y steps 100 elements over 3 X taps of 64 channels
+  EXPECT_EQ(error_of(resnet_3x3().weight_strides(w)),
+            "weight stride of Y = 100 is smaller than the 192 elements the dimensions inside it (X, C) span: elements "
+            "would overlap");
+}
+
 // grouped_conv_problem_hash: equal problems hash alike; a change to any one field the
 // comparison reads changes the hash (FNV over every word; checked on one field of each kind).
 TEST(GroupedConvProblem, HashFollowsEveryComparedField) {
