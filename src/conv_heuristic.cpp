@@ -101,8 +101,9 @@ double staged_depthwise_estimate_us(const grouped_conv_key& key, const grouped_c
 // to a quarter of the tensor peak; against every tensor once from memory. Element-wise staging
 // (direct keys narrower than 16 bytes; the implicit GEMM keys stage 16 bytes where K/G allows) costs
 // about as much again as the MMAs.
-double narrow_bwd_data_estimate_us(const grouped_conv_key& key, const grouped_conv_problem& p, double bandwidth) {
+double narrow_bwd_data_estimate_us(const grouped_conv_key& key, const grouped_conv_problem& p) {
   const arch::arch_spec& s = spec_of(key.algo.arch);
+  const double bandwidth = s.mem_bandwidth_gbs * 1e9 * 0.85;
   const double tensor_tflops = s.peak_tflops(p.compute_type) > 0 ? s.peak_tflops(p.compute_type) : 100.0;
   double work = double(p.n);  // sum over phases of pixels x taps
   for (int slot = 0; slot < 3; ++slot)
@@ -129,8 +130,6 @@ double direct_estimate_us(const grouped_conv_key& key, const grouped_conv_proble
   const double fp32_tflops = s.peak_tflops(dtype::fp32) > 0 ? s.peak_tflops(dtype::fp32) : 20.0;
   const double bandwidth = s.mem_bandwidth_gbs * 1e9 * 0.85;
   if (key.algo.stages == 2) return staged_depthwise_estimate_us(key, p, fp32_tflops, bandwidth);
-  if (key.sig.dir == conv_direction::bwd_data && kernels::narrow_bwd_data_plan::applies(p))
-    return narrow_bwd_data_estimate_us(key, p, bandwidth);
   const double tm = key.algo.tile.m, tn = key.algo.tile.n;
   const double rows = (tm - 1) * double(p.stride_dims[1]) + (double(p.filter_dims[1]) - 1) * double(p.dilation_dims[1]) + 1;
   const double cols = (tn - 1) * double(p.stride_dims[2]) + (double(p.filter_dims[2]) - 1) * double(p.dilation_dims[2]) + 1;
@@ -260,9 +259,9 @@ double group_padding_factor(const grouped_conv_key& key, const grouped_conv_prob
 }
 
 double estimate_microseconds(const grouped_conv_key& key, const grouped_conv_problem& p) {
+  // Stems' backward-data on the narrow-channel kernel: the direct keys' (1-D, 2-D) and the sm_90 keys' (3-D).
+  if (kernels::narrow_bwd_data_plan::runs_on_path(key, p)) return narrow_bwd_data_estimate_us(key, p);
   if (key.algo.pipe == pipeline::direct_conv) return direct_estimate_us(key, p);
-  if (kernels::narrow_bwd_data_plan::runs_on_path(key, p))  // 3-D stems on the sm_90 keys
-    return narrow_bwd_data_estimate_us(key, p, spec_of(key.algo.arch).mem_bandwidth_gbs * 1e9 * 0.85);
   const kernel_profile kp = conv_kernel_profile(key);
   return estimate_microseconds(kp, conv_problem_profile(key, p, static_cast<int>(kp.processors))) *
          group_padding_factor(key, p);
