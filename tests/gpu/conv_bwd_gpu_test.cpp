@@ -4,7 +4,8 @@
 // so that NaN never passes: odd C/K, odd spatial sizes, stride 2 and 3, dilation
 // 2, asymmetric padding, 1x1 stride 2, a stride larger than the filter (phases no
 // tap reaches), dilation beyond the stride, G > 1, 1-D and 3-D; bwd_data with
-// K/G = 64 and strides (the sm_90 phases' TMA loads of dY); bwd_weight both with
+// K/G = 64 and strides (the sm_90 phases' TMA loads of dY and of W as stored, or of its
+// flipped copy where TMA cannot read W); bwd_weight both with
 // one depth range (direct) and several (fp32 partials and the reduction), and with
 // C/G = 64 (the sm_90 kernel's TMA producer; other C/G take its gather); stems and odd C/G
 // (C/G = 1, 3, 13: the sm_90 kernels reading the input element by element), odd K/G
@@ -89,6 +90,10 @@ std::vector<grouped_conv_problem> backward_problems(int ndim) {
           P{}.batch(8).channels(64, 64).input_size({30, 30}).filter_size({3}).stride({2}).padding({1}),
           // dilation 3 > stride 2: phases whose first dx pixels meet no dY (bwd_data; K/G = 64: TMA on sm_90)
           P{}.batch(2).channels(16, 64).input_size({17, 15}).filter_size({3}).stride({2}).dilation({3}).padding({1}),
+          // K/G = 64 strided, sm_90 bwd_data: G = 2 reads W as stored (the group's lines); C/G = 12 cannot
+          // (W's lines 24 bytes apart, which TMA cannot step) and takes the flipped copy
+          P{}.batch(2).channels(32, 128).groups(2).input_size({13, 12}).filter_size({3}).stride({2}).padding({1, 0}, {0, 1}),
+          P{}.batch(2).channels(12, 64).input_size({15, 13}).filter_size({3}).stride({2}).padding({1}),
           // Stems and odd C/G (3, 1, 13 with G = 2): dx stored per element (bwd_data), the input and dW
           // through channel-padded copies (bwd_weight); a ResNet stem deep enough to split bwd_weight
           P{}.batch(2).channels(3, 64).input_size({37, 41}).filter_size({7}).stride({2}).padding({3}),
@@ -192,6 +197,52 @@ TEST(ConvBwdGpu, Sm90BwdWeightMatchesTheReferenceUnderEverySplit) {
   }
   std::printf("sm_90 backward-weight under forced splits: %d runs checked\n", checked);
   EXPECT_GT(checked, 0);
+}
+
+// The sm_90 backward-data phases read W as stored (no flipped copy, no workspace) where TMA maps
+// every phase's dY and W, else they take the flipped copy: both routes of every such key against
+// the reference, told apart by the workspace each asks for.
+TEST(ConvBwdGpu, Sm90BwdDataReadsTheWeightsAsStoredWhereTmaMapsThem) {
+  auto dev = cuda_device();
+  if (!dev) GTEST_SKIP() << "no CUDA device";
+  if (dev->arch != arch_id::sm_90) GTEST_SKIP() << "the sm_90 kernels only";
+  conv_dispatcher dispatcher(*dev);
+  using P = grouped_conv_problem;
+  struct route {
+    P problem;
+    bool stored;
+  };
+  const route routes[] = {
+      {P{}.batch(2).channels(16, 64).input_size({15, 17}).filter_size({3}).stride({2}).padding({1}), true},
+      {P{}.batch(1).channels(64, 128).input_size({9, 11}).filter_size({1}).stride({2}), true},  // 1x1 s2: one line
+      {P{}.batch(1).channels(8, 64).input_size({7, 9, 8}).filter_size({3}).stride({2}).padding({1}), true},  // 3-D
+      {P{}.batch(2).channels(12, 64).input_size({15, 13}).filter_size({3}).stride({2}).padding({1}), false},
+  };
+  int stored = 0, copied = 0;
+  for (const auto& k : backward_kernels_for(arch_id::sm_90, conv_direction::bwd_data)) {
+    const auto& key = k->key();
+    if (key.algo.pipe != pipeline::tma_wgmma || key.sig.spec != conv_specialization::none ||
+        key.algo.groups_to_merge != 1)
+      continue;
+    // Keys of one-element vectors (any channel count) may also ask for channel-padded copies.
+    const bool copies_nothing = key.algo.vector_in != 1 && key.algo.vector_wei != 1 && key.algo.vector_out != 1;
+    int seed = 0;
+    for (const route& r : routes) {
+      P p = r.problem;
+      p.direction(key.sig.dir).dtypes(key.sig.in, key.sig.wei, key.sig.out).compute(key.sig.compute).layout(key.sig.lay);
+      if (p.ndim() != key.sig.ndim || conv_rejection(*k, p.normalized(), nullptr)) continue;
+      const std::size_t workspace = k->workspace_bytes(p.normalized());
+      if (r.stored && copies_nothing) EXPECT_EQ(workspace, 0u) << k->name() << " on " << p.describe();
+      if (!r.stored) EXPECT_GT(workspace, 0u) << k->name() << " on " << p.describe();
+      const auto c = run_and_check(dispatcher, p, k->name(), 700 + seed++);
+      EXPECT_TRUE(c.passed) << k->name() << " on " << p.describe() << ": error " << c.error << " > " << c.tolerance;
+      if (r.stored && copies_nothing) ++stored;
+      if (!r.stored) ++copied;
+    }
+  }
+  std::printf("sm_90 backward-data phases: %d runs on W as stored, %d on the flipped copy\n", stored, copied);
+  EXPECT_GT(stored, 0);
+  EXPECT_GT(copied, 0);
 }
 
 // The dispatcher's own choice on real layers: a GPU kernel, correct.

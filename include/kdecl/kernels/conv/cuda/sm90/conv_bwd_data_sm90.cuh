@@ -6,7 +6,11 @@
 //
 //   1. w' = each phase's taps of the weights with input and output channels exchanged
 //      and flipped, into the workspace (cuda/flip_transpose_weights.cuh): one small
-//      copy kernel for up to 8 phases (all phases together hold K x C x taps elements);
+//      copy kernel for up to 8 phases (all phases together hold K x C x taps elements).
+//      Not where the phases read W as stored (kernels/conv/bwd_data_stored_weights.hpp:
+//      keys without a unit-stride specialization, every phase's dy and W allowing TMA
+//      maps: K/G a multiple of 64, 16-byte aligned W and strides): each k-block's B is
+//      then one N-major box per 64 channels of the tap's line of W, no copy, no workspace;
 //   2. zeros at the dx pixels of the phases no tap reaches (cuda/zero_pixel_rows.cuh);
 //   3. the forward implicit GEMM of each phase: input dy (the rows it reads), weights
 //      w', output the phase's dx pixels; no work on the zeros between strided dY
@@ -53,6 +57,7 @@
 #include "kdecl/kernels/conv/bwd_data_as_forward.hpp"
 #include "kdecl/kernels/conv/bwd_data_patches.hpp"
 #include "kdecl/kernels/conv/bwd_data_phases.hpp"
+#include "kdecl/kernels/conv/bwd_data_stored_weights.hpp"
 #include "kdecl/kernels/conv/narrow_bwd_data_plan.hpp"
 #include "kdecl/kernels/conv/cuda/direct/narrow_bwd_data_decl.cuh"
 #include "kdecl/kernels/conv/cuda/flip_transpose_weights.cuh"
@@ -76,6 +81,10 @@ struct conv_bwd_data {
   static constexpr bool unit_stride = K.sig.spec == conv_specialization::stride1 ||
                                K.sig.spec == conv_specialization::stride1_rows;
   using forward = conv_fwd<forward_key_of_bwd_data(K), /*PixelRows=*/true>;
+  // The phases on W as stored (no flipped copy), where the key's forward kernel builds it.
+  static constexpr bool reads_stored_weights =
+      !unit_stride && conv_fwd_reads_stored_weights(forward_key_of_bwd_data(K));
+  using stored_forward = conv_fwd<forward_key_of_bwd_data(K), true, reads_stored_weights>;
   using unit_stride_forward =
       std::conditional_t<K.sig.spec == conv_specialization::stride1_rows, conv_fwd_rows<forward_key_of_bwd_data(K)>,
                          conv_fwd_halo<forward_key_of_bwd_data(K)>>;
@@ -96,7 +105,7 @@ struct conv_bwd_data {
     const std::shared_ptr<const decision> d = decide(p, stand_in_args());
     switch (d->how) {
       case route::patch_gemm: return align + patch_rows_bytes(p);
-      case route::phases: return workspace_bytes(*d->phases);
+      case route::phases: return d->taps ? 0 : workspace_bytes(*d->phases);
       default: return 0;
     }
   }
@@ -117,6 +126,12 @@ struct conv_bwd_data {
       case route::gemm: return pointwise::run(pointwise_problem(p), pointwise_args(a), stream);
       case route::patch_gemm: return run_patch_gemm(p, a, st);
       case route::phases: {
+        if constexpr (reads_stored_weights) {
+          if (d->taps) {
+            if (auto why = stored_forward::device_reason()) return status::error(*why);
+            return run_phases(p, *d->phases, a, nullptr, d->taps.get(), st);
+          }
+        }
         if constexpr (!unit_stride) {
           if (auto why = forward::device_reason()) return status::error(*why);
         }
@@ -124,7 +139,7 @@ struct conv_bwd_data {
         const stream_scratch scratch(a.workspace, a.workspace_bytes, workspace_bytes(*d->phases) - align, align, st,
                                      "sm90 conv bwd_data: the flipped weights");
         if (!scratch) return scratch.error();
-        return run_phases(p, *d->phases, a, scratch.get(), st);
+        return run_phases(p, *d->phases, a, scratch.get(), nullptr, st);
       }
       case route::refused: break;
     }
@@ -143,6 +158,8 @@ struct conv_bwd_data {
     route how = route::refused;
     std::optional<std::string> refusal;
     std::shared_ptr<const std::vector<bwd_data_phase_problem>> phases;  // route::phases
+    // route::phases on W as stored: each phase's taps on W's lines (none: the flipped copy).
+    std::shared_ptr<const std::vector<stored_weight_taps>> taps;
   };
   struct decision_key {
     grouped_conv_problem p;
@@ -185,16 +202,38 @@ struct conv_bwd_data {
     auto phases = std::make_shared<const std::vector<bwd_data_phase_problem>>(bwd_data_phases(p));
     if (!(d.refusal = phases_reason(*phases, a))) {
       d.how = route::phases;
+      if constexpr (reads_stored_weights)
+        if (!stored_weights_reason(p, *phases, a)) d.taps = stored_taps(p, *phases);
       d.phases = std::move(phases);
     }
     return d;
   }
 
-  // The launches, on `st`: every phase's w' (one copy kernel per 8 phases, at `weights`), the zeros
-  // of the phases no tap reaches (one kernel), then the phases' forward convolutions, forked from `st`
-  // onto side streams and joined back.
+  // Why the phases cannot read W as stored (then the flipped copy): each phase's dy and W as
+  // TMA must map them (stored_forward::stored_weights_reason).
+  static std::optional<std::string> stored_weights_reason(const grouped_conv_problem& p,
+                                                          const std::vector<bwd_data_phase_problem>& phases,
+                                                          const grouped_conv_args& a) {
+    const stored_weights_operand w = stored_weights_operand_of(p, a.wei);
+    for (const bwd_data_phase_problem& ph : phases)
+      if (!ph.zero)
+        if (auto why = stored_forward::stored_weights_reason(ph.forward, phase_args(ph, a, a.wei), w)) return why;
+    return std::nullopt;
+  }
+  static std::shared_ptr<const std::vector<stored_weight_taps>> stored_taps(
+      const grouped_conv_problem& p, const std::vector<bwd_data_phase_problem>& phases) {
+    const stored_weights_lines lines = stored_weights_lines_of(p);
+    auto taps = std::make_shared<std::vector<stored_weight_taps>>();
+    for (const bwd_data_phase_problem& ph : phases) taps->push_back(stored_weight_taps_of(ph.weights, lines));
+    return taps;
+  }
+
+  // The launches, on `st`: every phase's w' (one copy kernel per 8 phases, at `weights`; none where
+  // `taps` says how each phase reads W as stored), the zeros of the phases no tap reaches (one
+  // kernel), then the phases' forward convolutions, up to 8 a launch.
   static status run_phases(const grouped_conv_problem& p, const std::vector<bwd_data_phase_problem>& phases,
-                           const grouped_conv_args& a, unsigned char* weights, cudaStream_t st) {
+                           const grouped_conv_args& a, unsigned char* weights,
+                           const std::vector<stored_weight_taps>* taps, cudaStream_t st) {
     std::vector<std::int64_t> offset(phases.size(), 0);  // elements of each phase's w' from `weights`
     flipped_weights_batch flips;
     zero_pixel_regions zeros;
@@ -210,6 +249,7 @@ struct conv_bwd_data {
           if (status done = flush_zeros(zeros, a, st); !done.is_ok()) return done;
         continue;
       }
+      if (taps) continue;  // W as stored: no copy
       offset[i] = next;
       next += std::int64_t(weights_bytes(ph) / sizeof(data_t));
       flips.map[flips.count] = ph.weights;
@@ -235,14 +275,22 @@ struct conv_bwd_data {
       std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return work(x) > work(y); });
       grouped_conv_problem problems[max_phases_per_launch];
       grouped_conv_args args[max_phases_per_launch];
+      stored_weight_taps set_taps[max_phases_per_launch];
+      const stored_weights_operand w = taps ? stored_weights_operand_of(p, a.wei) : stored_weights_operand{};
       for (std::size_t first = 0; first < order.size(); first += max_phases_per_launch) {
         const int count = int(std::min<std::size_t>(max_phases_per_launch, order.size() - first));
         for (int j = 0; j < count; ++j) {
           const std::size_t i = order[first + std::size_t(j)];
           problems[j] = phases[i].forward;
-          args[j] = phase_args(phases[i], a, reinterpret_cast<const data_t*>(weights) + offset[i]);
+          args[j] = phase_args(phases[i], a, taps ? a.wei : reinterpret_cast<const data_t*>(weights) + offset[i]);
+          if (taps) set_taps[j] = (*taps)[i];
         }
-        if (status done = forward::launch_set(problems, args, count, st); !done.is_ok()) return done;
+        const auto launch = [&]() -> status {
+          if constexpr (reads_stored_weights)
+            if (taps) return stored_forward::launch_set_on_stored_weights(problems, args, set_taps, count, w, st);
+          return forward::launch_set(problems, args, count, st);
+        };
+        if (status done = launch(); !done.is_ok()) return done;
       }
     }
     return status::ok();

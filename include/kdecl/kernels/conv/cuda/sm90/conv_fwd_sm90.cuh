@@ -43,6 +43,7 @@
 #include "kdecl/conv/grouped_conv_problem.hpp"
 #include "kdecl/core/status.hpp"
 #include "kdecl/kernels/conv/cuda/block_diagonal_weights.cuh"
+#include "kdecl/kernels/conv/bwd_data_stored_weights.hpp"
 #include "kdecl/kernels/conv/implicit_gemm_fwd_problem.hpp"
 #include "kdecl/kernels/conv/merged_groups.hpp"
 #include "kdecl/kernels/conv/pixel_rows.hpp"
@@ -55,12 +56,14 @@
 #include "kdecl/kernels/cuda/dynamic_smem.cuh"
 #include "kdecl/kernels/cuda/sm90/tensor_map.cuh"
 #include "kdecl/kernels/cuda/sm90/tma_load.cuh"
+#include "kdecl/kernels/cuda/sm90/tma_load_4d.cuh"
 #include "kdecl/kernels/cuda/sm90/tma_load_im2col.cuh"
 #include "kdecl/kernels/cuda/sm90/cluster_launch.cuh"
 #include "kdecl/kernels/cuda/device_info.cuh"
 #include "kdecl/kernels/cuda/stream_scratch.cuh"
 #include "kdecl/kernels/gemm/cuda/sm90/gemm_sm90.cuh"
 #include "kdecl/kernels/conv/cuda/sm90/output_tma_map.cuh"
+#include "kdecl/kernels/conv/cuda/sm90/stored_weights_map.cuh"
 
 namespace kdecl::kernels::cuda::sm90 {
 
@@ -76,6 +79,9 @@ struct conv_fwd_sm90_params {
   // one group's C/G and K/G, and the weights' stride between single groups.
   int group_cg, group_kg;
   std::int64_t group_wei_g;
+  // conv_fwd<K, true, true> (backward-data's W as stored, out.map_b over its lines): the line of
+  // each forward tap (bwd_data_stored_weights.hpp).
+  kernels::stored_weight_taps wtaps;
 
   __device__ k_block_range k_range(const tile_work& w) const { return {w.k_block_begin, w.k_block_end}; }
 };
@@ -212,9 +218,12 @@ struct conv_fwd_gather {
 // issues an im2col load of the input per 64 rows of the A slot (output pixels; each
 // load's first pixel decoded once per tile) and one 2-D box of the weights
 // (tile_n output channels x the k-block) for the B slot. A blocks wholly past M are
-// not loaded: their rows of C are never stored.
-template <class Cfg, int Ndim, class Params = conv_fwd_sm90_params>
-struct conv_fwd_tma_producer : single_thread_producer<conv_fwd_tma_producer<Cfg, Ndim, Params>, Params> {
+// not loaded: their rows of C are never stored. StoredWeights (backward-data reading W as
+// stored): B is N-major, one box of 64 channels x the k-block per 64 columns of the tile, from
+// the tap's line of W (out.map_b: channels, lines, K/G, G).
+template <class Cfg, int Ndim, class Params = conv_fwd_sm90_params, bool StoredWeights = false>
+struct conv_fwd_tma_producer
+    : single_thread_producer<conv_fwd_tma_producer<Cfg, Ndim, Params, StoredWeights>, Params> {
   using params = Params;  // one convolution's, or a set of them (conv_phase_set.cuh)
   static constexpr int a_blocks = Cfg::tile_m / im2col_pixels_per_load;
   static_assert(Cfg::tile_k == im2col_channels_per_load, "a k-block is one im2col load's channels");
@@ -254,18 +263,27 @@ struct conv_fwd_tma_producer : single_thread_producer<conv_fwd_tma_producer<Cfg,
           if (m0 + im2col_pixels_per_load * j < p.out.m)
             tma_load_im2col<Ndim>(a + j * mn_block_bytes, &p.out.map_a, &full[pos.stage], channel, window[j].origin,
                                   window[j].image, reach);
-        tma_load_3d(b, &p.out.map_b, &full[pos.stage], k0, n0, g);
+        if constexpr (StoredWeights) {
+          const int line = p.wtaps.line_of(kernels::tap_position_of(geo, tap).f);
+#pragma unroll
+          for (int j = 0; j < Cfg::tile_n / 64; ++j)
+            tma_load_4d(b + j * mn_block_bytes, &p.out.map_b, &full[pos.stage], n0 + 64 * j, line, k0 - tap * geo.cg, g);
+        } else {
+          tma_load_3d(b, &p.out.map_b, &full[pos.stage], k0, n0, g);
+        }
         pos.advance<Cfg::stages>();
       }
     }
   }
 };
 
-template <grouped_conv_key K, bool PixelRows = false>
+template <grouped_conv_key K, bool PixelRows = false, bool StoredWeights = false>
 struct conv_fwd {
   static_assert(conv_fwd_sm90_unsupported_reason(K) == nullptr,
                 "key not supported by the sm90 forward convolution: see sm90::conv_fwd_sm90_unsupported_reason(K)");
-  static constexpr gemm_key G = conv_fwd_sm90_gemm_key(K);
+  static_assert(!StoredWeights || (PixelRows && conv_fwd_reads_stored_weights(K)),
+                "W as stored: backward-data's phases (pixel rows), one group per GEMM, an rrr GEMM key the kernel builds");
+  static constexpr gemm_key G = StoredWeights ? stored_weights_gemm_key(K) : conv_fwd_sm90_gemm_key(K);
   using cfg = sm90_config<G>;
   using data_t = storage_t<K.sig.in>;
   static constexpr int merge = K.algo.groups_to_merge;  // groups side by side in one GEMM (merged_groups.hpp)
@@ -322,6 +340,7 @@ struct conv_fwd {
 
   // run()'s launch, after its checks.
   static status launch(const grouped_conv_problem& p, const grouped_conv_args& a, void* stream) {
+    static_assert(!StoredWeights, "conv_fwd<K, true, true> runs backward-data's phases only (launch_set_on_stored_weights)");
     const auto e = p.implicit_gemm();
     if (e.m == 0 || e.n == 0) return status::ok();
 
@@ -364,6 +383,36 @@ struct conv_fwd {
   // launch has one cluster size). TMA loads where every member allows them, else the gather.
   static status launch_set(const grouped_conv_problem* problems, const grouped_conv_args* args, int count,
                            void* stream) {
+    static_assert(!StoredWeights, "conv_fwd<K, true, true> launches through launch_set_on_stored_weights");
+    return launch_phases(problems, args, count, stream, nullptr, nullptr);
+  }
+
+  // launch_set on W as stored (conv_fwd<K, true, true>): the phases' weights are `w`, each
+  // phase's taps on its lines taps[i]; args[i].wei is not read. TMA only: stored_weights_reason
+  // says beforehand whether the problems and pointers allow it.
+  static status launch_set_on_stored_weights(const grouped_conv_problem* problems, const grouped_conv_args* args,
+                                             const kernels::stored_weight_taps* taps, int count,
+                                             const stored_weights_operand& w, void* stream) {
+    static_assert(StoredWeights, "launch_set_on_stored_weights is conv_fwd<K, true, true>'s");
+    return launch_phases(problems, args, count, stream, &w, taps);
+  }
+
+  // Why a phase cannot run on W as stored (conv_fwd<K, true, true>): its input's im2col map
+  // (dy from the phase's offset) or W's map, as launch_set_on_stored_weights would encode them.
+  static std::optional<std::string> stored_weights_reason(const grouped_conv_problem& p, const grouped_conv_args& a,
+                                                          const stored_weights_operand& w) {
+    static_assert(StoredWeights, "stored_weights_reason is conv_fwd<K, true, true>'s");
+    if (auto why = input_im2col_reason(p)) return "sm90 conv (W as stored): " + *why;
+    CUtensorMap map;
+    if (auto why = encode_input_im2col(map, p, a.in)) return "sm90 conv (W as stored): dy's im2col map: " + *why;
+    if (auto why = encode_stored_weights_map(map, w)) return "sm90 conv (W as stored): W's map: " + *why;
+    return std::nullopt;
+  }
+
+ private:
+  // launch_set's body; with `w`, on W as stored.
+  static status launch_phases(const grouped_conv_problem* problems, const grouped_conv_args* args, int count,
+                              void* stream, const stored_weights_operand* w, const kernels::stored_weight_taps* taps) {
     static_assert(PixelRows, "phase sets are backward-data's stride phases, stored through pixel maps");
     if (count < 1 || count > max_phases_per_launch)
       return status::error("sm90 conv launch_set: " + std::to_string(count) + " convolutions (1 to " +
@@ -375,12 +424,20 @@ struct conv_fwd {
     set_params sp{};
     bool tma = true;
     int tiles = 0, fewest_k_blocks = std::numeric_limits<int>::max();
+    CUtensorMap stored_map;  // W as stored: one map for every phase
+    if (w)
+      if (auto why = encode_stored_weights_map(stored_map, *w)) return status::error("sm90 conv, W's map: " + *why);
     for (int i = 0; i < count; ++i) {
       const grouped_conv_problem& p = problems[i];
       const auto e = p.implicit_gemm();
       if (e.m == 0 || e.n == 0) continue;
       const launch_plan shape = plan_of(p, dev, nullptr);
-      tma = fill_params(sp.phase[sp.count++], p, args[i], shape) && tma;
+      conv_fwd_sm90_params& kp = sp.phase[sp.count++];
+      tma = fill_params(kp, p, args[i], shape) && tma;
+      if (w) {
+        kp.out.map_b = stored_map;
+        kp.wtaps = taps[i];
+      }
       tiles += shape.sched.tiles();
       fewest_k_blocks = std::min(fewest_k_blocks, shape.sched.k_blocks);
     }
@@ -396,6 +453,7 @@ struct conv_fwd {
     }
     sp.first_unit[sp.count] = units;
     const int grid = splits > 1 ? units : std::min(units, sms);  // a split tile's blocks form a cluster
+    if (w && !tma) return status::error("sm90 conv (W as stored): a phase's input has no im2col map");
     if (const cudaError_t err = launch_in_clusters(tma ? set_tma_kernel : set_kernel, unsigned(grid), cfg::threads,
                                                    cfg::smem_bytes, static_cast<cudaStream_t>(stream),
                                                    static_cast<unsigned>(splits), sp, /*dependent=*/true);
@@ -404,21 +462,25 @@ struct conv_fwd {
     return status::ok();
   }
 
- private:
   using gather = conv_fwd_gather<cfg, data_t, K.sig.ndim, merge>;
-  static constexpr auto kernel = conv_sm90_kernel<cfg, gathering_producer<cfg, gather>, PixelRows>;
+  // The phase-set kernels (launch_set).
+  using set_params = phase_set_params<conv_fwd_sm90_params>;
+  static_assert(sizeof(set_params) <= 32764, "a phase set must fit the kernel parameter space");
+  using set_tma_producer = std::conditional_t<(merge > 1), gathering_producer<cfg, gather, set_params>,
+                                              conv_fwd_tma_producer<cfg, K.sig.ndim, set_params, StoredWeights>>;
+  static constexpr auto set_tma_kernel = conv_sm90_kernel<cfg, set_tma_producer, PixelRows>;
+  // On W as stored every kernel below is set_tma_kernel: naming a kernel compiles it, and the
+  // gathering producers write B K-major, which that config's wgmma does not read.
+  template <class Producer>
+  using or_stored = std::conditional_t<StoredWeights, set_tma_producer, Producer>;
+  static constexpr auto set_kernel =
+      conv_sm90_kernel<cfg, or_stored<gathering_producer<cfg, gather, set_params>>, PixelRows>;
+  static constexpr auto kernel = conv_sm90_kernel<cfg, or_stored<gathering_producer<cfg, gather>>, PixelRows>;
   // Merged groups: a forward launch runs the TMA producer on the view's block-diagonal weights
   // (merges_through_tma); backward-data's phases gather (their "TMA twin" is the gathering kernel).
   using tma_producer = std::conditional_t<(merge > 1 && PixelRows), gathering_producer<cfg, gather>,
                                           conv_fwd_tma_producer<cfg, K.sig.ndim>>;
-  static constexpr auto tma_kernel = conv_sm90_kernel<cfg, tma_producer, PixelRows>;
-  // The phase-set kernels (launch_set).
-  using set_params = phase_set_params<conv_fwd_sm90_params>;
-  static_assert(sizeof(set_params) <= 32764, "a phase set must fit the kernel parameter space");
-  static constexpr auto set_kernel = conv_sm90_kernel<cfg, gathering_producer<cfg, gather, set_params>, PixelRows>;
-  using set_tma_producer = std::conditional_t<(merge > 1), gathering_producer<cfg, gather, set_params>,
-                                              conv_fwd_tma_producer<cfg, K.sig.ndim, set_params>>;
-  static constexpr auto set_tma_kernel = conv_sm90_kernel<cfg, set_tma_producer, PixelRows>;
+  static constexpr auto tma_kernel = conv_sm90_kernel<cfg, or_stored<tma_producer>, PixelRows>;
 
   static constexpr std::size_t block_diagonal_align = 128;
   // A forward launch of merged groups whose view the TMA producer loads: the view's input
@@ -497,6 +559,7 @@ struct conv_fwd {
   static std::optional<std::string> encode_tma_maps(conv_fwd_sm90_params& kp, const grouped_conv_problem& p,
                                                     const grouped_conv_args& a) {
     if (auto why = encode_input_im2col(kp.out.map_a, p, a.in)) return why;
+    if constexpr (StoredWeights) return std::nullopt;  // out.map_b: W's lines, set by launch_phases
     const auto e = p.implicit_gemm();
     operand_view wei{a.wei, K.sig.wei, e.k, e.n, p.g, p.wei_strides.n, p.wei_strides.g, cfg::tile_k, cfg::tile_n};
     return encode_tensor_map(kp.out.map_b, wei);

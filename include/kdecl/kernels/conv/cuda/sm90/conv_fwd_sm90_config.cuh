@@ -136,6 +136,19 @@ constexpr grouped_conv_key forward_key_of_bwd_data(grouped_conv_key k) {
   return k;
 }
 
+// Backward-data's phases reading W as stored (kernels/conv/bwd_data_stored_weights.hpp): the
+// forward key's GEMM with B read N-major (rrr), for keys of one group per GEMM on the im2col
+// tiles (the halo and row kernels have their own weight rings) whose rrr GEMM config builds.
+constexpr gemm_key stored_weights_gemm_key(const grouped_conv_key& k) {
+  gemm_key g = conv_fwd_sm90_gemm_key(k);
+  g.sig.lay = rrr;
+  return g;
+}
+constexpr bool conv_fwd_reads_stored_weights(const grouped_conv_key& k) {
+  return k.sig.spec == conv_specialization::none && k.algo.groups_to_merge == 1 &&
+         key_unsupported_reason(stored_weights_gemm_key(k)) == nullptr;
+}
+
 // A key that takes an operand element by element (vector 1) reads and writes it through a
 // packed copy with C/G and K/G padded to a multiple of 8 (conv/cuda/channel_padded.cuh), and
 // runs the kernel of its gathering key on the copies: the same key with 16-byte vectors.
