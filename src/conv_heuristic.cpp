@@ -7,6 +7,7 @@
 #include "kdecl/arch/arch.hpp"
 #include "kdecl/dsl/conv_rules.hpp"
 #include "kdecl/kernels/conv/bwd_data_as_forward.hpp"
+#include "kdecl/kernels/conv/bwd_data_stored_weights.hpp"
 #include "kdecl/kernels/conv/direct_window.hpp"
 #include "kdecl/kernels/conv/halo_plan.hpp"
 #include "kdecl/kernels/conv/narrow_bwd_data_plan.hpp"
@@ -238,9 +239,10 @@ problem_profile conv_problem_profile(const grouped_conv_key& key, const grouped_
     pp.batch *= split.total();
   }
   if (key.sig.dir == conv_direction::bwd_data && key.algo.pipe == pipeline::tma_wgmma &&
-      kernels::bwd_data_as_gemm_reason(p)) {
+      kernels::bwd_data_as_gemm_reason(p) && !kernels::bwd_data_phases_read_stored_weights(key, p)) {
     // It first copies the weights flipped and transposed (conv_bwd_data_sm90.cuh): read and written once.
-    // (1x1 layers without padding run as a GEMM on the weights as they are.)
+    // (1x1 layers without padding run as a GEMM on the weights as they are; the phases read W as
+    // stored where TMA maps it: bwd_data_stored_weights.hpp.)
     pp.dram_bytes += 2.0 * double(p.elements(conv_tensor::weight)) * std::max(1, bits_of(p.wei_type) / 8);
   }
   return pp;

@@ -79,5 +79,30 @@ TEST(BwdDataStoredWeights, APackedFilterIsOneLinePerPositionAndAOneByOneFilterOn
   EXPECT_EQ(l1.count, 1);
 }
 
+// The offline rule the analytical cost model asks (the kernel builds the TMA maps instead).
+TEST(BwdDataStoredWeights, TheCostModelsRuleFollowsTheMapsTmaCanBuild) {
+  grouped_conv_key key;
+  key.sig.dir = conv_direction::bwd_data;
+  key.algo.pipe = pipeline::tma_wgmma;
+  key.algo.groups_to_merge = 1;
+  const auto reads = [&](P p) {
+    return kernels::bwd_data_phases_read_stored_weights(key, p.direction(conv_direction::bwd_data).normalized());
+  };
+  const P strided = P{}.batch(2).channels(16, 64).input_size({15, 17}).filter_size({3}).stride({2}).padding({1}).dtype(dtype::bf16);
+  EXPECT_TRUE(reads(strided));
+  EXPECT_TRUE(reads(P{}.batch(1).channels(64, 256).groups(2).input_size({9, 9}).filter_size({3}).stride({2}).dtype(dtype::fp16)));
+  EXPECT_FALSE(reads(P{strided}.channels(16, 96))) << "K/G = 96: dY has no im2col map";
+  EXPECT_FALSE(reads(P{strided}.channels(12, 64))) << "lines of 12 channels: 24 bytes apart";
+  EXPECT_FALSE(reads(P{strided}.dtype(dtype::fp32))) << "16-bit data only";
+  EXPECT_TRUE(reads(P{strided}.filter_size({1}).padding({0}))) << "1x1: one line";
+  EXPECT_FALSE(reads(P{strided}.channels(12, 64).filter_size({1}).padding({0}))) << "output channels 24 bytes apart";
+  grouped_conv_key halo = key;
+  halo.sig.spec = conv_specialization::stride1;
+  EXPECT_FALSE(kernels::bwd_data_phases_read_stored_weights(halo, P{strided}.direction(conv_direction::bwd_data).normalized()));
+  grouped_conv_key merged = key;
+  merged.algo.groups_to_merge = 4;
+  EXPECT_FALSE(kernels::bwd_data_phases_read_stored_weights(merged, P{strided}.direction(conv_direction::bwd_data).normalized()));
+}
+
 }  // namespace
 }  // namespace kdecl

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <numeric>
 
+#include "kdecl/conv/grouped_conv_key.hpp"
 #include "kdecl/conv/grouped_conv_problem.hpp"
 #include "kdecl/kernels/conv/bwd_data_as_forward.hpp"
 
@@ -59,6 +60,24 @@ constexpr stored_weight_taps stored_weight_taps_of(const flipped_weights_map& m,
   }
   t.base = int(base);
   return t;
+}
+
+// Whether an sm_90 TMA + wgmma backward-data key's phases read the W of `p` (normalized) as
+// stored, given 16-byte aligned pointers: what the analytical cost model asks offline. The
+// kernel itself decides per problem and pointers by building the TMA maps (conv_bwd_data_sm90.cuh):
+// dY's im2col map (K/G a multiple of 64, the groups' channels adjacent) and W's lines, strides
+// between output channels and between groups in 16-byte multiples; keys of one group per GEMM
+// without a unit-stride specialization.
+inline bool bwd_data_phases_read_stored_weights(const grouped_conv_key& key, const grouped_conv_problem& p) {
+  if (key.sig.dir != conv_direction::bwd_data || key.algo.pipe != pipeline::tma_wgmma ||
+      key.sig.spec != conv_specialization::none || key.algo.groups_to_merge != 1)
+    return false;
+  const std::int64_t elem = bits_of(p.wei_type) / 8;
+  const auto sixteen = [&](std::int64_t elements) { return elements * elem % 16 == 0; };
+  const stored_weights_lines l = stored_weights_lines_of(p);
+  return elem == 2 && p.k_per_group() % 64 == 0 && (p.g == 1 || p.out_strides.g == p.k_per_group()) &&
+         (l.count == 1 || sixteen(l.stride)) && (p.k_per_group() == 1 || sixteen(p.wei_strides.n)) &&
+         (p.g == 1 || sixteen(p.wei_strides.g));
 }
 
 }  // namespace kdecl::kernels
