@@ -38,6 +38,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdlib>
 #include <cstdint>
 #include <limits>
 #include <memory>
@@ -203,12 +204,21 @@ struct conv_bwd_data {
     if (!(d.refusal = phases_reason(*phases, a))) {
       d.how = route::phases;
       if constexpr (reads_stored_weights)
-        if (!stored_weights_reason(p, *phases, a)) d.taps = stored_taps(p, *phases);
+        if (stored_weights_allowed() && !stored_weights_reason(p, *phases, a)) d.taps = stored_taps(p, *phases);
       d.phases = std::move(phases);
     }
     return d;
   }
 
+  // KDECL_CONV_BWD_DATA_STORED_WEIGHTS=0 keeps the flipped copy everywhere: an A/B switch for
+  // benchmarks, read once per process (the decisions are remembered).
+  static bool stored_weights_allowed() {
+    static const bool allowed = [] {
+      const char* v = std::getenv("KDECL_CONV_BWD_DATA_STORED_WEIGHTS");
+      return v == nullptr || v[0] != '0';
+    }();
+    return allowed;
+  }
   // Why the phases cannot read W as stored (then the flipped copy): each phase's dy and W as
   // TMA must map them (stored_forward::stored_weights_reason).
   static std::optional<std::string> stored_weights_reason(const grouped_conv_problem& p,
