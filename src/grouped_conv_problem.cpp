@@ -1,6 +1,7 @@
 #include "kdecl/conv/grouped_conv_problem.hpp"
 
 #include <algorithm>
+#include <array>
 #include <limits>
 #include <string_view>
 #include <vector>
@@ -56,13 +57,28 @@ struct dim_ref {
   std::int64_t* stride;
 };
 
+// A tensor's dimensions, at most six (channels, group, three spatial, images or output channels),
+// kept in place: validate() and normalized() list them on every launch, where a heap allocation
+// and its release were a fifth of a cached selection's host time.
+struct dim_list {
+  std::array<dim_ref, 6> items{};
+  std::size_t count = 0;
+  void push_back(const dim_ref& d) { items[count++] = d; }
+  std::size_t size() const { return count; }
+  const dim_ref& operator[](std::size_t i) const { return items[i]; }
+  dim_ref* begin() { return items.data(); }
+  dim_ref* end() { return items.data() + count; }
+  const dim_ref* begin() const { return items.data(); }
+  const dim_ref* end() const { return items.data() + count; }
+};
+
 // The dimensions of tensor t, innermost first (channels), for a problem whose
 // rank and layout are resolved. Leading spatial slots a lower rank does not use
 // are left out (their extent is 1).
-std::vector<dim_ref> dims_inner_first(grouped_conv_problem& p, conv_tensor t) {
+dim_list dims_inner_first(grouped_conv_problem& p, conv_tensor t) {
   const int rank = p.ndim();
   const int first_slot = 3 - rank;
-  std::vector<dim_ref> d;
+  dim_list d;
   if (t == conv_tensor::weight) {
     auto& s = p.wei_strides;
     d.push_back({"C", p.c_per_group(), &s.c});
@@ -85,7 +101,7 @@ std::vector<dim_ref> dims_inner_first(grouped_conv_problem& p, conv_tensor t) {
   return d;
 }
 
-std::int64_t span_of(const std::vector<dim_ref>& dims) {
+std::int64_t span_of(const dim_list& dims) {
   std::int64_t last = 0;
   for (const auto& d : dims) last += (d.extent - 1) * *d.stride;
   return last + 1;
@@ -307,7 +323,7 @@ std::optional<std::string> grouped_conv_problem::validate() const {
   // elements(), span() and every offset a kernel or check computes fit int64). Every tensor's span
   // first, then the overlaps (whose check multiplies extents by strides the first loop bounded).
   grouped_conv_problem q = p;
-  std::vector<dim_ref> dims[3];
+  dim_list dims[3];
   for (conv_tensor t : {conv_tensor::input, conv_tensor::weight, conv_tensor::output}) {
     dims[int(t)] = dims_inner_first(q, t);
     __int128 elements = 1, span = 1;
@@ -319,7 +335,7 @@ std::optional<std::string> grouped_conv_problem::validate() const {
     }
   }
   for (conv_tensor t : {conv_tensor::input, conv_tensor::weight, conv_tensor::output}) {
-    const std::vector<dim_ref>& inner_first = dims[int(t)];
+    const dim_list& inner_first = dims[int(t)];
     std::int64_t footprint = 1;
     for (std::size_t i = 0; i < inner_first.size(); ++i) {
       const dim_ref& d = inner_first[i];
