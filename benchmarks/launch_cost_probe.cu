@@ -11,6 +11,10 @@
 //                                         layers whose launch the host can hold up: stride 1 and 2,
 //                                         2-D and 3-D, a stem); `conv offline`: select() and why_not()
 //                                         on an offline sm_90 device
+//   kdecl_launch_cost_probe params        what a kernel's parameter size costs a launch: host time
+//                                         and event-timed time per launch (the device idle before
+//                                         each, as `kdecl bench` times) of empty kernels taking
+//                                         64 B to 9 KB, with and without a cluster attribute
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -24,6 +28,7 @@
 #include "kdecl/conv/conv_dispatcher.hpp"
 #include "kdecl/gemm/gemm_dispatcher.hpp"
 #include "kdecl/gemm/gemm_heuristic.hpp"
+#include "kdecl/kernels/conv/cuda/sm90/conv_fwd_sm90.cuh"
 #include "kdecl/kernels/cuda/device_info.cuh"
 #include "kdecl/kernels/cuda/sm90/tensor_map.cuh"
 #include "kdecl/registry/registry.hpp"
@@ -48,6 +53,74 @@ double host_ns(const std::function<void()>& call, bool drain = true) {
 }
 
 void report(const char* what, double ns) { std::printf("%-58s %9.0f ns\n", what, ns); }
+
+template <int Bytes>
+struct param_blob {
+  unsigned char b[Bytes];
+};
+template <int Bytes>
+__global__ void blob_kernel(const __grid_constant__ param_blob<Bytes> p) {
+  if (threadIdx.x == 0 && p.b[Bytes - 1] == 0xAB && p.b[0] == 0xCD) asm volatile("trap;");
+}
+
+// Nanoseconds between two events around one call, the device idle before each (the median of 9
+// batches of 50): what a per-launch benchmark sees of the call's host time and its GPU time.
+double event_ns(const std::function<void()>& call) {
+  cudaEvent_t e0, e1;
+  cudaEventCreate(&e0);
+  cudaEventCreate(&e1);
+  std::vector<double> t;
+  for (int i = 0; i < 450; ++i) {
+    cudaDeviceSynchronize();
+    cudaEventRecord(e0);
+    call();
+    cudaEventRecord(e1);
+    cudaEventSynchronize(e1);
+    float ms = 0;
+    cudaEventElapsedTime(&ms, e0, e1);
+    t.push_back(ms * 1e6);
+  }
+  cudaEventDestroy(e0);
+  cudaEventDestroy(e1);
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+template <int Bytes>
+void blob_costs() {
+  param_blob<Bytes> p{};
+  for (unsigned cluster : {1u, 2u}) {
+    cudaLaunchConfig_t cfg{};
+    cfg.gridDim = dim3(132);
+    cfg.blockDim = dim3(384);
+    cudaLaunchAttribute attr{};
+    attr.id = cudaLaunchAttributeClusterDimension;
+    attr.val.clusterDim.x = cluster;
+    attr.val.clusterDim.y = attr.val.clusterDim.z = 1;
+    cfg.attrs = &attr;
+    cfg.numAttrs = 1;
+    const auto launch = [&] { cudaLaunchKernelEx(&cfg, blob_kernel<Bytes>, p); };
+    char what[96];
+    std::snprintf(what, sizeof what, "%5d B of parameters, cluster %u: host", Bytes, cluster);
+    report(what, host_ns(launch));
+    std::snprintf(what, sizeof what, "%5d B of parameters, cluster %u: events around it", Bytes, cluster);
+    report(what, event_ns(launch));
+  }
+}
+
+int param_costs() {
+  std::printf("an sm_90 convolution's parameters: %zu B; a set of %d phases: %zu B\n",
+              sizeof(kdecl::kernels::cuda::sm90::conv_fwd_sm90_params), kdecl::kernels::cuda::sm90::max_phases_per_launch,
+              sizeof(kdecl::kernels::cuda::sm90::phase_set_params<kdecl::kernels::cuda::sm90::conv_fwd_sm90_params>));
+  blob_costs<64>();
+  blob_costs<1024>();
+  blob_costs<2048>();
+  blob_costs<4096>();
+  blob_costs<9216>();
+  const cudaError_t e = cudaDeviceSynchronize();
+  std::printf("device: %s\n", e == cudaSuccess ? "ok" : cudaGetErrorString(e));
+  return e == cudaSuccess ? 0 : 1;
+}
 
 }  // namespace
 
@@ -130,6 +203,7 @@ int conv_costs(const kdecl::device& dev, bool offline) {
     }
     std::sort(gpu.begin(), gpu.end());
     report("  GPU time per launch, 200 queued back to back", gpu[4]);
+    report("  events around one instance run(), device idle before", event_ns([&] { (void)sel.kernel->run(p, with_ws, nullptr); }));
   }
   const cudaError_t e = offline ? cudaSuccess : cudaDeviceSynchronize();
   if (!offline) std::printf("device: %s\n", e == cudaSuccess ? "ok" : cudaGetErrorString(e));
@@ -154,6 +228,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "launch_cost_probe needs a CUDA device\n");
     return 2;
   }
+  if (argc > 1 && std::string(argv[1]) == "params") return param_costs();
   int d = 0;
   report("cudaGetDevice", host_ns([&] { cudaGetDevice(&d); }, false));
   report("cudaGetLastError", host_ns([] { cudaGetLastError(); }, false));
