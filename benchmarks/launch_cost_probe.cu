@@ -109,9 +109,11 @@ void blob_costs() {
 }
 
 int param_costs() {
-  std::printf("an sm_90 convolution's parameters: %zu B; a set of %d phases: %zu B\n",
-              sizeof(kdecl::kernels::cuda::sm90::conv_fwd_sm90_params), kdecl::kernels::cuda::sm90::max_phases_per_launch,
-              sizeof(kdecl::kernels::cuda::sm90::phase_set_params<kdecl::kernels::cuda::sm90::conv_fwd_sm90_params>));
+  using kdecl::kernels::cuda::sm90::conv_fwd_sm90_params;
+  using kdecl::kernels::cuda::sm90::phase_set_params;
+  std::printf("an sm_90 convolution's parameters: %zu B; phase sets of 2 / 4 / 8: %zu / %zu / %zu B\n",
+              sizeof(conv_fwd_sm90_params), sizeof(phase_set_params<conv_fwd_sm90_params, 2>),
+              sizeof(phase_set_params<conv_fwd_sm90_params, 4>), sizeof(phase_set_params<conv_fwd_sm90_params, 8>));
   blob_costs<64>();
   blob_costs<1024>();
   blob_costs<2048>();

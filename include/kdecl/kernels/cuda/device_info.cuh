@@ -49,12 +49,15 @@ struct device_need {
   int smem_bytes = 0;
 };
 
-// Why the current device cannot run a kernel named `who` that needs `need`, or nothing.
-// Checked by run(), not why_not(), so that selection also works offline.
-inline std::optional<std::string> device_shortfall(const std::string& who, const device_need& need) {
-  const device_info d = current_device_info();
+// Why device `d` cannot run a kernel named `who` that needs `need`, or nothing. A launch asks
+// for the device once (current_device_info) and passes it to every check and plan: each
+// cudaGetDevice is a runtime call of its own on the launch's path.
+inline std::optional<std::string> device_shortfall(const std::string& who, const device_need& need,
+                                                   const device_info& d) {
   if (d.ordinal < 0) return who + ": no CUDA device";
   const int have = d.cc_major * 10 + d.cc_minor, want = need.major * 10 + need.minor;
+  const bool old = need.exact ? have != want : have < want;
+  if (!old && need.smem_bytes <= d.max_smem_optin) return std::nullopt;
   const std::string cc = std::to_string(need.major) + "." + std::to_string(need.minor);
   if (need.exact && have != want)
     return who + " is sm_" + std::to_string(want) + "a code: it needs a device of compute capability " + cc +
@@ -62,10 +65,14 @@ inline std::optional<std::string> device_shortfall(const std::string& who, const
   if (!need.exact && have < want)
     return who + " needs compute capability " + cc + " or newer, this device is " + std::to_string(d.cc_major) + "." +
            std::to_string(d.cc_minor);
-  if (need.smem_bytes > d.max_smem_optin)
-    return who + " needs " + std::to_string(need.smem_bytes) + " bytes of shared memory, the device allows " +
-           std::to_string(d.max_smem_optin);
-  return std::nullopt;
+  return who + " needs " + std::to_string(need.smem_bytes) + " bytes of shared memory, the device allows " +
+         std::to_string(d.max_smem_optin);
+}
+
+// The same for the current device. Checked by run(), not why_not(), so that selection also
+// works offline.
+inline std::optional<std::string> device_shortfall(const std::string& who, const device_need& need) {
+  return device_shortfall(who, need, current_device_info());
 }
 
 }  // namespace kdecl::kernels::cuda

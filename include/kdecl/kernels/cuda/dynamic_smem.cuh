@@ -10,6 +10,7 @@
 // (sm_90 backward-weight 64x256 on every 64-channel layer at batch >= 8, 2026-11-28).
 #pragma once
 
+#include <map>
 #include <mutex>
 #include <set>
 #include <utility>
@@ -18,11 +19,10 @@
 
 namespace kdecl::kernels::cuda {
 
-inline cudaError_t allow_dynamic_smem(const void* kernel, int bytes) {
+// On device `device` (its ordinal, from the launch's current_device_info()).
+inline cudaError_t allow_dynamic_smem(const void* kernel, int bytes, int device) {
   static std::mutex guard;
   static std::set<std::pair<const void*, int>> allowed;  // (host stub, device)
-  int device = 0;
-  if (const cudaError_t err = cudaGetDevice(&device); err != cudaSuccess) return err;
   std::lock_guard<std::mutex> lock(guard);
   if (allowed.count({kernel, device}) != 0) return cudaSuccess;
   const cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
@@ -30,9 +30,38 @@ inline cudaError_t allow_dynamic_smem(const void* kernel, int bytes) {
   return err;
 }
 
+// On the current device.
+inline cudaError_t allow_dynamic_smem(const void* kernel, int bytes) {
+  int device = 0;
+  if (const cudaError_t err = cudaGetDevice(&device); err != cudaSuccess) return err;
+  return allow_dynamic_smem(kernel, bytes, device);
+}
+
+// For kernels whose dynamic shared memory differs by problem (the direct convolutions): raises
+// the limit to `bytes` on `device` where it was never raised that far, so that a launch asks the
+// runtime only the first time it needs more (cudaFuncSetAttribute is a runtime call of its own).
+inline cudaError_t allow_dynamic_smem_up_to(const void* kernel, int bytes, int device) {
+  static std::mutex guard;
+  static std::map<std::pair<const void*, int>, int> raised;  // (host stub, device) -> bytes allowed
+  std::lock_guard<std::mutex> lock(guard);
+  int& allowed = raised[{kernel, device}];
+  if (bytes <= allowed) return cudaSuccess;
+  const cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+  if (err == cudaSuccess) allowed = bytes;
+  return err;
+}
+template <class... Params>
+cudaError_t allow_dynamic_smem_up_to(void (*kernel)(Params...), int bytes, int device) {
+  return allow_dynamic_smem_up_to(reinterpret_cast<const void*>(kernel), bytes, device);
+}
+
 template <class... Params>
 cudaError_t allow_dynamic_smem(void (*kernel)(Params...), int bytes) {
   return allow_dynamic_smem(reinterpret_cast<const void*>(kernel), bytes);
+}
+template <class... Params>
+cudaError_t allow_dynamic_smem(void (*kernel)(Params...), int bytes, int device) {
+  return allow_dynamic_smem(reinterpret_cast<const void*>(kernel), bytes, device);
 }
 
 }  // namespace kdecl::kernels::cuda

@@ -39,8 +39,11 @@ cudaError_t launch_in_clusters(void (*kernel)(Params), unsigned grid, unsigned t
   if (dependent) count += dependent_launch_attribute(attrs[count]);
   launch.attrs = attrs;
   launch.numAttrs = count;
-  if (const cudaError_t err = cudaLaunchKernelEx(&launch, kernel, params); err != cudaSuccess) return err;
-  return cudaGetLastError();
+  // cudaLaunchKernelEx returns the launch's own error; asking cudaGetLastError after a launch
+  // that succeeded would cost another runtime call (and report an earlier call's error as ours).
+  const cudaError_t err = cudaLaunchKernelEx(&launch, kernel, params);
+  if (err != cudaSuccess) cudaGetLastError();  // clear it: the caller gets it as the result
+  return err;
 }
 
 }  // namespace kdecl::kernels::cuda::sm90

@@ -47,7 +47,9 @@
 #include "kdecl/kernels/conv/cuda/direct/narrow_bwd_data_decl.cuh"
 #include "kdecl/kernels/conv/narrow_bwd_data_plan.hpp"
 #include "kdecl/kernels/conv/cuda/flip_transpose_weights.cuh"
+#include "kdecl/kernels/cuda/device_info.cuh"
 #include "kdecl/kernels/cuda/device_types.cuh"
+#include "kdecl/kernels/cuda/dynamic_smem.cuh"
 #include "kdecl/kernels/cuda/stream_scratch.cuh"
 
 namespace kdecl::kernels::cuda::direct {
@@ -323,10 +325,10 @@ struct conv_direct_bwd_data {
   }
 
   template <int FY, int FX>
-  static cudaError_t launch(const direct_fwd_params& kp, dim3 grid, int smem, cudaStream_t stream) {
+  static cudaError_t launch(const direct_fwd_params& kp, dim3 grid, int smem, cudaStream_t stream, int device) {
     auto kernel = direct_bwd_data_kernel<T, TH, TW, CB, threads, PPT, V, FY, FX>;
     if (smem > 48 * 1024) {
-      const cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+      const cudaError_t err = allow_dynamic_smem_up_to(kernel, smem, device);
       if (err != cudaSuccess) return err;
     }
     kernel<<<grid, threads, smem, stream>>>(kp);
@@ -335,9 +337,9 @@ struct conv_direct_bwd_data {
 
   static status run_depthwise(const grouped_conv_problem& p, const grouped_conv_args& a, void* stream) {
     if (auto why = depthwise_reason(p, a)) return status::error(*why);
-    int dev = 0, smem_optin = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess) return status::error("no CUDA device");
-    cudaDeviceGetAttribute(&smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
+    const device_info dev = current_device_info();  // once a launch: each ask is a runtime call
+    if (dev.ordinal < 0) return status::error("no CUDA device");
+    const int smem_optin = dev.max_smem_optin;
     const long smem = smem_bytes(p);
     if (smem > smem_optin)
       return status::error("direct_conv needs " + std::to_string(smem) + " bytes of shared memory, the device allows " +
@@ -385,10 +387,10 @@ struct conv_direct_bwd_data {
     const auto s = static_cast<cudaStream_t>(stream);
     const auto fy = p.filter_dims[1], fx = p.filter_dims[2];
     cudaError_t err;
-    if (fy == 3 && fx == 3) err = launch<3, 3>(kp, grid, int(smem), s);
-    else if (fy == 5 && fx == 5) err = launch<5, 5>(kp, grid, int(smem), s);
-    else if (fy == 7 && fx == 7) err = launch<7, 7>(kp, grid, int(smem), s);
-    else err = launch<0, 0>(kp, grid, int(smem), s);
+    if (fy == 3 && fx == 3) err = launch<3, 3>(kp, grid, int(smem), s, dev.ordinal);
+    else if (fy == 5 && fx == 5) err = launch<5, 5>(kp, grid, int(smem), s, dev.ordinal);
+    else if (fy == 7 && fx == 7) err = launch<7, 7>(kp, grid, int(smem), s, dev.ordinal);
+    else err = launch<0, 0>(kp, grid, int(smem), s, dev.ordinal);
     if (err != cudaSuccess) return status::error(std::string("direct_conv bwd_data launch: ") + cudaGetErrorString(err));
     return status::ok();
   }

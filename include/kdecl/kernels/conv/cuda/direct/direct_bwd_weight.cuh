@@ -33,6 +33,7 @@
 #include "kdecl/core/status.hpp"
 #include "kdecl/kernels/conv/cuda/direct/direct_config.cuh"
 #include "kdecl/kernels/conv/cuda/direct/direct_fwd.cuh"
+#include "kdecl/kernels/cuda/device_info.cuh"
 #include "kdecl/kernels/cuda/device_types.cuh"
 
 namespace kdecl::kernels::cuda::direct {
@@ -186,12 +187,7 @@ struct conv_direct_bwd_weight {
     const auto fx = p.filter_dims[2];
     return fx == 3 || fx == 5 || fx == 7;
   }
-  static int multiprocessors() {
-    int dev = 0, sms = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
-      return 1;
-    return std::max(1, sms);
-  }
+  static int multiprocessors() { return std::max(1, current_device_info().sm_count); }
   // Ranges of output rows: about eight blocks per multiprocessor, each range at least 4 rows.
   static int splits(const grouped_conv_problem& p) {
     const std::int64_t rows = p.n * p.output_dim(1);

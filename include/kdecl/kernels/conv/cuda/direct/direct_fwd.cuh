@@ -45,7 +45,9 @@
 #include "kdecl/conv/grouped_conv_problem.hpp"
 #include "kdecl/core/status.hpp"
 #include "kdecl/kernels/conv/cuda/direct/direct_config.cuh"
+#include "kdecl/kernels/cuda/device_info.cuh"
 #include "kdecl/kernels/cuda/device_types.cuh"
+#include "kdecl/kernels/cuda/dynamic_smem.cuh"
 #include "kdecl/kernels/cuda/sm80/ptx.cuh"
 
 namespace kdecl::kernels::cuda::direct {
@@ -538,20 +540,20 @@ struct conv_direct_fwd {
   }
 
   template <int FY, int FX, int CG = 0>
-  static cudaError_t launch(const direct_fwd_params& kp, dim3 grid, int smem, cudaStream_t stream) {
+  static cudaError_t launch(const direct_fwd_params& kp, dim3 grid, int smem, cudaStream_t stream, int device) {
     auto kernel = direct_fwd_kernel<T, TH, TW, CB, threads, PPT, V, FY, FX, CG>;
     if (smem > 48 * 1024) {
-      const cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+      const cudaError_t err = allow_dynamic_smem_up_to(kernel, smem, device);
       if (err != cudaSuccess) return err;
     }
     kernel<<<grid, threads, smem, stream>>>(kp);
     return cudaGetLastError();
   }
   template <int FY, int FX, int SX>
-  static cudaError_t launch_dw(const direct_fwd_params& kp, dim3 grid, int smem, cudaStream_t stream) {
+  static cudaError_t launch_dw(const direct_fwd_params& kp, dim3 grid, int smem, cudaStream_t stream, int device) {
     auto kernel = direct_dw_fwd_kernel<T, TH, TW, CB, threads, PPT, V, FY, FX, SX>;
     if (smem > 48 * 1024) {
-      const cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+      const cudaError_t err = allow_dynamic_smem_up_to(kernel, smem, device);
       if (err != cudaSuccess) return err;
     }
     kernel<<<grid, threads, smem, stream>>>(kp);
@@ -559,42 +561,42 @@ struct conv_direct_fwd {
   }
   template <int F>
   static cudaError_t dispatch_dw_stride(const grouped_conv_problem& p, const direct_fwd_params& kp, dim3 grid,
-                                        int smem, cudaStream_t stream) {
-    if (p.dilation_dims[2] == 1 && p.stride_dims[2] == 1) return launch_dw<F, F, 1>(kp, grid, smem, stream);
-    if (p.dilation_dims[2] == 1 && p.stride_dims[2] == 2) return launch_dw<F, F, 2>(kp, grid, smem, stream);
-    return launch_dw<F, F, 0>(kp, grid, smem, stream);
+                                        int smem, cudaStream_t stream, int device) {
+    if (p.dilation_dims[2] == 1 && p.stride_dims[2] == 1) return launch_dw<F, F, 1>(kp, grid, smem, stream, device);
+    if (p.dilation_dims[2] == 1 && p.stride_dims[2] == 2) return launch_dw<F, F, 2>(kp, grid, smem, stream, device);
+    return launch_dw<F, F, 0>(kp, grid, smem, stream, device);
   }
   static cudaError_t dispatch_dw(const grouped_conv_problem& p, const direct_fwd_params& kp, dim3 grid, int smem,
-                                 cudaStream_t stream) {
+                                 cudaStream_t stream, int device) {
     const auto fy = p.filter_dims[1], fx = p.filter_dims[2];
-    if (fy == 3 && fx == 3) return dispatch_dw_stride<3>(p, kp, grid, smem, stream);
-    if (fy == 5 && fx == 5) return dispatch_dw_stride<5>(p, kp, grid, smem, stream);
-    if (fy == 7 && fx == 7) return dispatch_dw_stride<7>(p, kp, grid, smem, stream);
-    return launch_dw<0, 0, 0>(kp, grid, smem, stream);
+    if (fy == 3 && fx == 3) return dispatch_dw_stride<3>(p, kp, grid, smem, stream, device);
+    if (fy == 5 && fx == 5) return dispatch_dw_stride<5>(p, kp, grid, smem, stream, device);
+    if (fy == 7 && fx == 7) return dispatch_dw_stride<7>(p, kp, grid, smem, stream, device);
+    return launch_dw<0, 0, 0>(kp, grid, smem, stream, device);
   }
   static cudaError_t dispatch_filter(const grouped_conv_problem& p, const direct_fwd_params& kp, dim3 grid, int smem,
-                                     cudaStream_t stream) {
+                                     cudaStream_t stream, int device) {
     if constexpr (V == 8) {  // C/G = K/G = 4, 8, 16, 32: the compile-time group path (any filter)
       if (p.c_per_group() == p.k_per_group()) switch (p.c_per_group()) {
-          case 4: return launch<0, 0, 4>(kp, grid, smem, stream);
-          case 8: return launch<0, 0, 8>(kp, grid, smem, stream);
-          case 16: return launch<0, 0, 16>(kp, grid, smem, stream);
-          case 32: return launch<0, 0, 32>(kp, grid, smem, stream);
+          case 4: return launch<0, 0, 4>(kp, grid, smem, stream, device);
+          case 8: return launch<0, 0, 8>(kp, grid, smem, stream, device);
+          case 16: return launch<0, 0, 16>(kp, grid, smem, stream, device);
+          case 32: return launch<0, 0, 32>(kp, grid, smem, stream, device);
           default: break;
         }
     }
     const auto fy = p.filter_dims[1], fx = p.filter_dims[2];
-    if (fy == 3 && fx == 3) return launch<3, 3>(kp, grid, smem, stream);
-    if (fy == 5 && fx == 5) return launch<5, 5>(kp, grid, smem, stream);
-    if (fy == 7 && fx == 7) return launch<7, 7>(kp, grid, smem, stream);
-    return launch<0, 0>(kp, grid, smem, stream);
+    if (fy == 3 && fx == 3) return launch<3, 3>(kp, grid, smem, stream, device);
+    if (fy == 5 && fx == 5) return launch<5, 5>(kp, grid, smem, stream, device);
+    if (fy == 7 && fx == 7) return launch<7, 7>(kp, grid, smem, stream, device);
+    return launch<0, 0>(kp, grid, smem, stream, device);
   }
 
   static status run(const grouped_conv_problem& p, const grouped_conv_args& a, void* stream) {
     if (auto why = why_not(p, a)) return status::error(*why);
-    int dev = 0, smem_optin = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess) return status::error("no CUDA device");
-    cudaDeviceGetAttribute(&smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
+    const device_info dev = current_device_info();  // once a launch: each ask is a runtime call
+    if (dev.ordinal < 0) return status::error("no CUDA device");
+    const int smem_optin = dev.max_smem_optin;
     const long smem = smem_bytes(p);
     if (smem > smem_optin)
       return status::error("direct_conv needs " + std::to_string(smem) + " bytes of shared memory, the device allows " +
@@ -641,8 +643,8 @@ struct conv_direct_fwd {
     kp.kblocks = int((p.k + CB - 1) / CB);
     const dim3 grid(unsigned(((out[1] + TH - 1) / TH) * kp.tiles_w * kp.kblocks), 1u, unsigned(p.n));
     const auto s = static_cast<cudaStream_t>(stream);
-    const cudaError_t err = one_channel_per_group(p) ? dispatch_dw(p, kp, grid, int(smem), s)
-                                                     : dispatch_filter(p, kp, grid, int(smem), s);
+    const cudaError_t err = one_channel_per_group(p) ? dispatch_dw(p, kp, grid, int(smem), s, dev.ordinal)
+                                                     : dispatch_filter(p, kp, grid, int(smem), s, dev.ordinal);
     if (err != cudaSuccess) return status::error(std::string("direct_conv launch: ") + cudaGetErrorString(err));
     return status::ok();
   }

@@ -25,7 +25,9 @@
 #include "kdecl/core/status.hpp"
 #include "kdecl/kernels/conv/cuda/direct/narrow_bwd_data_decl.cuh"
 #include "kdecl/kernels/conv/narrow_bwd_data_plan.hpp"
+#include "kdecl/kernels/cuda/device_info.cuh"
 #include "kdecl/kernels/cuda/device_types.cuh"
+#include "kdecl/kernels/cuda/dynamic_smem.cuh"
 #include "kdecl/kernels/cuda/sm80/ptx.cuh"
 
 namespace kdecl::kernels::cuda::direct {
@@ -190,11 +192,12 @@ __global__ void __launch_bounds__(narrow_bwd_data_plan::threads)
 }
 
 template <class T, int GPW>
-cudaError_t narrow_bwd_data_launch(const narrow_bwd_data_params& kp, dim3 grid, int smem, cudaStream_t stream) {
+cudaError_t narrow_bwd_data_launch(const narrow_bwd_data_params& kp, dim3 grid, int smem, cudaStream_t stream,
+                                   int device) {
   auto kernel = narrow_bwd_data_kernel<T, GPW>;
   // The default limit (48 KiB) counts the static tap lists too.
   if (smem + narrow_bwd_data_plan::static_smem > 48 * 1024) {
-    const cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+    const cudaError_t err = allow_dynamic_smem_up_to(kernel, smem, device);
     if (err != cudaSuccess) return err;
   }
   kernel<<<grid, narrow_bwd_data_plan::threads, smem, stream>>>(kp);
@@ -207,9 +210,9 @@ template <class T>
 status narrow_bwd_data<T>::run(const grouped_conv_problem& p, const grouped_conv_args& a, bool vector16,
                                void* stream) {
   using plan = narrow_bwd_data_plan;
-  int dev = 0, smem_optin = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess) return status::error("no CUDA device");
-  cudaDeviceGetAttribute(&smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
+  const device_info dev = current_device_info();  // once a launch: each ask is a runtime call
+  if (dev.ordinal < 0) return status::error("no CUDA device");
+  const int smem_optin = dev.max_smem_optin;
   const auto t = plan::tile_for(p, plan::dynamic_capacity(smem_optin));
   if (!t)
     return status::error("narrow-channel backward-data: no tile fits the device's " + std::to_string(smem_optin) +
@@ -269,9 +272,9 @@ status narrow_bwd_data<T>::run(const grouped_conv_problem& p, const grouped_conv
   const auto s = static_cast<cudaStream_t>(stream);
   cudaError_t err;
   switch (t->groups_per_warp()) {
-    case 4: err = narrow_bwd_data_launch<T, 4>(kp, grid, int(smem), s); break;
-    case 2: err = narrow_bwd_data_launch<T, 2>(kp, grid, int(smem), s); break;
-    default: err = narrow_bwd_data_launch<T, 1>(kp, grid, int(smem), s); break;
+    case 4: err = narrow_bwd_data_launch<T, 4>(kp, grid, int(smem), s, dev.ordinal); break;
+    case 2: err = narrow_bwd_data_launch<T, 2>(kp, grid, int(smem), s, dev.ordinal); break;
+    default: err = narrow_bwd_data_launch<T, 1>(kp, grid, int(smem), s, dev.ordinal); break;
   }
   if (err != cudaSuccess)
     return status::error(std::string("narrow-channel backward-data launch: ") + cudaGetErrorString(err));

@@ -14,7 +14,7 @@
 //   2. zeros at the dx pixels of the phases no tap reaches (cuda/zero_pixel_rows.cuh);
 //   3. the forward implicit GEMM of each phase: input dy (the rows it reads), weights
 //      w', output the phase's dx pixels; no work on the zeros between strided dY
-//      pixels. The phases run in one launch (up to 8 of them: conv_phase_set.cuh), the
+//      pixels. The phases run in one launch (up to 2^ndim of them: conv_phase_set.cuh), the
 //      most work first, so that a small layer pays for one launch and the phases' tails
 //      overlap.
 //
@@ -127,20 +127,21 @@ struct conv_bwd_data {
       case route::gemm: return pointwise::run(pointwise_problem(p), pointwise_args(a), stream);
       case route::patch_gemm: return run_patch_gemm(p, a, st);
       case route::phases: {
+        const device_info dev = current_device_info();  // once a launch: each ask is a runtime call
         if constexpr (reads_stored_weights) {
           if (d->taps) {
-            if (auto why = stored_forward::device_reason()) return status::error(*why);
-            return run_phases(p, *d->phases, a, nullptr, d->taps.get(), st);
+            if (auto why = stored_forward::device_reason(dev)) return status::error(*why);
+            return run_phases(p, *d->phases, a, nullptr, d->taps.get(), st, dev);
           }
         }
         if constexpr (!unit_stride) {
-          if (auto why = forward::device_reason()) return status::error(*why);
+          if (auto why = forward::device_reason(dev)) return status::error(*why);
         }
         // w' in the caller's workspace, or (given less) in stream-ordered memory of its own.
         const stream_scratch scratch(a.workspace, a.workspace_bytes, workspace_bytes(*d->phases) - align, align, st,
                                      "sm90 conv bwd_data: the flipped weights");
         if (!scratch) return scratch.error();
-        return run_phases(p, *d->phases, a, scratch.get(), nullptr, st);
+        return run_phases(p, *d->phases, a, scratch.get(), nullptr, st, dev);
       }
       case route::refused: break;
     }
@@ -240,10 +241,10 @@ struct conv_bwd_data {
 
   // The launches, on `st`: every phase's w' (one copy kernel per 8 phases, at `weights`; none where
   // `taps` says how each phase reads W as stored), the zeros of the phases no tap reaches (one
-  // kernel), then the phases' forward convolutions, up to 8 a launch.
+  // kernel), then the phases' forward convolutions, up to 2^ndim a launch.
   static status run_phases(const grouped_conv_problem& p, const std::vector<bwd_data_phase_problem>& phases,
                            const grouped_conv_args& a, unsigned char* weights,
-                           const std::vector<stored_weight_taps>* taps, cudaStream_t st) {
+                           const std::vector<stored_weight_taps>* taps, cudaStream_t st, const device_info& dev) {
     std::vector<std::int64_t> offset(phases.size(), 0);  // elements of each phase's w' from `weights`
     flipped_weights_batch flips;
     zero_pixel_regions zeros;
@@ -283,12 +284,14 @@ struct conv_bwd_data {
       // first: the persistent blocks take the longest units before the short ones.
       const auto work = [&](std::size_t i) { return phases[i].rows * phases[i].weights.taps; };
       std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return work(x) > work(y); });
-      grouped_conv_problem problems[max_phases_per_launch];
-      grouped_conv_args args[max_phases_per_launch];
-      stored_weight_taps set_taps[max_phases_per_launch];
+      constexpr int per_launch = forward::phases_per_launch;
+      static_assert(per_launch == stored_forward::phases_per_launch);
+      grouped_conv_problem problems[per_launch];
+      grouped_conv_args args[per_launch];
+      stored_weight_taps set_taps[per_launch];
       const stored_weights_operand w = taps ? stored_weights_operand_of(p, a.wei) : stored_weights_operand{};
-      for (std::size_t first = 0; first < order.size(); first += max_phases_per_launch) {
-        const int count = int(std::min<std::size_t>(max_phases_per_launch, order.size() - first));
+      for (std::size_t first = 0; first < order.size(); first += per_launch) {
+        const int count = int(std::min<std::size_t>(per_launch, order.size() - first));
         for (int j = 0; j < count; ++j) {
           const std::size_t i = order[first + std::size_t(j)];
           problems[j] = phases[i].forward;
@@ -297,8 +300,8 @@ struct conv_bwd_data {
         }
         const auto launch = [&]() -> status {
           if constexpr (reads_stored_weights)
-            if (taps) return stored_forward::launch_set_on_stored_weights(problems, args, set_taps, count, w, st);
-          return forward::launch_set(problems, args, count, st);
+            if (taps) return stored_forward::launch_set_on_stored_weights(problems, args, set_taps, count, w, st, dev);
+          return forward::launch_set(problems, args, count, st, dev);
         };
         if (status done = launch(); !done.is_ok()) return done;
       }

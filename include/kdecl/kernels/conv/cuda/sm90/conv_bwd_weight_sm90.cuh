@@ -247,11 +247,12 @@ struct conv_bwd_weight {
 
   // The split the kernel runs `p` with on the current device (from its SM count and cluster capacity),
   // or the one KDECL_CONV_BWD_WEIGHT_SPLIT=CLUSTER,RANGES names where the kernel can run it.
-  static bwd_weight_split split_of(const grouped_conv_problem& p) {
+  static bwd_weight_split split_of(const grouped_conv_problem& p) { return split_of(p, current_device_info()); }
+  // split_of on `dev` (current_device_info(), asked once by the launch).
+  static bwd_weight_split split_of(const grouped_conv_problem& p, const device_info& dev) {
     if (auto forced = bwd_weight_split_override(std::getenv("KDECL_CONV_BWD_WEIGHT_SPLIT"), p, cfg::tile_k,
                                                 cfg::split_k_fits && partial_cfg::split_k_fits))
       return *forced;
-    const device_info dev = current_device_info();
     const int sms = dev.ordinal >= 0 && dev.sm_count > 0 ? dev.sm_count : 132;
     const int* capacity = nullptr;
     if (dev.ordinal >= 0 && cfg::split_k_fits && partial_cfg::split_k_fits) capacity = cluster_capacity_of(dev).data();
@@ -313,24 +314,26 @@ struct conv_bwd_weight {
     return std::nullopt;
   }
 
-  static std::optional<std::string> device_reason() {
-    return device_shortfall("sm90 conv bwd_weight", {9, 0, /*exact=*/true, cfg::smem_bytes});
+  static std::optional<std::string> device_reason(const device_info& dev) {
+    return device_shortfall("sm90 conv bwd_weight", {9, 0, /*exact=*/true, cfg::smem_bytes}, dev);
   }
 
   static status run(const grouped_conv_problem& p, const grouped_conv_args& a, void* stream) {
     if (auto why = why_not(p, a)) return status::error(*why);
-    if (auto why = device_reason()) return status::error(*why);
+    const device_info dev = current_device_info();  // once a launch: each ask is a runtime call
+    if (auto why = device_reason(dev)) return status::error(*why);
     const auto e = p.implicit_gemm();
     if (e.m == 0 || e.n == 0) return status::ok();
-    if (const cudaError_t attr = prepare_kernels(); attr != cudaSuccess)
+    if (const cudaError_t attr = prepare_kernels(dev.ordinal); attr != cudaSuccess)
       return status::error(std::string("cudaFuncSetAttribute: ") + cudaGetErrorString(attr));
     const auto st = static_cast<cudaStream_t>(stream);
-    const bwd_weight_split split = split_of(p);
+    const bwd_weight_split split = split_of(p, dev);
     // TMA loads where the layer allows them (and their maps encode), else the gather.
     conv_bwd_weight_sm90_params kp{};
     const bool tma = !tma_reason(p) && !encode_maps(kp, p, a);
     if (split.ranges <= 1)
-      return launch(tma ? direct_tma_kernel : direct_kernel, kp, p, a, a.wei, p.wei_strides.n, p.wei_strides.g, split, st);
+      return launch(tma ? direct_tma_kernel : direct_kernel, kp, p, a, a.wei, p.wei_strides.n, p.wei_strides.g, split, st,
+                    dev.sm_count);
 
     // The partials in the caller's workspace (16-byte aligned: the epilogue's vectors), or
     // where it is smaller or misaligned, in stream-ordered memory of its own.
@@ -339,12 +342,13 @@ struct conv_bwd_weight {
     if (!scratch) return scratch.error();
     auto* partials = reinterpret_cast<float*>(scratch.get());
     const auto partials_then_sum = [&]() -> status {
-      if (auto done = launch(tma ? partial_tma_kernel : partial_kernel, kp, p, a, partials, e.n, e.m * e.n, split, st);
+      if (auto done = launch(tma ? partial_tma_kernel : partial_kernel, kp, p, a, partials, e.n, e.m * e.n, split, st,
+                             dev.sm_count);
           !done)
         return done;
       const cudaError_t err = reduce_split_partials(partials, static_cast<data_t*>(a.wei), split.ranges, int(e.m),
                                                     int(e.n), int(p.g), p.wei_strides.g, p.wei_strides.n,
-                                                    current_device_info().sm_count, st);
+                                                    dev.sm_count, st);
       if (err != cudaSuccess) return status::error(std::string("sm90 conv bwd_weight reduce: ") + cudaGetErrorString(err));
       return status::ok();
     };
@@ -371,17 +375,17 @@ struct conv_bwd_weight {
   }
 
   // Raises the kernels' dynamic shared-memory limit (once per kernel and device: dynamic_smem.cuh).
-  static cudaError_t prepare_kernels() {
+  static cudaError_t prepare_kernels(int device) {
     cudaError_t err = cudaSuccess;
     for (auto kernel : {direct_kernel, partial_kernel, direct_tma_kernel, partial_tma_kernel})
-      if (err == cudaSuccess) err = allow_dynamic_smem(kernel, cfg::smem_bytes);
+      if (err == cudaSuccess) err = allow_dynamic_smem(kernel, cfg::smem_bytes, device);
     return err;
   }
 
   // Blocks of each cluster size that fit at once on the device, asked once per device.
   static const cluster_capacity& cluster_capacity_of(const device_info& dev) {
     static cluster_capacity_table table;
-    prepare_kernels();
+    prepare_kernels(dev.ordinal);
     return table.of(reinterpret_cast<const void*>(direct_kernel), cfg::threads, cfg::smem_bytes, dev);
   }
 
@@ -390,7 +394,7 @@ struct conv_bwd_weight {
   // per block in clusters of split.cluster. `kp` holds the TMA producer's maps, if any.
   static status launch(void (*kernel)(conv_bwd_weight_sm90_params), conv_bwd_weight_sm90_params kp,
                        const grouped_conv_problem& p, const grouped_conv_args& a, void* out, std::int64_t ldc,
-                       std::int64_t out_g, const bwd_weight_split& split, cudaStream_t stream) {
+                       std::int64_t out_g, const bwd_weight_split& split, cudaStream_t stream, int sm_count) {
     const auto e = p.implicit_gemm();
     tile_scheduler& s = kp.out.sched;
     s.tiles_m = int((e.m + cfg::tile_m - 1) / cfg::tile_m);
@@ -398,7 +402,7 @@ struct conv_bwd_weight {
     s.batch = int(p.g) * split.ranges;
     s.k_blocks = int((e.k + cfg::tile_k - 1) / cfg::tile_k);
     s.splits = split.cluster;
-    const int sms = std::max(current_device_info().sm_count, 1);
+    const int sms = std::max(sm_count, 1);
     const int grid = split.cluster > 1 ? s.units() : std::min(s.units(), sms);
     s.group_m = std::clamp(int(std::sqrt(double(std::min(s.units(), sms)) * cfg::tile_n / cfg::tile_m) + 0.5), 1,
                            std::max(s.tiles_m, 1));

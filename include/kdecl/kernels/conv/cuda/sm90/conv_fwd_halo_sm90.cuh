@@ -325,10 +325,12 @@ struct conv_fwd_halo {
 
   static status run(const grouped_conv_problem& p, const grouped_conv_args& a, void* stream) {
     if (auto why = why_not(p, a)) return status::error(*why);
-    if (auto why = device_shortfall("sm90 conv", {9, 0, /*exact=*/true, layout::bytes})) return status::error(*why);
+    const device_info dev = current_device_info();  // once a launch: each ask is a runtime call
+    if (auto why = device_shortfall("sm90 conv", {9, 0, /*exact=*/true, layout::bytes}, dev))
+      return status::error(*why);
     const auto e = p.implicit_gemm();
     if (e.m == 0 || e.n == 0) return status::ok();
-    const cudaError_t attr = allow_dynamic_smem(kernel, layout::bytes);
+    const cudaError_t attr = allow_dynamic_smem(kernel, layout::bytes, dev.ordinal);
     if (attr != cudaSuccess) return status::error(std::string("cudaFuncSetAttribute: ") + cudaGetErrorString(attr));
     const halo_tiling t = halo_tiling_of(p, cfg::tile_m);
     gemm_problem gp;
@@ -336,7 +338,7 @@ struct conv_fwd_halo {
     gp.n = e.n;
     gp.k = e.k;
     gp.batch = p.g;
-    const launch_plan shape = plan_launch(gp, cfg::tile_m, cfg::tile_n, cfg::tile_k, current_device_info().sm_count,
+    const launch_plan shape = plan_launch(gp, cfg::tile_m, cfg::tile_n, cfg::tile_k, dev.sm_count,
                                           nullptr);  // no split of K
     conv_fwd_halo_params kp{};
     if (auto why = fill_params(kp, p, a, t, shape)) return status::error("sm90 conv (halo tiles): " + *why);

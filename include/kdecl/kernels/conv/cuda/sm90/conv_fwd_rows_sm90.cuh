@@ -316,16 +316,16 @@ struct conv_fwd_rows {
 
   static status run(const grouped_conv_problem& p, const grouped_conv_args& a, void* stream) {
     if (auto why = why_not(p, a)) return status::error(*why);
-    if (auto why = device_shortfall("sm90 conv (stride1_rows)", {9, 0, /*exact=*/true, cfg::smem_bytes}))
+    const device_info dev = current_device_info();  // once a launch: each ask is a runtime call
+    if (auto why = device_shortfall("sm90 conv (stride1_rows)", {9, 0, /*exact=*/true, cfg::smem_bytes}, dev))
       return status::error(*why);
     const auto sizes = output_size(p);
     if (p.n == 0 || sizes.h == 0 || sizes.w == 0 || p.k_per_group() == 0) return status::ok();
-    const cudaError_t attr = allow_dynamic_smem(kernel, cfg::smem_bytes);
+    const cudaError_t attr = allow_dynamic_smem(kernel, cfg::smem_bytes, dev.ordinal);
     if (attr != cudaSuccess) return status::error(std::string("cudaFuncSetAttribute: ") + cudaGetErrorString(attr));
     conv_fwd_rows_params kp{};
-    if (auto why = fill_params(kp, p, a, current_device_info().sm_count))
-      return status::error("sm90 conv (stride1_rows): " + *why);
-    const int grid = int(std::min<std::int64_t>(kp.items, current_device_info().sm_count));
+    if (auto why = fill_params(kp, p, a, dev.sm_count)) return status::error("sm90 conv (stride1_rows): " + *why);
+    const int grid = int(std::min<std::int64_t>(kp.items, dev.sm_count));
     if (const cudaError_t err = launch_in_clusters(kernel, unsigned(grid), cfg::threads, cfg::smem_bytes,
                                                    static_cast<cudaStream_t>(stream), 1u, kp, /*dependent=*/true);
         err != cudaSuccess)

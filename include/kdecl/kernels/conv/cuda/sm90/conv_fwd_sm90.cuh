@@ -323,30 +323,33 @@ struct conv_fwd {
 
   // How the problem is laid over the device: the persistent grid, the raster and, where the
   // tiles fill less than half the SMs, the split of K over a cluster.
-  static launch_plan plan(const grouped_conv_problem& p) {
-    const device_info dev = current_device_info();
+  static launch_plan plan(const grouped_conv_problem& p) { return plan(p, current_device_info()); }
+  static launch_plan plan(const grouped_conv_problem& p, const device_info& dev) {
     return plan_of(p, dev, cfg::split_k_fits ? &cluster_capacity_of(dev) : nullptr);
   }
 
-  static std::optional<std::string> device_reason() {
-    return device_shortfall("sm90 conv", {9, 0, /*exact=*/true, cfg::smem_bytes});
+  // What device `dev` (current_device_info(), asked once per launch) must provide.
+  static std::optional<std::string> device_reason(const device_info& dev) {
+    return device_shortfall("sm90 conv", {9, 0, /*exact=*/true, cfg::smem_bytes}, dev);
   }
 
   static status run(const grouped_conv_problem& p, const grouped_conv_args& a, void* stream) {
     if (auto why = why_not(p, a)) return status::error(*why);
-    if (auto why = device_reason()) return status::error(*why);
-    return launch(p, a, stream);
+    const device_info dev = current_device_info();
+    if (auto why = device_reason(dev)) return status::error(*why);
+    return launch(p, a, stream, dev);
   }
 
-  // run()'s launch, after its checks.
-  static status launch(const grouped_conv_problem& p, const grouped_conv_args& a, void* stream) {
+  // run()'s launch on `dev`, after its checks.
+  static status launch(const grouped_conv_problem& p, const grouped_conv_args& a, void* stream,
+                       const device_info& dev) {
     static_assert(!StoredWeights, "conv_fwd<K, true, true> runs backward-data's phases only (launch_set_on_stored_weights)");
     const auto e = p.implicit_gemm();
     if (e.m == 0 || e.n == 0) return status::ok();
 
-    if (const cudaError_t attr = prepare_kernel(); attr != cudaSuccess)
+    if (const cudaError_t attr = prepare_kernel(dev.ordinal); attr != cudaSuccess)
       return status::error(std::string("cudaFuncSetAttribute: ") + cudaGetErrorString(attr));
-    const launch_plan shape = plan(p);
+    const launch_plan shape = plan(p, dev);
     conv_fwd_sm90_params kp{};
     bool tma = fill_params(kp, p, a, shape);
     const auto st = static_cast<cudaStream_t>(stream);
@@ -376,15 +379,21 @@ struct conv_fwd {
     return status::ok();
   }
 
-  // Up to max_phases_per_launch convolutions in one launch (conv_phase_set.cuh: their units
+  // A set's capacity: every stride-2 phase of the key's dimensions (2, 4 or 8). The parameters
+  // of a launch are the whole set's (1.7 KB a phase), copied by the driver on every launch
+  // whatever its count: sized by the dimensions, a 2-D set takes half of 8 phases' 13 KB.
+  static constexpr int phases_per_launch = 1 << K.sig.ndim;
+
+  // Up to phases_per_launch convolutions in one launch (conv_phase_set.cuh: their units
   // walked as one list), without run()'s checks: backward-data's stride phases. Empty ones
   // are skipped. Where their tiles together fill less than half the SMs, every member's K
   // is split the same number of times over a cluster (plan_launch's rule on the set: the
   // launch has one cluster size). TMA loads where every member allows them, else the gather.
+  // `dev`: current_device_info(), which device_reason(dev) accepted.
   static status launch_set(const grouped_conv_problem* problems, const grouped_conv_args* args, int count,
-                           void* stream) {
+                           void* stream, const device_info& dev) {
     static_assert(!StoredWeights, "conv_fwd<K, true, true> launches through launch_set_on_stored_weights");
-    return launch_phases(problems, args, count, stream, nullptr, nullptr);
+    return launch_phases(problems, args, count, stream, dev, nullptr, nullptr);
   }
 
   // launch_set on W as stored (conv_fwd<K, true, true>): the phases' weights are `w`, each
@@ -392,9 +401,9 @@ struct conv_fwd {
   // says beforehand whether the problems and pointers allow it.
   static status launch_set_on_stored_weights(const grouped_conv_problem* problems, const grouped_conv_args* args,
                                              const kernels::stored_weight_taps* taps, int count,
-                                             const stored_weights_operand& w, void* stream) {
+                                             const stored_weights_operand& w, void* stream, const device_info& dev) {
     static_assert(StoredWeights, "launch_set_on_stored_weights is conv_fwd<K, true, true>'s");
-    return launch_phases(problems, args, count, stream, &w, taps);
+    return launch_phases(problems, args, count, stream, dev, &w, taps);
   }
 
   // Why a phase cannot run on W as stored (conv_fwd<K, true, true>): its input's im2col map
@@ -412,14 +421,14 @@ struct conv_fwd {
  private:
   // launch_set's body; with `w`, on W as stored.
   static status launch_phases(const grouped_conv_problem* problems, const grouped_conv_args* args, int count,
-                              void* stream, const stored_weights_operand* w, const kernels::stored_weight_taps* taps) {
+                              void* stream, const device_info& dev, const stored_weights_operand* w,
+                              const kernels::stored_weight_taps* taps) {
     static_assert(PixelRows, "phase sets are backward-data's stride phases, stored through pixel maps");
-    if (count < 1 || count > max_phases_per_launch)
+    if (count < 1 || count > phases_per_launch)
       return status::error("sm90 conv launch_set: " + std::to_string(count) + " convolutions (1 to " +
-                           std::to_string(max_phases_per_launch) + " per launch)");
-    if (const cudaError_t attr = prepare_set_kernels(); attr != cudaSuccess)
+                           std::to_string(phases_per_launch) + " per launch)");
+    if (const cudaError_t attr = prepare_set_kernels(dev.ordinal); attr != cudaSuccess)
       return status::error(std::string("cudaFuncSetAttribute: ") + cudaGetErrorString(attr));
-    const device_info dev = current_device_info();
     const int sms = std::max(dev.sm_count, 1);
     set_params sp{};
     bool tma = true;
@@ -464,7 +473,7 @@ struct conv_fwd {
 
   using gather = conv_fwd_gather<cfg, data_t, K.sig.ndim, merge>;
   // The phase-set kernels (launch_set).
-  using set_params = phase_set_params<conv_fwd_sm90_params>;
+  using set_params = phase_set_params<conv_fwd_sm90_params, phases_per_launch>;
   static_assert(sizeof(set_params) <= 32764, "a phase set must fit the kernel parameter space");
   using set_tma_producer = std::conditional_t<(merge > 1), gathering_producer<cfg, gather, set_params>,
                                               conv_fwd_tma_producer<cfg, K.sig.ndim, set_params, StoredWeights>>;
@@ -545,12 +554,13 @@ struct conv_fwd {
   }
 
   // Raises the phase-set kernels' dynamic shared-memory limit (once per kernel and device: dynamic_smem.cuh).
-  static cudaError_t prepare_set_kernels() {
-    return allow_shared_memory(reinterpret_cast<const void*>(set_kernel), reinterpret_cast<const void*>(set_tma_kernel));
+  static cudaError_t prepare_set_kernels(int device) {
+    return allow_shared_memory(reinterpret_cast<const void*>(set_kernel), reinterpret_cast<const void*>(set_tma_kernel),
+                               device);
   }
   static const cluster_capacity& set_cluster_capacity_of(const device_info& dev) {
     static cluster_capacity_table table;
-    prepare_set_kernels();
+    prepare_set_kernels(dev.ordinal);
     return table.of(reinterpret_cast<const void*>(set_kernel), cfg::threads, cfg::smem_bytes, dev);
   }
 
@@ -566,20 +576,21 @@ struct conv_fwd {
   }
 
   // The dynamic shared memory the config needs, allowed to a gathering kernel and its TMA twin.
-  static cudaError_t allow_shared_memory(const void* gathering, const void* tma) {
-    const cudaError_t err = allow_dynamic_smem(gathering, cfg::smem_bytes);
-    return err != cudaSuccess ? err : allow_dynamic_smem(tma, cfg::smem_bytes);
+  static cudaError_t allow_shared_memory(const void* gathering, const void* tma, int device) {
+    const cudaError_t err = allow_dynamic_smem(gathering, cfg::smem_bytes, device);
+    return err != cudaSuccess ? err : allow_dynamic_smem(tma, cfg::smem_bytes, device);
   }
 
   // Raises both kernels' dynamic shared-memory limit (once per kernel and device: dynamic_smem.cuh).
-  static cudaError_t prepare_kernel() {
-    return allow_shared_memory(reinterpret_cast<const void*>(kernel), reinterpret_cast<const void*>(tma_kernel));
+  static cudaError_t prepare_kernel(int device) {
+    return allow_shared_memory(reinterpret_cast<const void*>(kernel), reinterpret_cast<const void*>(tma_kernel),
+                               device);
   }
 
   // Blocks of each cluster size that fit at once on the device, asked once per device.
   static const cluster_capacity& cluster_capacity_of(const device_info& dev) {
     static cluster_capacity_table table;
-    prepare_kernel();
+    prepare_kernel(dev.ordinal);
     return table.of(reinterpret_cast<const void*>(kernel), cfg::threads, cfg::smem_bytes, dev);
   }
 };

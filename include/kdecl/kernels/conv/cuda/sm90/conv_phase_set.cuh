@@ -15,16 +15,16 @@
 
 namespace kdecl::kernels::cuda::sm90 {
 
-// A phase set's size: 2-D stride 2 has 4 phases, 3-D stride 2 has 8; more are launched in
-// sets of this many. Each phase's parameters (with their TMA maps) take about 1.1 KB of the
-// kernel's parameter space (32 KB on sm_90 since CUDA 12.1).
-inline constexpr int max_phases_per_launch = 8;
-
-template <class Phase>
+// A phase set of up to Capacity phases (a kernel's choice: 2-D stride 2 has 4 phases, 3-D
+// stride 2 has 8; more are launched in sets of that many). Each phase's parameters (with their
+// TMA maps) take about 1.7 KB of the kernel's parameter space (32 KB on sm_90 since CUDA 12.1),
+// and a launch copies all Capacity of them, used or not.
+template <class Phase, int Capacity>
 struct phase_set_params {
-  Phase phase[max_phases_per_launch];
-  int count;                                   // phases in use, >= 1
-  int first_unit[max_phases_per_launch + 1];   // phase i's units are [first_unit[i], first_unit[i + 1])
+  static constexpr int capacity = Capacity;
+  Phase phase[Capacity];
+  int count;                        // phases in use, >= 1
+  int first_unit[Capacity + 1];     // phase i's units are [first_unit[i], first_unit[i + 1])
 };
 
 // One unit of work of a launch: the parameters of the convolution it belongs to, and its tile.
@@ -49,19 +49,19 @@ __device__ __forceinline__ int launch_splits(const Params& p) {
 }
 
 // A phase set. Its phases are few: a linear walk finds the unit's.
-template <class Phase>
-__device__ __forceinline__ int launch_units(const phase_set_params<Phase>& s) {
+template <class Phase, int Capacity>
+__device__ __forceinline__ int launch_units(const phase_set_params<Phase, Capacity>& s) {
   return s.first_unit[s.count];
 }
-template <class Phase>
-__device__ __forceinline__ located_unit<Phase> locate_unit(const phase_set_params<Phase>& s, int unit) {
+template <class Phase, int Capacity>
+__device__ __forceinline__ located_unit<Phase> locate_unit(const phase_set_params<Phase, Capacity>& s, int unit) {
   int i = 0;
   while (i + 1 < s.count && unit >= s.first_unit[i + 1]) ++i;
   return {&s.phase[i], s.phase[i].out.sched.at(unit - s.first_unit[i])};
 }
 // Every phase of a set splits K the same number of times (the launch's cluster size).
-template <class Phase>
-__device__ __forceinline__ int launch_splits(const phase_set_params<Phase>& s) {
+template <class Phase, int Capacity>
+__device__ __forceinline__ int launch_splits(const phase_set_params<Phase, Capacity>& s) {
   return s.phase[0].out.sched.splits;
 }
 

@@ -135,8 +135,8 @@ __device__ __forceinline__ void prefetch_tma_maps(const Params& p) {
   tma_prefetch_descriptor(&p.out.map_a);
   tma_prefetch_descriptor(&p.out.map_b);
 }
-template <class Phase>
-__device__ __forceinline__ void prefetch_tma_maps(const phase_set_params<Phase>& s) {
+template <class Phase, int Capacity>
+__device__ __forceinline__ void prefetch_tma_maps(const phase_set_params<Phase, Capacity>& s) {
   for (int i = 0; i < s.count; ++i) prefetch_tma_maps(s.phase[i]);
 }
 

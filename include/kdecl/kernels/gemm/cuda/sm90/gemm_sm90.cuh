@@ -138,8 +138,9 @@ struct gemm {
     if constexpr (key_unsupported_reason(K) != nullptr || !sm90_config<K>::tail_split_fits) {
       return 0;
     } else {
-      if (current_device_info().sm_count <= 0) return 0;
-      const launch_plan shape = plan(p);
+      const device_info dev = current_device_info();
+      if (dev.sm_count <= 0) return 0;
+      const launch_plan shape = plan(p, dev);
       return shape.sched.tail_tiles > 0
                  ? tail_workspace::bytes(shape.grid, sm90_config<K>::tile_m, sm90_config<K>::tile_n)
                  : 0;
@@ -148,10 +149,12 @@ struct gemm {
 
   // The launch run() makes for `p` on the current device (grid, split count, split tail);
   // for tests and benchmarks. Needs a device and a supported key.
-  static launch_plan plan(const gemm_problem& p) {
+  static launch_plan plan(const gemm_problem& p) { return plan(p, current_device_info()); }
+
+  // plan() on device `dev` (asked once by the launch).
+  static launch_plan plan(const gemm_problem& p, const device_info& dev) {
     using cfg = sm90_config<K>;
-    const device_info dev = current_device_info();
-    prepare_kernel();
+    prepare_kernel(dev.ordinal);
     launch_plan shape = plan_launch(p, cfg::tile_m, cfg::tile_n, cfg::tile_k, dev.sm_count,
                                     cfg::split_k_fits || cfg::cluster_size > 1 ? &cluster_capacity_of(dev) : nullptr,
                                     cfg::cluster_m, cfg::cluster_n);
@@ -206,19 +209,19 @@ struct gemm {
     } else {
       using cfg = sm90_config<K>;
       if (auto why = problem_reason(p, args)) return status::error(*why);
-      if (auto why = device_reason()) return status::error(*why);
+      const device_info dev = current_device_info();  // once: each ask is a runtime call
+      if (auto why = device_reason(dev)) return status::error(*why);
 
       gemm_sm90_params params{};
       if (auto e = encode_tensor_map(params.map_a, operand_a(p, args))) return status::error(*e);
       if (auto e = encode_tensor_map(params.map_b, operand_b(p, args))) return status::error(*e);
 
-      if (const cudaError_t e = prepare_kernel(); e != cudaSuccess)
+      if (const cudaError_t e = prepare_kernel(dev.ordinal); e != cudaSuccess)
         return status::error(std::string("sm90 tma_wgmma: ") + cudaGetErrorString(e));
       const launch_plan shape =
           forced_splits > 0
-              ? plan_launch(p, cfg::tile_m, cfg::tile_n, cfg::tile_k, current_device_info().sm_count, nullptr, 1, 1,
-                            forced_splits)
-              : plan(p);
+              ? plan_launch(p, cfg::tile_m, cfg::tile_n, cfg::tile_k, dev.sm_count, nullptr, 1, 1, forced_splits)
+              : plan(p, dev);
       params.sched = shape.sched;
       params.order = fast_tile_scheduler(shape.sched, unit_walkers(shape, cfg::cluster_size));
       params.c = args.c;
@@ -271,8 +274,8 @@ struct gemm {
   }
 
   // Raises the kernel's dynamic shared-memory limit (once per kernel and device: dynamic_smem.cuh).
-  static cudaError_t prepare_kernel() {
-    return allow_dynamic_smem(gemm_sm90_kernel<sm90_config<K>>, sm90_config<K>::smem_bytes);
+  static cudaError_t prepare_kernel(int device) {
+    return allow_dynamic_smem(gemm_sm90_kernel<sm90_config<K>>, sm90_config<K>::smem_bytes, device);
   }
 
   // Blocks of each cluster size that fit at once on the device, asked once per device.
@@ -339,8 +342,9 @@ struct gemm {
 
   // What the running environment must provide; checked by run(), not why_not(),
   // so that selection also works offline (for an arch that is not present).
-  static std::optional<std::string> device_reason() {
-    if (auto why = device_shortfall("sm90 tma_wgmma", {9, 0, /*exact=*/true, sm90_config<K>::smem_bytes})) return why;
+  static std::optional<std::string> device_reason(const device_info& dev) {
+    if (auto why = device_shortfall("sm90 tma_wgmma", {9, 0, /*exact=*/true, sm90_config<K>::smem_bytes}, dev))
+      return why;
     if (tensor_map_encoder() == nullptr) return "sm90 tma_wgmma: cuTensorMapEncodeTiled is not available";
     return std::nullopt;
   }
