@@ -54,6 +54,22 @@ double host_ns(const std::function<void()>& call, bool drain = true) {
 
 void report(const char* what, double ns) { std::printf("%-58s %9.0f ns\n", what, ns); }
 
+// 132 blocks of 384 threads launched with a cluster attribute of `cluster` blocks (1 included).
+struct cluster_launch {
+  cudaLaunchAttribute attr{};
+  cudaLaunchConfig_t cfg{};
+  explicit cluster_launch(unsigned cluster) {
+    attr.id = cudaLaunchAttributeClusterDimension;
+    attr.val.clusterDim.x = cluster;
+    attr.val.clusterDim.y = attr.val.clusterDim.z = 1;
+    cfg.gridDim = dim3(132);
+    cfg.blockDim = dim3(384);
+    cfg.attrs = &attr;
+    cfg.numAttrs = 1;
+  }
+  cluster_launch(const cluster_launch&) = delete;  // cfg points at attr
+};
+
 template <int Bytes>
 struct param_blob {
   unsigned char b[Bytes];
@@ -90,16 +106,8 @@ template <int Bytes>
 void blob_costs() {
   param_blob<Bytes> p{};
   for (unsigned cluster : {1u, 2u}) {
-    cudaLaunchConfig_t cfg{};
-    cfg.gridDim = dim3(132);
-    cfg.blockDim = dim3(384);
-    cudaLaunchAttribute attr{};
-    attr.id = cudaLaunchAttributeClusterDimension;
-    attr.val.clusterDim.x = cluster;
-    attr.val.clusterDim.y = attr.val.clusterDim.z = 1;
-    cfg.attrs = &attr;
-    cfg.numAttrs = 1;
-    const auto launch = [&] { cudaLaunchKernelEx(&cfg, blob_kernel<Bytes>, p); };
+    const cluster_launch l(cluster);
+    const auto launch = [&] { cudaLaunchKernelEx(&l.cfg, blob_kernel<Bytes>, p); };
     char what[96];
     std::snprintf(what, sizeof what, "%5d B of parameters, cluster %u: host", Bytes, cluster);
     report(what, host_ns(launch));
@@ -240,17 +248,9 @@ int main(int argc, char** argv) {
   report("cudaEventRecord", host_ns([&] { cudaEventRecord(ev); }));
   report("empty kernel <<<132, 384>>>", host_ns([] { empty_kernel<<<132, 384>>>(0); }));
   for (unsigned cluster : {1u, 2u}) {
-    cudaLaunchConfig_t cfg{};
-    cfg.gridDim = dim3(132);
-    cfg.blockDim = dim3(384);
-    cudaLaunchAttribute attr{};
-    attr.id = cudaLaunchAttributeClusterDimension;
-    attr.val.clusterDim.x = cluster;
-    attr.val.clusterDim.y = attr.val.clusterDim.z = 1;
-    cfg.attrs = &attr;
-    cfg.numAttrs = 1;
+    const cluster_launch l(cluster);
     const std::string what = "empty kernel, cudaLaunchKernelEx, cluster " + std::to_string(cluster);
-    report(what.c_str(), host_ns([&] { cudaLaunchKernelEx(&cfg, empty_kernel, 0); }));
+    report(what.c_str(), host_ns([&] { cudaLaunchKernelEx(&l.cfg, empty_kernel, 0); }));
   }
   buffer scratch(dev, std::size_t(64) << 20);
   CUtensorMap map;

@@ -1,7 +1,7 @@
 // kernels/cuda/dynamic_smem.cuh: a kernel template instantiated in two translation units gets
 // its dynamic shared-memory limit raised in each (an earlier once-per-class flag raised it for
 // one unit's stub only, and the other's launch failed with "invalid argument"); a kernel whose
-// shared memory differs by launch (allow_dynamic_smem_up_to) is raised as far as the largest.
+// shared memory differs by launch (the direct convolutions) is raised as far as the largest.
 #include <gtest/gtest.h>
 
 #include "dynamic_smem_kernel.cuh"
@@ -50,7 +50,7 @@ TEST(DynamicSmem, AKernelOfProblemSizedSharedMemoryIsRaisedToTheLargestLaunch) {
   int optin = 0;
   ASSERT_EQ(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0), cudaSuccess);
   if (optin < 100 * 1024) GTEST_SKIP() << "the device allows " << optin << " bytes of shared memory per block";
-  using kdecl::kernels::cuda::allow_dynamic_smem_up_to;
+  using kdecl::kernels::cuda::allow_dynamic_smem;
   constexpr int small = 60 * 1024, large = 100 * 1024;
   int* out = nullptr;
   ASSERT_EQ(cudaMalloc(&out, 2 * sizeof(int)), cudaSuccess);
@@ -58,12 +58,12 @@ TEST(DynamicSmem, AKernelOfProblemSizedSharedMemoryIsRaisedToTheLargestLaunch) {
     fill_dynamic_smem<1><<<1, 128, bytes>>>(out, bytes / 4);
     return cudaGetLastError();
   };
-  ASSERT_EQ(allow_dynamic_smem_up_to(fill_dynamic_smem<1>, small, 0), cudaSuccess);
+  ASSERT_EQ(allow_dynamic_smem(fill_dynamic_smem<1>, small, 0), cudaSuccess);
   EXPECT_EQ(launch(small), cudaSuccess);
   EXPECT_EQ(launch(large), cudaErrorInvalidValue);  // not raised that far yet
-  ASSERT_EQ(allow_dynamic_smem_up_to(fill_dynamic_smem<1>, large, 0), cudaSuccess);
+  ASSERT_EQ(allow_dynamic_smem(fill_dynamic_smem<1>, large, 0), cudaSuccess);
   EXPECT_EQ(launch(large), cudaSuccess);
-  ASSERT_EQ(allow_dynamic_smem_up_to(fill_dynamic_smem<1>, small, 0), cudaSuccess);  // no lower
+  ASSERT_EQ(allow_dynamic_smem(fill_dynamic_smem<1>, small, 0), cudaSuccess);  // no lower
   EXPECT_EQ(launch(large), cudaSuccess);
   EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   int last = 0;

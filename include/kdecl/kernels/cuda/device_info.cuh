@@ -56,8 +56,8 @@ inline std::optional<std::string> device_shortfall(const std::string& who, const
                                                    const device_info& d) {
   if (d.ordinal < 0) return who + ": no CUDA device";
   const int have = d.cc_major * 10 + d.cc_minor, want = need.major * 10 + need.minor;
-  const bool old = need.exact ? have != want : have < want;
-  if (!old && need.smem_bytes <= d.max_smem_optin) return std::nullopt;
+  const bool cc_unmet = need.exact ? have != want : have < want;
+  if (!cc_unmet && need.smem_bytes <= d.max_smem_optin) return std::nullopt;  // the common case: no strings
   const std::string cc = std::to_string(need.major) + "." + std::to_string(need.minor);
   if (need.exact && have != want)
     return who + " is sm_" + std::to_string(want) + "a code: it needs a device of compute capability " + cc +

@@ -1,5 +1,5 @@
 // Raising a kernel's dynamic shared-memory limit (cudaFuncAttributeMaxDynamicSharedMemorySize),
-// once per kernel and device.
+// once per kernel, device and new high (a launch that needs no more than an earlier one asks nothing).
 //
 // Why the kernel's address is the key and not a "done" flag in the kernel's class: nvcc gives
 // each translation unit its own host stub (internal linkage) and its own module for a
@@ -12,35 +12,17 @@
 
 #include <map>
 #include <mutex>
-#include <set>
 #include <utility>
 
 #include <cuda_runtime.h>
 
 namespace kdecl::kernels::cuda {
 
-// On device `device` (its ordinal, from the launch's current_device_info()).
+// On device `device` (its ordinal, from the launch's current_device_info()): raised to `bytes`
+// where it was never raised that far, so that a launch asks the runtime (cudaFuncSetAttribute,
+// a call of its own) only the first time; a kernel whose shared memory differs by problem (the
+// direct convolutions) is raised as far as its largest launch so far, never lowered.
 inline cudaError_t allow_dynamic_smem(const void* kernel, int bytes, int device) {
-  static std::mutex guard;
-  static std::set<std::pair<const void*, int>> allowed;  // (host stub, device)
-  std::lock_guard<std::mutex> lock(guard);
-  if (allowed.count({kernel, device}) != 0) return cudaSuccess;
-  const cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
-  if (err == cudaSuccess) allowed.insert({kernel, device});
-  return err;
-}
-
-// On the current device.
-inline cudaError_t allow_dynamic_smem(const void* kernel, int bytes) {
-  int device = 0;
-  if (const cudaError_t err = cudaGetDevice(&device); err != cudaSuccess) return err;
-  return allow_dynamic_smem(kernel, bytes, device);
-}
-
-// For kernels whose dynamic shared memory differs by problem (the direct convolutions): raises
-// the limit to `bytes` on `device` where it was never raised that far, so that a launch asks the
-// runtime only the first time it needs more (cudaFuncSetAttribute is a runtime call of its own).
-inline cudaError_t allow_dynamic_smem_up_to(const void* kernel, int bytes, int device) {
   static std::mutex guard;
   static std::map<std::pair<const void*, int>, int> raised;  // (host stub, device) -> bytes allowed
   std::lock_guard<std::mutex> lock(guard);
@@ -50,9 +32,12 @@ inline cudaError_t allow_dynamic_smem_up_to(const void* kernel, int bytes, int d
   if (err == cudaSuccess) allowed = bytes;
   return err;
 }
-template <class... Params>
-cudaError_t allow_dynamic_smem_up_to(void (*kernel)(Params...), int bytes, int device) {
-  return allow_dynamic_smem_up_to(reinterpret_cast<const void*>(kernel), bytes, device);
+
+// On the current device.
+inline cudaError_t allow_dynamic_smem(const void* kernel, int bytes) {
+  int device = 0;
+  if (const cudaError_t err = cudaGetDevice(&device); err != cudaSuccess) return err;
+  return allow_dynamic_smem(kernel, bytes, device);
 }
 
 template <class... Params>

@@ -328,7 +328,7 @@ struct conv_direct_bwd_data {
   static cudaError_t launch(const direct_fwd_params& kp, dim3 grid, int smem, cudaStream_t stream, int device) {
     auto kernel = direct_bwd_data_kernel<T, TH, TW, CB, threads, PPT, V, FY, FX>;
     if (smem > 48 * 1024) {
-      const cudaError_t err = allow_dynamic_smem_up_to(kernel, smem, device);
+      const cudaError_t err = allow_dynamic_smem(kernel, smem, device);
       if (err != cudaSuccess) return err;
     }
     kernel<<<grid, threads, smem, stream>>>(kp);

@@ -197,7 +197,7 @@ cudaError_t narrow_bwd_data_launch(const narrow_bwd_data_params& kp, dim3 grid, 
   auto kernel = narrow_bwd_data_kernel<T, GPW>;
   // The default limit (48 KiB) counts the static tap lists too.
   if (smem + narrow_bwd_data_plan::static_smem > 48 * 1024) {
-    const cudaError_t err = allow_dynamic_smem_up_to(kernel, smem, device);
+    const cudaError_t err = allow_dynamic_smem(kernel, smem, device);
     if (err != cudaSuccess) return err;
   }
   kernel<<<grid, narrow_bwd_data_plan::threads, smem, stream>>>(kp);
