@@ -11,7 +11,9 @@
 //  * append-KV with rotary embedding (fwd_appendkv): paged_append, any head dim to 256;
 //  * batch_prefill: the mma_sync forward kernel with paged K/V loads, the forward set's
 //    tiles for each head dim (128x128 on 8 warps for 64, 128x64 on 8 warps for 128,
-//    64x32 on 4 warps for 256), every mask; no soft-cap or sinks on this route.
+//    64x32 on 4 warps for 256), every mask; and as the forward set, the logit soft-cap at
+//    head dims 128 and 256 and sinks at 64 (compiled in: each key runs only the problems with
+//    exactly its soft-cap and sinks).
 // Host: the exact references (kernels/fmha/host/fmha_paged_kernel_host.hpp) for the same
 // families, split-KV in the same 64-key tiles.
 #include <array>
@@ -61,12 +63,14 @@ constexpr auto appends() {
                 append(dtype::bf16, dtype::fp8));
 }
 
-constexpr std::array<fmha_decl, 3> prefill(kdecl::dtype d) {
+constexpr std::array<fmha_decl, 6> prefill(kdecl::dtype d) {
   using namespace kdecl::dsl;
   auto base = fmha().family(batch_prefill).mode(group_mode).dtype(d).mask(generic_mask).lse(true).pipeline(mma_sync)
                   .stages(2).pad(true, true, true, true);
-  return {base.hdim(64).tile(128, 128).warps(8, 1, 1), base.hdim(128).tile(128, 64).warps(8, 1, 1),
-          base.hdim(256).tile(64, 32).warps(4, 1, 1)};
+  const auto d64 = base.hdim(64).tile(128, 128).warps(8, 1, 1);
+  const auto d128 = base.hdim(128).tile(128, 64).warps(8, 1, 1);
+  const auto d256 = base.hdim(256).tile(64, 32).warps(4, 1, 1);
+  return {d64, d128, d256, d128.logits_soft_cap(true), d256.logits_soft_cap(true), d64.sink(true)};
 }
 
 constexpr std::array<fmha_decl, 1> host_prefill(kdecl::dtype d) {

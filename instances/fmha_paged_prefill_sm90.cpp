@@ -7,20 +7,25 @@
 // hide (H200, 2026-12-02, pages of 16 against the forward kernel on contiguous K/V: head dim
 // 128 0.70-0.77x with 2 stages, 0.88-0.96x with 3 (one Q buffer then fits); 64: 0.65-0.80x with
 // 2, 0.84-0.93x with 4; 256 keeps 2: 0.81-0.86x). Pages of 8 rows or more; the mma_sync prefill
-// (instances/fmha_paged.cpp) serves smaller ones and sm_80. No soft-cap or sinks on this route.
-// Built with the pingpong schedule only (the forward set's plain and overlap are A/B switches).
+// (instances/fmha_paged.cpp) serves smaller ones and sm_80. Built with the pingpong schedule only
+// (the forward set's plain and overlap are A/B switches).
+// The features the forward set ships, on the same tiles: the logit soft-cap at head dims 128 and
+// 256 (Gemma 2) and sinks at 64 (gpt-oss); each compiled in, so a key runs only the problems with
+// exactly its soft-cap and sinks.
 #include <array>
 
 #include "kdecl/declare/fmha.hpp"
 
 namespace {
 
-constexpr std::array<kdecl::dsl::fmha_decl, 3> prefill(kdecl::dtype d) {
+constexpr std::array<kdecl::dsl::fmha_decl, 6> prefill(kdecl::dtype d) {
   using namespace kdecl::dsl;
   auto base = fmha().family(batch_prefill).mode(group_mode).dtype(d).mask(generic_mask).lse(true)
                   .pipeline(tma_wgmma_ws).warps(8, 1, 1).pad(true, true, true, true);
-  return {base.hdim(64).tile(128, 128).stages(4), base.hdim(128).tile(128, 128).stages(3),
-          base.hdim(256).tile(128, 80).stages(2)};
+  const auto d64 = base.hdim(64).tile(128, 128).stages(4);
+  const auto d128 = base.hdim(128).tile(128, 128).stages(3);
+  const auto d256 = base.hdim(256).tile(128, 80).stages(2);
+  return {d64, d128, d256, d128.logits_soft_cap(true), d256.logits_soft_cap(true), d64.sink(true)};
 }
 
 }  // namespace

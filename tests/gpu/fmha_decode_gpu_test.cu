@@ -407,11 +407,87 @@ TEST(FmhaPrefillGpu, ChunkedPrefillOverPages) {
     for (std::size_t i = 0; i < o.size(); ++i) bad += !(std::abs(float(o[i]) - float(ro[i])) <= 1e-2f);
     EXPECT_EQ(bad, 0u) << "contiguous varlen K/V through the same kernel";
   }
+  // The direct entry point runs the plain kernels: a soft-cap is refused with the rule, not ignored.
   cfg.soft_cap = 10.0f;
   auto c = test::make_paged_case<fp16>(cfg, dtype::fp16);
   device_case<fp16> dc(c);
   const status st = dec::run_paged_prefill(c.p, dc.args(), nullptr);
-  EXPECT_NE(st.message().find("soft-cap and sinks are not built"), std::string::npos) << st.message();
+  EXPECT_NE(st.message().find("soft_cap = 10: this prefill kernel is built without a logit soft-cap"), std::string::npos)
+      << st.message();
+}
+
+// batch_prefill with the logit soft-cap (Gemma 2: head dims 128 and 256) and sinks (gpt-oss: 64,
+// with a sliding window) through the dispatcher: on sm_90 the tma_wgmma_ws keys for pages of 8
+// rows or more and mma_sync for pages of 4; on sm_80 mma_sync. NaN in every free slot, sequences
+// without queries or keys, a window of six keys (the sink weighs as much as they do), padded head dims.
+TEST(FmhaPrefillGpu, SoftCapAndSinksOverPages) {
+  REQUIRE_GPU();
+  const fmha_paged_dispatcher dispatcher(default_device());
+  const bool sm90 = default_device().arch == arch_id::sm_90;
+  auto run = [&](test::paged_config cfg, dtype dt, const std::string& what) {
+    cfg.family = fmha_family::batch_prefill;
+    cfg.nan_in_free_slots = true;
+    auto one = [&](auto tag) {
+      using T = decltype(tag);
+      auto c = test::make_paged_case<T>(cfg, dt);
+      ASSERT_FALSE(c.p.validate().has_value()) << *c.p.validate();
+      device_case<T> d(c);
+      auto a = d.args();
+      const auto sel = dispatcher.select(c.p, &a);
+      ASSERT_TRUE(sel) << what << ": " << sel.explain();
+      const std::string name = sel.kernel->name();
+      EXPECT_NE(name.find(cfg.soft_cap > 0.0f ? "_softcap" : "_sink"), std::string::npos) << what << ": " << name;
+      const bool tma = name.find("tma_wgmma_ws") != std::string::npos;
+      EXPECT_EQ(tma, sm90 && cfg.page_size >= 8) << what << ": " << name;
+      const errors e = run_and_compare(c, dt == dtype::bf16 ? 1e-2 : 5e-3);
+      EXPECT_EQ(e.bad, 0u) << what << ": " << e.bad << " bad values, first " << e.first;
+      std::printf("  %-60s %s  max O error %.2e  LSE error %.2e\n", what.c_str(), tma ? "tma" : "mma_sync", e.o, e.lse);
+    };
+    if (dt == dtype::bf16) one(bf16{});
+    else one(fp16{});
+  };
+  test::paged_config cfg;  // Hq 32, Hkv 8
+  cfg.lengths = {1, 700, 0, 513, 1000, 64, 129};
+  cfg.q_lengths = {1, 200, 0, 513, 64, 64, 129};
+  cfg.mask = fmha_mask::bottom_right;
+  cfg.soft_cap = 30.0f;
+  for (std::int64_t page : {16, 4}) {
+    cfg.page_size = page;
+    run(cfg, dtype::bf16, "soft-cap 30, causal, d128, page " + std::to_string(page));
+  }
+  cfg.hdim = 256;
+  cfg.heads_q = 16;
+  cfg.heads_kv = 8;
+  cfg.table = page_table_kind::page_list;
+  cfg.page_size = 64;
+  cfg.mask = fmha_mask::generic;
+  cfg.window_left = 300;
+  cfg.window_right = 0;
+  run(cfg, dtype::fp16, "soft-cap 30, window 300, d256, page list of 64, fp16");
+  cfg.hdim = 96;  // padded to the 128 key
+  cfg.soft_cap = 50.0f;
+  cfg.mask = fmha_mask::none;
+  run(cfg, dtype::bf16, "soft-cap 50, no mask, d96, page list of 64");
+  cfg.soft_cap = 0.0f;
+  cfg.sinks = true;
+  cfg.hdim = 64;
+  cfg.heads_q = 64;
+  cfg.heads_kv = 8;
+  cfg.table = page_table_kind::block_table;
+  cfg.mask = fmha_mask::generic;
+  cfg.window_left = 127;  // gpt-oss: a 128-token window
+  cfg.window_right = 0;
+  for (std::int64_t page : {16, 256, 4}) {
+    cfg.page_size = page;
+    run(cfg, dtype::bf16, "sinks, window 128, d64, page " + std::to_string(page));
+  }
+  cfg.window_left = 5;  // six keys a row: the sink weighs as much as they do
+  cfg.page_size = 32;
+  run(cfg, dtype::fp16, "sinks, window 6, page 32, fp16");
+  cfg.mask = fmha_mask::bottom_right;
+  cfg.window_left = cfg.window_right = -1;
+  cfg.hdim = 40;
+  run(cfg, dtype::bf16, "sinks, causal, d40");
 }
 
 // batch_prefill on sm_90: the dispatcher's choice is the tma_wgmma_ws kernel loading K/V tiles page

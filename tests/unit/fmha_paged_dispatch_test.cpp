@@ -231,7 +231,8 @@ TEST(FmhaPagedDispatch, RefusalsNameTheReason) {
   bad.hdim = 264;
   const fmha_paged_dispatcher host(device::host());
   EXPECT_NE(host.select(bad).explain().find("hdim = 264"), std::string::npos) << host.select(bad).explain();
-  // On sm_90 the prefill kernels have no sinks: refused with the reason (when CUDA kernels are built).
+  // On sm_90 the prefill keys hold the soft-cap at head dims 128 and 256 and sinks at 64, each
+  // compiled in: the key for each, and the reasons where none fits (when CUDA kernels are built).
   device sm90;
   sm90.arch = arch_id::sm_90;
   sm90.description = "offline sm_90";
@@ -240,11 +241,33 @@ TEST(FmhaPagedDispatch, RefusalsNameTheReason) {
               std::string::npos);
     GTEST_SKIP() << "this build has no CUDA kernels: offline sm_90 selection not checked";
   }
+  const fmha_paged_dispatcher offline(sm90);
   auto sinks = c.p;
   sinks.sinks = true;
-  const auto sel = fmha_paged_dispatcher(sm90).select(sinks);
-  ASSERT_FALSE(sel);
-  EXPECT_NE(sel.explain().find("has no sinks, the problem needs them"), std::string::npos) << sel.explain();
+  auto chosen = offline.select(sinks);
+  ASSERT_TRUE(chosen) << chosen.explain();
+  EXPECT_NE(chosen.kernel->name().find("_sink"), std::string::npos) << chosen.kernel->name();
+  auto capped = c.p;  // head dim 64: the 128 soft-cap key, padded
+  capped.soft_cap = 30.0f;
+  chosen = offline.select(capped);
+  ASSERT_TRUE(chosen) << chosen.explain();
+  EXPECT_NE(chosen.kernel->name().find("_softcap"), std::string::npos) << chosen.kernel->name();
+  EXPECT_EQ(chosen.kernel->key().sig.hdim_q, 128) << chosen.kernel->name();
+  auto both = capped;
+  both.sinks = true;
+  const auto refused = offline.select(both);
+  ASSERT_FALSE(refused);
+  const std::string all = refused.explain(64);
+  EXPECT_NE(all.find("has no sinks, the problem needs them"), std::string::npos) << all;
+  EXPECT_NE(all.find("has no logit soft-cap, the problem needs it"), std::string::npos) << all;
+  auto wide = sinks;  // sinks at head dim 128: the sink key holds 64
+  wide.hdim = 128;
+  wide.q_strides = wide.o_strides = {};
+  wide.k_strides = wide.v_strides = {};
+  const auto too_wide = offline.select(wide);
+  ASSERT_FALSE(too_wide);
+  EXPECT_NE(too_wide.explain(64).find("hdim = 128 is larger than the kernel's 64"), std::string::npos)
+      << too_wide.explain(64);
 }
 
 // A registered kernel called directly (not through the dispatcher) validates the problem:

@@ -80,7 +80,7 @@ struct fmha_paged_kernel<K, backend::cuda> {
     } else if constexpr (tma) {
       return cuda::decode::paged_prefill_sm90<K>::why_not(p, a);
     } else {
-      return cuda::decode::paged_prefill_args_reason(p, a);
+      return cuda::decode::paged_prefill_args_reason<prefill_traits>(p, a);
     }
   }
 

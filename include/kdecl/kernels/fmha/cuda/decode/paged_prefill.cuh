@@ -5,11 +5,13 @@
 // bottom-right diagonal: a sequence's queries are its last keys, after a cached prefix.
 // Tiles as the shipped forward instances (instances/fmha_mma_sync.cpp): 128 x 128 keys on
 // 8 warps for head dim 64, 128 x 64 on 8 warps for 128, 64 x 32 on 4 warps for 256;
-// masked variants (any mask kind at run time). Soft-cap, sinks and biases are not built
-// for this route (the host reference computes them).
+// masked variants (any mask kind at run time). The logit soft-cap and sinks are the key's, as in
+// the forward kernel (compiled in or not: a kernel runs only the problems whose soft-cap and sinks
+// it was built for, paged_prefill_features_reason); no bias on this route.
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
 #include <optional>
 #include <string>
 
@@ -67,6 +69,9 @@ inline status launch_paged_prefill(const fmha_paged_problem& p, const fmha_paged
   }
   kp.scale = p.effective_scale();
   kp.scale_log2 = kp.scale * sm80::fmha_detail::log2e;
+  kp.soft_cap = p.soft_cap;
+  kp.inv_soft_cap = p.soft_cap > 0.0f ? 1.0f / p.soft_cap : 0.0f;
+  kp.sinks = p.sinks ? a.sinks : nullptr;
   kp.kv_pages = p.table == page_table_kind::block_table ? a.block_table : a.page_list;
   kp.kv_page_offsets = p.table == page_table_kind::page_list ? a.page_offsets : nullptr;
   kp.kv_pages_stride = p.table_stride;
@@ -85,9 +90,26 @@ inline status launch_paged_prefill(const fmha_paged_problem& p, const fmha_paged
   return status::ok();
 }
 
-// Why the prefill kernel cannot run a (normalized, valid) batch_prefill problem, or empty.
+// Why a prefill kernel built with (SoftCap, Sink) cannot run the problem's soft-cap and sinks, or
+// empty. Both are compiled into the kernel (the tanh on every logit, the sink starting each row's
+// softmax), so a kernel takes exactly the problems it was built for; the dispatcher finds the key.
+inline std::optional<std::string> paged_prefill_features_reason(const fmha_paged_problem& p, bool soft_cap, bool sink) {
+  if (p.soft_cap > 0.0f && !soft_cap) {
+    char cap[32];
+    std::snprintf(cap, sizeof cap, "%g", double(p.soft_cap));
+    return "soft_cap = " + std::string(cap) +
+           ": this prefill kernel is built without a logit soft-cap (a key with logits_soft_cap(true) runs it)";
+  }
+  if (p.soft_cap <= 0.0f && soft_cap) return "this prefill kernel applies a logit soft-cap and the problem has none";
+  if (p.sinks && !sink) return "the problem has sinks: this prefill kernel is built without them (a key with sink(true) runs it)";
+  if (!p.sinks && sink) return "this prefill kernel adds a sink to every row and the problem has none";
+  return std::nullopt;
+}
+
+// Why the prefill kernel of traits Tr cannot run a (normalized, valid) batch_prefill problem, or empty.
+template <class Tr>
 inline std::optional<std::string> paged_prefill_args_reason(const fmha_paged_problem& p, const fmha_paged_args& a) {
-  if (p.soft_cap > 0.0f || p.sinks) return "batch_prefill on the GPU: soft-cap and sinks are not built for the paged route";
+  if (auto why = paged_prefill_features_reason(p, Tr::soft_cap, Tr::sink)) return why;
   if (auto why = kernels::detail::paged_pointers_missing(p, a)) return why;
   if (p.batch > 65535 || p.heads_q > 65535) return "batch and heads_q are at most 65535 (the grid)";
   auto misaligned = [](const void* ptr) { return (reinterpret_cast<std::uintptr_t>(ptr) % 16) != 0; };
@@ -100,7 +122,7 @@ inline std::optional<std::string> paged_prefill_args_reason(const fmha_paged_pro
 template <class Tr>
 inline status run_paged_prefill_with(const fmha_paged_problem& p, const fmha_paged_args& a, cudaStream_t stream,
                                      const std::int32_t* contiguous_cu_kv = nullptr) {
-  if (auto why = paged_prefill_args_reason(p, a)) return status::error(*why);
+  if (auto why = paged_prefill_args_reason<Tr>(p, a)) return status::error(*why);
   if (p.batch == 0 || p.seqlen_q == 0) return status::ok();
   return launch_paged_prefill<Tr>(p, a, stream, contiguous_cu_kv);
 }

@@ -8,7 +8,8 @@
 // kernel's group mode (cu_seqlens_q), key lengths come from seqlens_kv, and a sequence's
 // queries are its last keys (the bottom-right diagonal: chunked prefill after a cached prefix).
 // The V rows after a sequence's last key in its last page are zeroed in shared memory before
-// P V reads them (a stale slot may hold NaN). Soft-cap, sinks and biases are not built here.
+// P V reads them (a stale slot may hold NaN). The logit soft-cap and sinks are the key's, compiled
+// in as in the forward kernel (paged_prefill_features_reason); no bias here.
 #pragma once
 
 #include <algorithm>
@@ -24,6 +25,7 @@
 #include "kdecl/fmha/paged_kv.hpp"
 #include "kdecl/kernels/cuda/device_info.cuh"
 #include "kdecl/kernels/cuda/sm90/tensor_map_4d.cuh"
+#include "kdecl/kernels/fmha/cuda/decode/paged_prefill.cuh"
 #include "kdecl/kernels/fmha/cuda/sm90/fmha_sm90.cuh"
 #include "kdecl/kernels/fmha/paged_pointers.hpp"
 
@@ -48,7 +50,7 @@ struct paged_prefill_sm90 {
 
   // Why this kernel cannot run a normalized, valid batch_prefill problem, or empty.
   static std::optional<std::string> why_not(const fmha_paged_problem& p, const fmha_paged_args& a) {
-    if (p.soft_cap > 0.0f || p.sinks) return "batch_prefill on the GPU: soft-cap and sinks are not built for the paged route";
+    if (auto why = paged_prefill_features_reason(p, traits::soft_cap, traits::sink)) return why;
     if (p.fp8_cache()) return "the tma_wgmma_ws prefill reads a cache in Q's dtype (fp8 caches: no prefill kernel)";
     if (auto why = detail::paged_pointers_missing(p, a)) return why;
     if (p.hdim > traits::d) return "head dim " + std::to_string(p.hdim) + " exceeds the kernel's " + std::to_string(traits::d);
@@ -97,6 +99,9 @@ struct paged_prefill_sm90 {
     sm90::fmha_ws_detail::set_mask(kp, p.mask, p.window_left, p.window_right);
     kp.scale = p.effective_scale();
     kp.scale_log2 = kp.scale * sm90::fmha_ws_detail::log2e;
+    kp.soft_cap = p.soft_cap;
+    kp.inv_soft_cap = p.soft_cap > 0.0f ? 1.0f / p.soft_cap : 0.0f;
+    kp.sinks = p.sinks ? a.sinks : nullptr;
     kp.pages = p.table == page_table_kind::block_table ? a.block_table : a.page_list;
     kp.page_offsets = p.table == page_table_kind::page_list ? a.page_offsets : nullptr;
     kp.pages_stride = p.table_stride;
