@@ -2,6 +2,7 @@
 //   kdecl_bench_decode [--batch 1,8,64] [--kv 4096,32768] [--hq 32] [--hkv 8] [--d 128]
 //                      [--page-size 16] [--splits auto|N] [--dtype bf16|fp16] [--reps 20] [--cudnn 0|1]
 //                      [--cache fp8] [--prefill Q [--kernel NAME_PART]] [--stages N] [--pages ordered]
+//                      [--softcap CAP] [--sinks 1]
 // For every (batch, KV length): the kdecl split-KV decode over a paged cache whose
 // pages are shuffled (random block table), a cudaMemcpy (device to device) of the
 // same K+V bytes, and, when built with cuDNN, cuDNN's fused attention (SDPA) on a
@@ -16,6 +17,9 @@
 // A/B knobs for the decode kernel: --stages N (2 to 4, bf16 head dims 64 and 128) runs the
 // decode kernel with an N-stage ring instead of the shipped one (planned for that kernel's
 // occupancy); --pages ordered keeps each sequence's pages in order (the default shuffles them).
+// --softcap CAP, --sinks 1: the logit soft-cap and sinks (random logits in [-1, 1]) on every kernel
+// timed (prefill: the forward dispatcher's problem gets them too; the mma_sync direct entry point
+// runs plain kernels only and is left out).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -156,6 +160,8 @@ int main(int argc, char** argv) {
   std::string kernel_filter;  // --prefill: time the paged kernel whose name holds this (default: the dispatcher's)
   int stages = 0;              // --stages N: the decode kernel with an N-stage ring (A/B), 0: the shipped kernel
   bool ordered_pages = false;  // --pages ordered: each sequence's pages in order
+  float soft_cap = 0.0f;       // --softcap CAP
+  bool sinks = false;          // --sinks 1
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string k = argv[i];
     const char* v = argv[i + 1];
@@ -174,6 +180,8 @@ int main(int argc, char** argv) {
     else if (k == "--stages") stages = std::atoi(v);
     else if (k == "--pages") ordered_pages = std::string(v) == "ordered";
     else if (k == "--dtype") dt = std::string(v) == "fp16" ? dtype::fp16 : dtype::bf16;
+    else if (k == "--softcap") soft_cap = float(std::atof(v));
+    else if (k == "--sinks") sinks = std::atol(v) != 0;
     else {
       std::fprintf(stderr, "unknown option %s\n", k.c_str());
       return 2;
@@ -181,10 +189,11 @@ int main(int argc, char** argv) {
   }
   cudaDeviceProp prop{};
   CK(cudaGetDeviceProperties(&prop, 0));
-  std::printf("device: %s, %d SMs; Hq %ld, Hkv %ld, D %ld, page %ld, %s%s, splits %s\n", prop.name,
+  std::printf("device: %s, %d SMs; Hq %ld, Hkv %ld, D %ld, page %ld, %s%s, splits %s%s%s\n", prop.name,
               prop.multiProcessorCount, hq, hkv, d, page, dt == dtype::bf16 ? "bf16" : "fp16",
               fp8 ? " with an fp8 (e4m3) cache" : "",
-              splits ? std::to_string(splits).c_str() : "auto");
+              splits ? std::to_string(splits).c_str() : "auto",
+              soft_cap > 0.0f ? (", soft-cap " + std::to_string(soft_cap)).c_str() : "", sinks ? ", sinks" : "");
   if (prefill > 0)
     std::printf("batch_prefill, %ld query tokens per sequence, causal: the paged dispatcher's choice over shuffled "
                 "pages vs the forward dispatcher's on the same attention with contiguous varlen K/V (ratio: forward "
@@ -211,6 +220,8 @@ int main(int argc, char** argv) {
       p.max_pages_per_seq = pages_per_seq;
       p.seqlens_kv.assign(std::size_t(batch), std::int32_t(kv));
       p.splits = int(splits);
+      p.soft_cap = soft_cap;
+      p.sinks = sinks;
       if (fp8) p.cache = dtype::fp8;
       if (prefill > 0) {
         p.family = fmha_family::batch_prefill;
@@ -261,6 +272,16 @@ int main(int argc, char** argv) {
       a.seqlens_kv = static_cast<const std::int32_t*>(lens);
       a.k_scale = scales;
       a.v_scale = scales + 1;
+      float* sink_logits = nullptr;
+      if (sinks) {
+        std::vector<float> logits(static_cast<std::size_t>(hq));
+        std::mt19937_64 rng(11);
+        std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+        for (auto& x : logits) x = u(rng);
+        CK(cudaMalloc(&sink_logits, logits.size() * sizeof(float)));
+        CK(cudaMemcpy(sink_logits, logits.data(), logits.size() * sizeof(float), cudaMemcpyHostToDevice));
+        a.sinks = sink_logits;
+      }
       if (prefill > 0) {
         std::vector<std::int32_t> cu_kv;
         for (long b = 0; b <= batch; ++b) cu_kv.push_back(std::int32_t(b * kv));
@@ -278,7 +299,7 @@ int main(int argc, char** argv) {
         const fmha_dispatcher forward_dispatcher(kdecl::default_device());
         const long qn = std::min(prefill, kv);
         fmha_problem fp;
-        fp.heads(hq, hkv).head_dim(d).dtype(dt).causal(fmha_mask::bottom_right);
+        fp.heads(hq, hkv).head_dim(d).dtype(dt).causal(fmha_mask::bottom_right).logits_soft_cap(soft_cap).with_sinks(sinks);
         fp.varlen(std::vector<std::int32_t>(std::size_t(batch), std::int32_t(qn)),
                   std::vector<std::int32_t>(std::size_t(batch), std::int32_t(kv)));
         fmha_args fa;
@@ -288,6 +309,7 @@ int main(int argc, char** argv) {
         fa.o = o;
         fa.cu_seqlens_q = static_cast<const std::int32_t*>(dcu_q);
         fa.cu_seqlens_kv = static_cast<const std::int32_t*>(dcu_kv);
+        fa.sinks = sink_logits;
         const auto paged_sel = paged_dispatcher.select(p, &a);
         const auto forward_sel = forward_dispatcher.select(fp, &fa);
         auto report = [](const status& st, const char* who) {
@@ -303,7 +325,9 @@ int main(int argc, char** argv) {
         const double paged = tm.median_ms(int(reps), [&] {
           report(forced ? forced->run_paged(p, a, nullptr) : paged_dispatcher.run(p, a), "paged prefill");
         });
-        const double mma = tm.median_ms(int(reps), [&] { report(dec::run_paged_prefill(p, a, nullptr), "mma_sync prefill"); });
+        const bool plain = soft_cap <= 0.0f && !sinks;  // the direct entry point runs the plain kernels
+        const double mma = plain ? tm.median_ms(int(reps), [&] { report(dec::run_paged_prefill(p, a, nullptr), "mma_sync prefill"); })
+                                 : 0.0;
         const double forward = tm.median_ms(int(reps), [&] { report(forward_dispatcher.run(fp, fa), "forward"); });
         // Causal pairs per sequence: qn queries over kv keys, bottom-right.
         const double pairs = double(qn) * double(kv - qn) + double(qn) * double(qn + 1) / 2.0;
@@ -323,6 +347,7 @@ int main(int argc, char** argv) {
         cudaFree(tbl);
         cudaFree(lens);
         cudaFree(scales);
+        cudaFree(sink_logits);
         continue;
       }
       auto plan = decoder.plan(p);
@@ -346,7 +371,8 @@ int main(int argc, char** argv) {
       double cudnn_ms = 0;
       std::string cudnn_note;
 #ifdef KDECL_WITH_CUDNN
-      if (!with_cudnn || fp8) cudnn_note = fp8 ? "not timed for an fp8 cache" : "not asked (--cudnn 0)";
+      if (!with_cudnn || fp8 || soft_cap > 0.0f || sinks)
+        cudnn_note = fp8 ? "not timed for an fp8 cache" : with_cudnn ? "not timed with a soft-cap or sinks" : "not asked (--cudnn 0)";
       else try {
         fmha_problem cp;
         cp.sizes(batch, 1, kv).heads(hq, hkv).head_dim(d).dtype(dt);
@@ -382,6 +408,7 @@ int main(int argc, char** argv) {
       cudaFree(tbl);
       cudaFree(lens);
       cudaFree(scales);
+      cudaFree(sink_logits);
     }
   return 0;
 }

@@ -6,7 +6,8 @@
 // family, computes its dtypes (Q/O and the cache's: its own, or fp8), takes its head dim
 // (equal, or smaller when the kernel pads it), its mask (a kernel of mask `generic`, the
 // sliding window, takes every mask: none, causal from either corner and windows), its
-// soft-cap and sinks (a kernel with them also serves problems without), writes the LSE if
+// soft-cap and sinks (a kernel with them also serves problems without, except the CUDA
+// batch_prefill kernels, which compile them in and refuse in their why_not), writes the LSE if
 // asked, and accepts the problem itself (its why_not: grid limits, pointers, alignment).
 // Survivors are ranked by an estimate of their time (bytes over bandwidth, padded head
 // dims, waves of blocks; compute for prefill), ties broken by name. When nothing
