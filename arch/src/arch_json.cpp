@@ -125,7 +125,8 @@ json pipeline_json(const pipeline_caps& c) {
             {"stride1_ndims", c.conv.stride1_ndims},
             {"fused_specializations", enum_set<conv_specialization>(c.conv.fused_specializations)},
             {"dynamic_fusion", c.conv.dynamic_fusion},
-            {"fp8_forward_outputs", enum_set<dtype>(c.conv.fp8_forward_outputs)}}},
+            {"fp8_forward_outputs", enum_set<dtype>(c.conv.fp8_forward_outputs)},
+            {"fp8_forward_plain", c.conv.fp8_forward_plain}}},
           {"epilogue_any_alignment", c.epilogue_any_alignment},
           {"width_one_is_scalar", c.width_one_is_scalar},
           {"index_bits", ints(c.index_bits)}};
@@ -357,7 +358,10 @@ std::string arch_to_markdown() {
                              (p["conv"]["dynamic_fusion"].get<bool>() ? " (also read at run time)" : "")) +
                   (p["conv"]["fp8_forward_outputs"].empty()
                        ? std::string()
-                       : ", fp8/bf8 input and weights forward writing " + cell(p["conv"]["fp8_forward_outputs"]));
+                       : ", fp8/bf8 input and weights forward writing " + cell(p["conv"]["fp8_forward_outputs"]) +
+                             (p["conv"]["fp8_forward_plain"].get<bool>()
+                                  ? " (no specialization, merged groups or fused epilogue)"
+                                  : ""));
       if (p["epilogue_any_alignment"].get<bool>()) limits += "; C/D any alignment (vector_bytes binds A, B)";
       limits += "; index bits " + cell(p["index_bits"]);
       md << "| " << cell(p["pipeline"]) << " | " << dt << " | " << cell(p["warps"]) << " | "

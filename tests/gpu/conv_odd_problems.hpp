@@ -43,6 +43,7 @@ inline std::vector<grouped_conv_problem> odd_problems(int ndim) {
           P{}.batch(3).channels(8, 24).input_size({17, 13}).filter_size({3}).dilation({2}).padding({2}),     // dilation 2
           P{}.batch(2).channels(16, 32).input_size({15, 12}).filter_size({3}).stride({2}).padding({0, 1}, {1, 2}),
           P{}.batch(3).channels(64, 128).input_size({14, 14}).filter_size({1}).stride({2}),                  // 1x1 s2
+          P{}.batch(3).channels(96, 80).input_size({7, 9}).filter_size({1}),  // 1x1 s1: a GEMM on the input as it lies
           P{}.batch(1).channels(32, 48).groups(2).input_size({9, 11}).filter_size({3}).padding({1}),          // G = 2
           P{}.batch(2).channels(256, 256).groups(32).input_size({14, 14}).filter_size({3}).padding({1}),      // G = 32
           P{}.batch(1).channels(64, 64).input_size({55, 57}).filter_size({3}).padding({1}),                   // odd sizes

@@ -104,6 +104,15 @@ inline constexpr auto fused_cp_async = kernel_set(
         .tile(any).warps(any).warp_tile(any).pipeline(cp_async).vector_sizes(1, 1, 1),
     grouped_conv().direction(fwd).dtype(fp32).residual().activation(tanh_op).tile(any).warps(any).warp_tile(any)
         .pipeline(cp_async).epilogue(any));
+// 8-bit floating data forward (each group's GEMM on the fp8 wgmma kernel): every tile, stage count,
+// epilogue and schedule, each dtype mix, 1-D to 3-D and a G-major layout.
+constexpr auto fp8_sweep(kdecl::dtype in, kdecl::dtype wei, kdecl::dtype out) {
+  return grouped_conv().direction(fwd).dtypes(in, wei, out).tile(any).warps(any).warp_tile(any).pipeline(tma_wgmma)
+      .stages(any).epilogue(any).scheduler(any).vector_sizes(1, 1, 1);
+}
+inline constexpr auto fp8_sm90 = kernel_set(
+    targets(sm_90), fp8_sweep(fp8, fp8, bf16), fp8_sweep(bf8, bf8, bf16).ndim(3).layout(ndhwgc),
+    fp8_sweep(fp8, bf8, fp32).ndim(1).layout(gnwc), fp8_sweep(bf8, fp8, fp16));
 inline constexpr auto merged_fixed = kernel_set(
     targets(sm_90), grouped_conv().direction(fwd).dtype(bf16).ndim(2).layout(nhwgc).groups_to_merge(16)
                         .pipeline(tma_wgmma).tile(128, 64, 64).warps(8, 1, 1).warp_tile(16, 64, 16));
@@ -160,8 +169,13 @@ TEST(ConvTableKernelAgreement, EveryTableKeyIsBuilt) {
   EXPECT_GT(fused_keys, 20);
   const long fused_cp_async_keys = walk_built(sets::fused_cp_async, fused);
   EXPECT_GT(fused_cp_async_keys, 20);
-  const long keys =
-      broad_keys + sm90_keys + merged_keys + stride1_keys + rows_keys + fused_keys + fused_cp_async_keys;
+  const long fp8_keys = walk_built(sets::fp8_sm90, [](const grouped_conv_key& k) {
+    EXPECT_EQ(k.sig.dir, conv_direction::fwd);
+    EXPECT_EQ(k.sig.spec, conv_specialization::none);
+  });
+  EXPECT_GT(fp8_keys, 8);
+  const long keys = broad_keys + sm90_keys + merged_keys + stride1_keys + rows_keys + fused_keys +
+                    fused_cp_async_keys + fp8_keys;
   std::printf("%ld convolution keys of the NVIDIA tables, every one built by the sm80 or sm90 conv kernels\n", keys);
 }
 

@@ -398,6 +398,50 @@ TEST(ShippedConvInstances, NoValidProblemIsRefusedOnSm90) {
   EXPECT_TRUE(refused.empty()) << "refused:" << refused;
 }
 
+// 8-bit floating data forward (sm90/conv_fwd_fp8_sm90.cuh): every channel count, group count, rank and
+// layout of the signatures the host set computes gets an sm_90 kernel (operands the fp8 GEMM cannot
+// load in place go through the workspace), and a fused epilogue runs as the epilogue pass after it.
+TEST(ShippedConvInstances, NoValidFp8ProblemIsRefusedOnSm90) {
+  int fp8 = 0;
+  for (const auto& k : conv_kernels()) fp8 += k->arch() == arch_id::sm_90 && k->key().sig.in == dtype::fp8;
+  if (fp8 == 0) GTEST_SKIP() << "no CUDA 8-bit convolution kernels in this build";
+  conv_dispatcher dispatcher(device{arch_id::sm_90, -1, "sm_90 (offline)"});
+  int problems = 0;
+  std::string refused;
+  const dtype eight[][3] = {{dtype::fp8, dtype::fp8, dtype::bf16}, {dtype::bf8, dtype::bf8, dtype::bf16},
+                            {dtype::fp8, dtype::fp8, dtype::fp16}, {dtype::fp8, dtype::fp8, dtype::fp32},
+                            {dtype::fp8, dtype::bf8, dtype::bf16}, {dtype::bf8, dtype::fp8, dtype::bf16}};
+  for (const auto& types : eight)
+    for (int ndim : {1, 2, 3})
+      for (std::int64_t c : {1, 3, 5, 16, 20, 64})
+        for (std::int64_t k : {1, 3, 13, 16, 64})
+          for (std::int64_t g : {1, 3}) {
+            const bool mixed = types[0] != types[1] || types[2] != dtype::bf16;
+            if (mixed && ndim != 2) continue;  // those signatures are declared channels-last 2-D (as on the host)
+            const std::int64_t stride = (c + k) % 2 + 1, filter = c % 3 == 2 ? 1 : 3;
+            auto p = grouped_conv_problem{}.batch(2).channels(c * g, k * g).groups(g).filter_size({filter})
+                         .stride({stride}).padding({filter / 2}).dtypes(types[0], types[1], types[2]);
+            p.compute(types[0]);
+            if (ndim == 1) p.input_size({19});
+            if (ndim == 2) p.input_size({11, 9});
+            if (ndim == 3) p.input_size({5, 6, 7});
+            if (!mixed && (c + k + g) % 2 == 1)
+              p.layout(ndim == 1 ? conv_layout::gnwc : ndim == 2 ? conv_layout::gnhwc : conv_layout::gndhwc);
+            ++problems;
+            const auto sel = dispatcher.select(p);
+            if (!sel) refused += "\n  " + p.describe() + ": " + sel.explain();
+            else if (sel.kernel->key().sig.in != types[0]) refused += "\n  " + p.describe() + ": " + sel.kernel->name();
+          }
+  EXPECT_GT(problems, 500);
+  EXPECT_TRUE(refused.empty()) << "refused:" << refused;
+  auto fused = grouped_conv_problem{}.batch(2).channels(64, 64).input_size({14, 14}).filter_size({3}).padding({1})
+                   .dtypes(dtype::fp8, dtype::fp8, dtype::bf16).bias().activation(elementwise::relu);
+  fused.compute(dtype::fp8);
+  const auto sel = dispatcher.select(fused);
+  ASSERT_TRUE(sel) << sel.explain();
+  EXPECT_TRUE(sel.composed_epilogue) << sel.kernel->name();
+}
+
 // Every forward implicit-GEMM kernel built for a GPU (cp_async, tma_wgmma) accepts at least one of the
 // problems its only GPU test runs (ConvGpuInstances.MatchTheHostReference), so none ships untested.
 TEST(ShippedConvInstances, EveryForwardImplicitGemmTakesAGpuTestProblem) {

@@ -186,6 +186,8 @@ struct conv_offer {
   // 8-bit floating data (fp8 and bf8 input and weights, mixed or not) in forward convolutions, the
   // output in one of these dtypes (bit set over dtype; 0: no 8-bit data).
   std::uint32_t fp8_forward_outputs = 0;
+  // Whether 8-bit keys are plain: no specialization, one group per GEMM, no fused epilogue.
+  bool fp8_forward_plain = false;
   // Its implicit GEMMs' tile_n is a multiple of this (0: whatever the pipeline's GEMM takes).
   int tile_n_multiple = 0;
   constexpr bool empty() const { return directions == 0; }

@@ -252,6 +252,13 @@ constexpr pipeline_caps tma_wgmma(int smem_opt_in) {
   // The convolutions' tiles: multiples of 64 along N (output channels, or the weight gradient's
   // columns read N-major by backward-weight); N = 160 is the GEMM's, for K-major B only.
   c.conv.tile_n_multiple = 64;
+  // 8-bit floating input and weights (fp8 e4m3, bf8 e5m2, mixed), forward, written in 16 or 32
+  // bits: each group's GEMM on the fp8 wgmma kernels (K-major A and B, as forward's are), A the
+  // input gathered into the workspace by an im2col kernel where it is not a 1x1 layer's input as
+  // it lies (sm90/conv_fwd_fp8_sm90.cuh); every layout, any C/G and K/G (one-element vectors),
+  // one group per GEMM, no specialization and no fused epilogue.
+  c.conv.fp8_forward_outputs = bits(dtype::bf16, dtype::fp16, dtype::fp32);
+  c.conv.fp8_forward_plain = true;
   return c;
 }
 

@@ -141,7 +141,12 @@ constexpr diagnostic check_offer(const grouped_conv_key& k, const arch_spec& s, 
                            arch::has(o.fp8_forward_outputs, sig.out);
   if (!fp8_forward && (sig.in != sig.wei || sig.in != sig.out || !arch::has(o.dtypes, sig.in)))
     return fail(rule::conv_dtypes_not_offered_by_pipeline, k, field::dtypes | field::pipe, static_cast<long>(sig.in),
-                static_cast<long>(sig.wei), static_cast<long>(sig.out), o.dtypes);
+                static_cast<long>(sig.wei), static_cast<long>(sig.out),
+                long(o.dtypes) | long(o.fp8_forward_outputs) << 32);  // both sets in one value
+  if (fp8_forward && o.fp8_forward_plain &&
+      (sig.spec != conv_specialization::none || k.algo.groups_to_merge != 1 || sig.fuse.fused()))
+    return fail(rule::conv_fp8_forward_not_plain, k, field::op_specific | field::pipe, static_cast<long>(sig.spec),
+                k.algo.groups_to_merge, sig.fuse.fused() ? 1 : 0);
   if (!arch::has(o.specializations, sig.spec))
     return fail(rule::conv_specialization_not_offered_by_pipeline, k, field::op_specific | field::pipe,
                 static_cast<long>(sig.spec), o.specializations);

@@ -310,8 +310,10 @@ constexpr message describe(const diagnostic& d) {
       break;
     case rule::conv_dtypes_not_offered_by_pipeline:
       m << "conv dtypes " << name<dtype>(v[0]) << "-" << name<dtype>(v[1]) << "-" << name<dtype>(v[2])
-        << " (input-weight-output) not built by " << pipe << " on " << arch << " (offered: input = weight = output, ";
-      enum_set<dtype>(m, static_cast<std::uint32_t>(v[3])) << ")";
+        << " (in-wei-out) not built by " << pipe << " on " << arch << " (offered: in = wei = out, ";
+      enum_set<dtype>(m, static_cast<std::uint32_t>(v[3] & 0xffffffffL));
+      if (v[3] >> 32) enum_set<dtype>(m << "; 8-bit fwd into ", static_cast<std::uint32_t>(v[3] >> 32));
+      m << ")";
       break;
     case rule::conv_specialization_not_offered_by_pipeline:
       m << "conv specialization " << name<conv_specialization>(v[0]) << " not built by " << pipe << " on " << arch
@@ -393,6 +395,13 @@ constexpr message describe(const diagnostic& d) {
     case rule::conv_dynamic_fusion_not_offered_by_pipeline:
       m << "a conv fusion read at run time (dynamic_fusion) is not built by " << pipe << " on " << arch
         << ": name the kernel's bias, residual and activation";
+      break;
+    case rule::conv_fp8_forward_not_plain:
+      m << "8-bit conv on " << pipe << " (" << arch << ") is a plain GEMM: ";
+      if (v[2]) m << "no fused epilogue";
+      else if (v[1] != 1) m << "groups_to_merge " << v[1] << " not built";
+      else m << "specialization " << name<conv_specialization>(v[0]) << " not built";
+      m << " (no specialization, merged groups or fusion)";
       break;
     case rule::conv_fusion_requires_output_vector:
       m << "a fused conv epilogue writes the output in place: " << pipe << " on " << arch

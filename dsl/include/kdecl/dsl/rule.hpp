@@ -97,7 +97,8 @@ enum class rule : std::uint8_t {
   conv_fusion_requires_forward,           // a fused epilogue (bias, residual, activation) is forward-only
   conv_fusion_activation_not_offered,     // multi_d_add is the GEMM's D sum, not an activation
   conv_fusion_not_offered_by_pipeline,    // the pipeline's kernels of this specialization fuse no epilogue
-  conv_dynamic_fusion_not_offered_by_pipeline,  // fusion read at run time: the host kernels only
+  conv_dynamic_fusion_not_offered_by_pipeline,
+  conv_fp8_forward_not_plain,  // the pipeline's 8-bit keys: no specialization, merged groups or fused epilogue  // fusion read at run time: the host kernels only
   conv_fusion_requires_output_vector,     // a one-element output vector writes through a copy, not in place
   conv_computes_in_its_input_dtype,       // direct_conv multiplies in its input dtype (no tf32)
   conv_vector_bytes_not_offered_by_pipeline,

@@ -3,7 +3,8 @@
 // backward-data by stride phases, backward-weight with split-K), the sm_90
 // tma_wgmma forward implicit GEMM (backward-data as one forward convolution per
 // stride phase; the stride1 specialization on halo tiles) and backward-weight GEMM
-// (each also on channel-padded copies of narrow operands), and the direct_conv forward and depthwise
+// (each also on channel-padded copies of narrow operands), the sm_90 8-bit forward convolution
+// (each group's GEMM on the fp8 wgmma kernel), and the direct_conv forward and depthwise
 // backward-data and backward-weight convolutions.
 #pragma once
 
@@ -21,6 +22,7 @@
 #include "kdecl/kernels/conv/cuda/sm80/conv_fwd_sm80.cuh"
 #include "kdecl/kernels/conv/cuda/sm90/conv_bwd_data_sm90.cuh"
 #include "kdecl/kernels/conv/cuda/sm90/conv_bwd_weight_sm90.cuh"
+#include "kdecl/kernels/conv/cuda/sm90/conv_fwd_fp8_sm90.cuh"
 #include "kdecl/kernels/conv/cuda/sm90/conv_fwd_halo_sm90.cuh"
 #include "kdecl/kernels/conv/cuda/sm90/conv_fwd_rows_sm90_decl.cuh"
 #include "kdecl/kernels/conv/cuda/sm90/conv_fwd_sm90.cuh"
@@ -62,12 +64,16 @@ template <grouped_conv_key K>
 struct direct_forward : std::conditional_t<K.algo.stages == 2, cuda::direct::conv_dw_staged_fwd<K>,
                                            cuda::direct::conv_direct_fwd<K>> {};
 
+// 8-bit floating data (forward only) runs each group's GEMM on the fp8 wgmma kernel (conv_fwd_fp8_sm90.cuh).
+template <grouped_conv_key K>
+using sm90_impl = std::conditional_t<cuda::sm90::conv_is_eight_bit(K), cuda::sm90::conv_fwd_fp8<K>,
+                                     of_direction<K, sm90_fwd, sm90_bwd_data, sm90_bwd_weight>>;
+
 template <grouped_conv_key K>
 using cuda_conv_impl = std::conditional_t<
     K.algo.pipe == pipeline::direct_conv,
     of_direction<K, direct_forward, cuda::direct::conv_direct_bwd_data, cuda::direct::conv_direct_bwd_weight>,
-    std::conditional_t<K.algo.pipe == pipeline::tma_wgmma,
-                       of_direction<K, sm90_fwd, sm90_bwd_data, sm90_bwd_weight>,
+    std::conditional_t<K.algo.pipe == pipeline::tma_wgmma, sm90_impl<K>,
                        of_direction<K, cuda::sm80::conv_fwd, cuda::sm80::conv_bwd_data, cuda::sm80::conv_bwd_weight>>>;
 }  // namespace detail
 

@@ -189,9 +189,39 @@ constexpr const char* conv_bwd_weight_sm90_unsupported_reason(grouped_conv_key k
   return key_unsupported_reason(conv_bwd_weight_sm90_partial_key(k));
 }
 
+// 8-bit floating input and weights (fp8 e4m3, bf8 e5m2, mixed): forward convolutions as each
+// group's GEMM on the fp8 tma_wgmma kernel (sm90/conv_fwd_fp8_sm90.cuh): A the input gathered by
+// im2col (K-major: taps x C/G per output pixel), B the weights as stored (K-major: taps x C/G per
+// output channel), C the output; 64-bit indices, 16-byte TMA operands (the kernel packs them).
+constexpr bool conv_is_eight_bit(const grouped_conv_key& k) {
+  auto eight = [](dtype d) { return d == dtype::fp8 || d == dtype::bf8; };
+  return eight(k.sig.in) || eight(k.sig.wei);
+}
+constexpr gemm_key conv_fwd_fp8_gemm_key(const grouped_conv_key& k) {
+  gemm_key g = dsl::conv_rules::implicit_gemm(k);
+  g.algo.vector_bytes = 16;
+  g.algo.index_bits = 64;
+  return g;
+}
+constexpr const char* conv_fwd_fp8_sm90_unsupported_reason(const grouped_conv_key& k) {
+  auto eight = [](dtype d) { return d == dtype::fp8 || d == dtype::bf8; };
+  if (!k.concrete()) return "sm90 conv needs a concrete key";
+  if (k.sig.dir != conv_direction::fwd) return "sm90 conv computes 8-bit data forward only";
+  if (!eight(k.sig.in) || !eight(k.sig.wei)) return "sm90 conv: 8-bit input with 8-bit weights (fp8 or bf8, mixed)";
+  if (k.sig.out != dtype::bf16 && k.sig.out != dtype::fp16 && k.sig.out != dtype::fp32)
+    return "sm90 conv writes 8-bit convolutions in bf16, fp16 or fp32";
+  if (k.sig.acc != dtype::fp32) return "sm90 conv accumulates in fp32";
+  if (k.sig.spec != conv_specialization::none || k.algo.groups_to_merge != 1 || k.sig.fuse.fused() ||
+      k.sig.fuse.dynamic)
+    return "sm90 conv runs 8-bit data as plain GEMMs: no specialization, one group per GEMM, no fused epilogue";
+  if (k.algo.tile.n % 64 != 0) return "sm90 conv builds tile.n multiples of 64";
+  return key_unsupported_reason(conv_fwd_fp8_gemm_key(k));
+}
+
 // nullptr when one of the sm_90 convolution kernels builds `k` (forward, backward-data
 // through its forward key, backward-weight), else the first rule it breaks.
 constexpr const char* conv_sm90_unsupported_reason(const grouped_conv_key& k) {
+  if (conv_is_eight_bit(k)) return conv_fwd_fp8_sm90_unsupported_reason(k);
   const grouped_conv_key gathered = gathering_key(k);  // one-element vectors: channel-padded copies
   // N-major operands move in 64-column boxes (backward-weight's); the GEMM's N = 160 is not built here.
   if (k.algo.tile.n % 64 != 0) return "sm90 conv builds tile.n multiples of 64";
