@@ -55,13 +55,7 @@ inline std::optional<std::string> implicit_gemm_fwd_reason(const grouped_conv_ke
     return who + ": C/G and K/G must be multiples of the input (" + std::to_string(w.vec_in) + ") and output (" +
            std::to_string(w.vec_out) + ") vectors";
   // The weights are read as rows of C/G x taps per output channel: the taps must be packed.
-  const int rank = p.ndim();
-  std::int64_t packed = p.c_per_group();
-  for (int slot = 2; slot >= 3 - rank; --slot) {
-    if (p.filter_dims[slot] > 1 && p.wei_strides.spatial[std::size_t(slot)] != packed)
-      return who + ": every output channel's filter (taps x C/G) must be contiguous";
-    packed *= p.filter_dims[slot];
-  }
+  if (!filter_taps_contiguous(p)) return who + ": every output channel's filter (taps x C/G) must be contiguous";
   // Every vector access aligned: pointers, and every stride a block or a gather steps by.
   const int in_bytes = w.vec_in * bits_of(s.in) / 8, wei_bytes = w.vec_wei * bits_of(s.wei) / 8;
   auto misaligned = [](const void* ptr, int bytes) { return reinterpret_cast<std::uintptr_t>(ptr) % bytes != 0; };

@@ -1,5 +1,6 @@
 // Whether a convolution tensor's pixels form the rows of a matrix: one leading
-// dimension steps from each pixel to the next, across rows and images. Kernels that
+// dimension steps from each pixel to the next, across rows and images (and whether the
+// weights' filters do, one row per output channel). Kernels that
 // hand a tensor to a GEMM mainloop or epilogue with a single leading dimension (or
 // to a 2-D TMA box) need it. Kernels that write the output's pixels through a map
 // instead (pixel_row_map) take any strides.
@@ -25,6 +26,17 @@ inline bool pixels_evenly_strided(const grouped_conv_problem& p, conv_tensor t) 
     step *= extent;
   }
   return p.n <= 1 || s.n == step;
+}
+
+// Whether every output channel's filter (taps x C/G of a normalized problem's weights) is one
+// contiguous row: the weights are then the K-major matrix [K/G, taps x C/G] of the implicit GEMM.
+inline bool filter_taps_contiguous(const grouped_conv_problem& p) {
+  std::int64_t packed = p.c_per_group();
+  for (int slot = 2; slot >= 3 - p.ndim(); --slot) {
+    if (p.filter_dims[slot] > 1 && p.wei_strides.spatial[std::size_t(slot)] != packed) return false;
+    packed *= p.filter_dims[slot];
+  }
+  return true;
 }
 
 // Where output pixel m (N x pixels, W fastest) of a tensor starts: its image and

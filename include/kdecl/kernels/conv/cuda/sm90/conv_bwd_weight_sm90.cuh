@@ -284,13 +284,8 @@ struct conv_bwd_weight {
       return std::string("sm90 conv bwd_weight: K/G (") + std::to_string(p.k_per_group()) + ") and C/G (" +
              std::to_string(p.c_per_group()) + ") must be multiples of 8 (16-byte gathers)";
     // dW rows are the output channels' filters: taps x C/G contiguous.
-    const int rank = p.ndim();
-    std::int64_t packed = p.c_per_group();
-    for (int slot = 2; slot >= 3 - rank; --slot) {
-      if (p.filter_dims[slot] > 1 && p.wei_strides.spatial[std::size_t(slot)] != packed)
-        return std::string("sm90 conv bwd_weight: every output channel's filter (taps x C/G) must be contiguous");
-      packed *= p.filter_dims[slot];
-    }
+    if (!filter_taps_contiguous(p))
+      return std::string("sm90 conv bwd_weight: every output channel's filter (taps x C/G) must be contiguous");
     auto misaligned = [](const void* ptr) { return reinterpret_cast<std::uintptr_t>(ptr) % 16 != 0; };
     if (misaligned(a.out) || misaligned(a.in))
       return std::string("sm90 conv bwd_weight: dY (out) and in must be 16-byte aligned (16-byte gathers)");

@@ -33,6 +33,7 @@
 #include "kdecl/kernels/conv/cuda/copy_channels.cuh"
 #include "kdecl/kernels/conv/cuda/im2col.cuh"
 #include "kdecl/kernels/conv/cuda/sm90/conv_fwd_sm90_config.cuh"
+#include "kdecl/kernels/conv/pixel_rows.hpp"
 #include "kdecl/kernels/cuda/device_types.cuh"
 #include "kdecl/kernels/cuda/stream_scratch.cuh"
 #include "kdecl/kernels/gemm/cuda/sm90/gemm_sm90.cuh"
@@ -131,40 +132,11 @@ struct conv_fwd_fp8 {
   static void* stand_in() { return scratch_stand_in(align); }
   static grouped_conv_args stand_in_args() { return {stand_in(), stand_in(), stand_in()}; }
 
-  // The stride between consecutive (image, position) rows when the positions of every image lie
-  // one stride apart and the images follow each other (dimensions of extent 1 take any stride);
-  // -1 for a single row, 0 when the rows are not one stride apart.
-  static std::int64_t flat_row_stride(const conv_tensor_strides& s, std::int64_t images,
-                                      const std::array<std::int64_t, 3>& dims) {
-    std::int64_t span = 1;  // rows inside the dimension looked at
-    std::int64_t row = 0;   // the innermost stride of a dimension of extent > 1
-    auto fits = [&](std::int64_t stride, std::int64_t extent) {
-      if (extent == 1) return true;
-      if (row == 0) row = stride;
-      const bool ok = stride == row * span;
-      span *= extent;
-      return ok;
-    };
-    for (int d = 2; d >= 0; --d)
-      if (!fits(s.spatial[std::size_t(d)], dims[std::size_t(d)])) return 0;
-    if (!fits(s.n, images)) return 0;
-    return row == 0 ? -1 : row;  // -1: a single row (any stride serves)
-  }
-  // Whether each output channel's taps x C/G weights are contiguous (GKZYXC packed within a filter).
-  static bool taps_contiguous(const grouped_conv_problem& p) {
-    std::int64_t span = p.c_per_group();
-    for (int d = 2; d >= 0; --d) {
-      const std::int64_t extent = p.filter_dims[d];
-      if (extent > 1 && p.wei_strides.spatial[std::size_t(d)] != span) return false;
-      span *= extent;
-    }
-    return true;
-  }
+  // A 1x1 layer of unit stride and no padding: its GEMM's A is the input's pixels themselves.
   static bool unit_pointwise(const grouped_conv_problem& p) {
     for (int d = 0; d < 3; ++d)
-      if (p.filter_dims[d] != 1 || p.stride_dims[d] != 1 || p.pad_left_dims[d] != 0 || p.pad_right_dims[d] != 0)
-        return false;
-    return true;
+      if (p.stride_dims[d] != 1) return false;
+    return p.is_pointwise();
   }
 
   static im2col_geometry input_geometry(const grouped_conv_problem& p, std::int64_t ld) {
@@ -231,9 +203,8 @@ struct conv_fwd_fp8 {
     g.accumulator(K.sig.acc);
     g.compute(K.sig.compute);
     gemm_args ga;
-    const std::int64_t in_row = unit_pointwise(p) ? flat_row_stride(p.in_strides, p.n, p.output_dims()) : 0;
-    if (direct_a && in_row != 0) {
-      g.lda = in_row > 0 ? in_row : round_up(width, row_bytes);
+    if (direct_a && unit_pointwise(p) && pixels_evenly_strided(p, conv_tensor::input)) {
+      g.lda = p.in_strides.spatial[2];
       g.stride_a = p.in_strides.g;
       ga.a = a.in;
     } else {
@@ -243,7 +214,7 @@ struct conv_fwd_fp8 {
       q.col_bytes = rounded_bytes(p.g * rows * g.lda, sizeof(in_t));
       ga.a = stand_in();
     }
-    if (direct_b && taps_contiguous(p)) {
+    if (direct_b && filter_taps_contiguous(p)) {
       g.ldb = std::max(p.wei_strides.n, width);
       g.stride_b = p.wei_strides.g;
       ga.b = a.wei;
@@ -254,9 +225,8 @@ struct conv_fwd_fp8 {
       q.wei_bytes = rounded_bytes(p.g * kg * g.ldb, sizeof(wei_t));
       ga.b = stand_in();
     }
-    const std::int64_t out_row = flat_row_stride(p.out_strides, p.n, p.output_dims());
-    if (direct_c && out_row != 0) {
-      g.ldc = out_row > 0 ? out_row : kg;
+    if (direct_c && pixels_evenly_strided(p, conv_tensor::output)) {
+      g.ldc = p.out_strides.spatial[2];
       g.stride_c = p.out_strides.g;
       ga.c = a.out;
     } else {

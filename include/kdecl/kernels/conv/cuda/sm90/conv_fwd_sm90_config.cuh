@@ -194,8 +194,7 @@ constexpr const char* conv_bwd_weight_sm90_unsupported_reason(grouped_conv_key k
 // im2col (K-major: taps x C/G per output pixel), B the weights as stored (K-major: taps x C/G per
 // output channel), C the output; 64-bit indices, 16-byte TMA operands (the kernel packs them).
 constexpr bool conv_is_eight_bit(const grouped_conv_key& k) {
-  auto eight = [](dtype d) { return d == dtype::fp8 || d == dtype::bf8; };
-  return eight(k.sig.in) || eight(k.sig.wei);
+  return sm90_is_fp8_family(k.sig.in) || sm90_is_fp8_family(k.sig.wei);
 }
 constexpr gemm_key conv_fwd_fp8_gemm_key(const grouped_conv_key& k) {
   gemm_key g = dsl::conv_rules::implicit_gemm(k);
@@ -204,10 +203,9 @@ constexpr gemm_key conv_fwd_fp8_gemm_key(const grouped_conv_key& k) {
   return g;
 }
 constexpr const char* conv_fwd_fp8_sm90_unsupported_reason(const grouped_conv_key& k) {
-  auto eight = [](dtype d) { return d == dtype::fp8 || d == dtype::bf8; };
   if (!k.concrete()) return "sm90 conv needs a concrete key";
   if (k.sig.dir != conv_direction::fwd) return "sm90 conv computes 8-bit data forward only";
-  if (!eight(k.sig.in) || !eight(k.sig.wei)) return "sm90 conv: 8-bit input with 8-bit weights (fp8 or bf8, mixed)";
+  if (!sm90_is_fp8_family(k.sig.in) || !sm90_is_fp8_family(k.sig.wei)) return "sm90 conv: 8-bit input with 8-bit weights (fp8 or bf8, mixed)";
   if (k.sig.out != dtype::bf16 && k.sig.out != dtype::fp16 && k.sig.out != dtype::fp32)
     return "sm90 conv writes 8-bit convolutions in bf16, fp16 or fp32";
   if (k.sig.acc != dtype::fp32) return "sm90 conv accumulates in fp32";
