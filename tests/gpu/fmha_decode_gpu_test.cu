@@ -9,6 +9,7 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -20,6 +21,7 @@
 #include "kdecl/fmha/fmha_paged_dispatcher.hpp"
 #include "kdecl/runtime/device.hpp"
 #include "kdecl/runtime/fmha_paged_case.hpp"
+#include "kdecl/kernels/cuda/fast_exp2_poly.cuh"
 #include "kdecl/kernels/fmha/cuda/decode/paged_append.cuh"
 #include "kdecl/kernels/fmha/cuda/decode/paged_decode.cuh"
 #include "kdecl/kernels/fmha/cuda/decode/paged_direct.cuh"
@@ -555,6 +557,42 @@ TEST(FmhaPrefillGpu, TmaWgmmaLoadsPagesThroughTma) {
   cfg.mask = fmha_mask::bottom_right;
   cfg.page_size = 16;
   run(cfg, dtype::bf16, true, "causal, long, page 16");
+}
+
+__global__ void eval_exp2_poly(const float* x, float* y, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = kernels::cuda::exp2_poly(x[i]);
+}
+
+// The soft-capped sm_90 softmax's exponential on the FMA pipes (fast_exp2_poly.cuh): the device's
+// rounded-add floor and exponent bits against exp2 in double over the softmax's range, exact zeros
+// for masked (-inf) and underflowing arguments, NaN kept. (The host test checks the polynomial.)
+TEST(FmhaSoftmaxGpu, Exp2PolyOnDevice) {
+  REQUIRE_GPU();
+  constexpr int n = 1 << 22;
+  std::vector<float> x(n);
+  for (int i = 0; i < n; ++i) x[i] = -130.0f * float(i) / float(n - 8);
+  x[n - 3] = -std::numeric_limits<float>::infinity();
+  x[n - 2] = std::numeric_limits<float>::quiet_NaN();
+  x[n - 1] = -0.0f;
+  dbuf dx(x), dy(n * sizeof(float));
+  eval_exp2_poly<<<n / 256, 256>>>(dx.as<float>(), dy.as<float>(), n);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  const auto y = dy.get<float>();
+  double worst = 0;
+  for (int i = 0; i < n - 3; ++i) {
+    if (x[i] < -126.0f) {  // below the normal range: +0
+      ASSERT_EQ(y[i], 0.0f) << x[i];
+      continue;
+    }
+    const double e = std::fabs(double(y[i]) / std::exp2(double(x[i])) - 1.0);
+    ASSERT_TRUE(e <= 8.7e-5) << "exp2_poly(" << x[i] << ") = " << y[i];
+    worst = std::max(worst, e);
+  }
+  EXPECT_EQ(y[n - 3], 0.0f);
+  EXPECT_TRUE(std::isnan(y[n - 2]));
+  EXPECT_EQ(y[n - 1], 1.0f);
+  std::printf("device exp2_poly: max relative error over [-126, 0] %.3g\n", worst);
 }
 
 TEST(FmhaDecodeGpu, ErrorsNameTheRule) {

@@ -53,6 +53,7 @@
 #include "kdecl/core/status.hpp"
 #include "kdecl/fmha/fmha_problem.hpp"
 #include "kdecl/kernels/cuda/fast_exp2.cuh"
+#include "kdecl/kernels/cuda/fast_exp2_poly.cuh"
 #include "kdecl/kernels/cuda/device_info.cuh"
 #include "kdecl/kernels/cuda/sm90/cp_async_barrier.cuh"
 #include "kdecl/kernels/cuda/sm90/mbarrier.cuh"
@@ -67,7 +68,17 @@
 #include "kdecl/kernels/fmha/cuda/score_mod.cuh"
 #include "kdecl/kernels/fmha/cuda/sm90/fmha_sm90_config.cuh"
 
+// A soft-capped softmax asks the special-function unit for two values per logit (tanh and 2^x):
+// that unit, not the tensor cores, then sets the pace. One exponential in
+// KDECL_FMHA_SM90_EXP2_POLY_EVERY of each row (by column) goes to the FMA pipes instead
+// (exp2_poly); 0: none. A build-time knob for measuring the split (benchmarks/softcap_probe.cu).
+#ifndef KDECL_FMHA_SM90_EXP2_POLY_EVERY
+#define KDECL_FMHA_SM90_EXP2_POLY_EVERY 4
+#endif
+
 namespace kdecl::kernels::cuda::sm90 {
+
+inline constexpr int soft_cap_exp2_poly_every = KDECL_FMHA_SM90_EXP2_POLY_EVERY;
 
 struct fmha_ws_params {
   CUtensorMap map_q, map_k, map_v;  // (head dim, rows, head, batch), 128-byte swizzled boxes
@@ -344,9 +355,18 @@ __global__ void __launch_bounds__(Tr::threads, 1) tma_wgmma_ws_fmha_kernel(const
   using mma_s = wgmma_m64k16<Tr::type, BN, 0, 0>;
   using mma_o = wgmma_m64k16_rs<Tr::type, Tr::dv, 1>;
   constexpr int SR = BN / 2, OR = Tr::dv / 2;  // accumulator registers of S and O
-  // Without a soft-cap or bias the logit is scale_log2 * s: maxima are taken on the raw scores and the
-  // scale is folded into the exponent's FMA. Otherwise the logits are computed first.
+  // Without a bias the logit is a positive multiple of a value u held in acc_s: u = s (the raw score,
+  // logit = scale_log2 * u) or, with a soft-cap, u = tanh(s * scale / cap) (logit = cap * log2(e) * u).
+  // Maxima are taken on u and the multiple is folded into the exponent's FMA. With a bias the logits
+  // are computed first.
   constexpr bool raw_scores = !Tr::soft_cap && Tr::bias == fmha_bias::none;
+  constexpr bool capped_scores = Tr::soft_cap && Tr::bias == fmha_bias::none;
+  constexpr bool scaled_later = raw_scores || capped_scores;
+  const float later_scale = raw_scores ? p.scale_log2 : p.soft_cap * fmha_log2e;
+  const float tanh_scale = p.scale * p.inv_soft_cap;
+  constexpr int poly_every = Tr::soft_cap ? soft_cap_exp2_poly_every : 0;
+  // Whether the exponential of the row's column-th element goes through exp2_poly.
+  constexpr auto on_fma_pipes = [](int column) { return poly_every > 0 && column % (poly_every > 0 ? poly_every : 1) == 0; };
 
   float acc_o[OR];
   float row_max[2], row_sum[2];
@@ -423,9 +443,9 @@ __global__ void __launch_bounds__(Tr::threads, 1) tma_wgmma_ws_fmha_kernel(const
       }
     }
   };
-  // S of key tile t -> P = 2^(scale_log2 * s - new max) in acc_s (the scale folded into one FMA per
-  // element; maxima are taken on the raw scores, the scale being positive); returns the factors O and
-  // the sums scale by. Row maxima are kept in the log2 domain.
+  // S of key tile t -> P = 2^(later_scale * u - new max) in acc_s (the scale folded into one FMA per
+  // element; maxima are taken on u, the scale being positive); returns the factors O and the sums
+  // scale by. Row maxima are kept in the log2 domain.
   auto softmax = [&](int t, float (&rescale)[2]) {
     const int j0 = (w.kr.n_begin + t) * BN;
     // Masked out (and keys past the sequence) -inf. Tiles inside the band and the sequence skip the
@@ -437,7 +457,10 @@ __global__ void __launch_bounds__(Tr::threads, 1) tma_wgmma_ws_fmha_kernel(const
       const bool inside_right = p.window_right < 0 || j0 + BN - 1 <= i_min + w.offset + p.window_right;
       edge = edge || !inside_left || !inside_right;
     }
-    if constexpr (!raw_scores) {
+    if constexpr (capped_scores) {
+#pragma unroll
+      for (int i = 0; i < SR; ++i) acc_s[i] = fmha_tanh_approx(acc_s[i] * tanh_scale);
+    } else if constexpr (!raw_scores) {
 #pragma unroll
       for (int i = 0; i < SR; ++i) {
         const int qi = w.m0 + row_a + 8 * ((i / 2) % 2);
@@ -479,7 +502,7 @@ __global__ void __launch_bounds__(Tr::threads, 1) tma_wgmma_ws_fmha_kernel(const
         if ((i / 2) % 2 == r) block_max = fmaxf(block_max, acc_s[i]);
       block_max = fmaxf(block_max, __shfl_xor_sync(0xffffffffu, block_max, 1));
       block_max = fmaxf(block_max, __shfl_xor_sync(0xffffffffu, block_max, 2));
-      const float m_new = fmaxf(row_max[r], raw_scores ? block_max * p.scale_log2 : block_max);
+      const float m_new = fmaxf(row_max[r], scaled_later ? block_max * later_scale : block_max);
       const float base = m_new == neg_inf ? 0.0f : m_new;  // nothing visible yet: everything stays 0
       rescale[r] = exp2_approx(row_max[r] - base);
       row_max[r] = m_new;
@@ -487,7 +510,9 @@ __global__ void __launch_bounds__(Tr::threads, 1) tma_wgmma_ws_fmha_kernel(const
 #pragma unroll
       for (int i = 0; i < SR; ++i)
         if ((i / 2) % 2 == r) {
-          acc_s[i] = exp2_approx(raw_scores ? fmaf(acc_s[i], p.scale_log2, -base) : acc_s[i] - base);
+          const float x = scaled_later ? fmaf(acc_s[i], later_scale, -base) : acc_s[i] - base;
+          const int column = 2 * (i / 4) + i % 2;  // the element's place among the row's SR / 2
+          acc_s[i] = on_fma_pipes(column) ? exp2_poly(x) : exp2_approx(x);
           sum += acc_s[i];
         }
       row_sum[r] = row_sum[r] * rescale[r] + sum;
