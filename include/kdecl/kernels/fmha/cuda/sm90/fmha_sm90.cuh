@@ -73,7 +73,7 @@
 // KDECL_FMHA_SM90_EXP2_POLY_EVERY of each row (by column) goes to the FMA pipes instead
 // (exp2_poly); 0: none. A build-time knob for measuring the split (benchmarks/softcap_probe.cu).
 #ifndef KDECL_FMHA_SM90_EXP2_POLY_EVERY
-#define KDECL_FMHA_SM90_EXP2_POLY_EVERY 4
+#define KDECL_FMHA_SM90_EXP2_POLY_EVERY 0
 #endif
 
 namespace kdecl::kernels::cuda::sm90 {
