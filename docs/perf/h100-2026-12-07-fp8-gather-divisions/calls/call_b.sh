@@ -41,3 +41,6 @@ for dt in fp8 bf16; do
   grep -E "^fwd|geomean" $R/bench_$dt.log | head -4
 done
 save; echo done after $(( $(date +%s) - t0 )) s
+# The sm_90 attention kernels with every exponential on MUFU again (47e331b)
+t fwd_tests 100 $B/kdecl_fmha_gpu_tests --gtest_filter='FmhaSm90Gpu.*'
+grep -E "OK \]|FAILED|Failure" $R/fwd_tests.log | head; save

@@ -17,6 +17,7 @@ cat .carry/COMMIT | tee $R/commit.txt
 for n in 0 4 3 2 8; do
   t probe_p$n 60 $B/kdecl_softcap_probe_p$n $R/softcap.jsonl; grep -E "check|cost" $R/probe_p$n.log | cut -c1-150
 done; save
+t dynamic_smem 30 $B/kdecl_gpu_dynamic_smem_tests; grep -E "OK \]|FAILED|Failure|SKIP" $R/dynamic_smem.log
 t decode_tests 150 $B/kdecl_fmha_decode_gpu_tests --gtest_filter='FmhaSoftmaxGpu.*:FmhaPrefillGpu.*' --gtest_brief=0
 grep -E "exp2_poly|OK \]|FAILED|Failure" $R/decode_tests.log | head -20; save
 t san_cap 60 compute-sanitizer --tool memcheck --error-exitcode 9 $K run fmha --b 1 --hq 4 --hkv 2 --sq 300 --skv 333 --d 128 --mask causal --softcap 50 --device cuda
@@ -27,6 +28,10 @@ for spec in "--d 128|" "--d 128|--softcap 30"; do
   name=pf$(echo "$cfg $feat" | tr -dc 'a-z0-9')
   [[ -x $BD ]] && { t $name 40 $BD --prefill 2048 --batch 4 --kv 4096 $cfg $feat --reps 20; grep -E "^\s+[0-9]" $R/$name.log | cut -c1-90; }
 done; save
+# Gemma 2 (soft-cap) against Gemma 3 (the same heads without it) and cuDNN, the dispatcher's choice
+t gemma 120 $K bench fmha --problems benchmarks/shapes/fmha_gemma2_softcap.csv --problems benchmarks/shapes/fmha_gemma3.csv \
+  --dtype bf16 --device cuda --warmup 3 --iters 20 --top 1 --time-budget 110 --out $R/gemma --label gemma
+tail -n 30 $R/gemma.log | cut -c1-160; save
 left=$(( 420 - ($(date +%s) - t0) ))
 t fwd_tests $left $B/kdecl_fmha_gpu_tests --gtest_filter='FmhaSm90Gpu.*' --gtest_brief=0
 grep -E "OK \]|FAILED|Failure" $R/fwd_tests.log | head -20
