@@ -1,11 +1,12 @@
 // What the logit soft-cap costs the sm_90 attention kernel (issue 8's bar: at most 5%
 // over the plain kernel). Each executable holds the kernels of kernels.cpp built with one
-// KDECL_FMHA_SM90_EXP2_POLY_EVERY (the share of the soft-capped softmax's exponentials
-// computed on the FMA pipes instead of the special-function unit). For Gemma 2's layer
+// softmax variant: KDECL_FMHA_SM90_EXP2_POLY_EVERY (the share of the soft-capped softmax's
+// exponentials computed on the FMA pipes instead of the special-function unit) and
+// KDECL_FMHA_SM90_SOFTMAX_CHAINS (independent partial maxima and sums per row). For Gemma 2's layer
 // shapes it checks the soft-capped kernel against the host reference on a small problem,
 // then times the plain and the soft-capped kernel in turns on the same data (CUDA events,
 // warm-up, median of 15; operands of hundreds of MB, past the L2).
-//   kdecl_softcap_probe_pN [out.jsonl]
+//   kdecl_softcap_probe_pN_cK [out.jsonl]
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -20,8 +21,8 @@
 #include "kdecl/fmha/fmha_dispatcher.hpp"
 #include "kdecl/runtime/fmha_check.hpp"
 
-#ifndef KDECL_FMHA_SM90_EXP2_POLY_EVERY
-#error "build with -DKDECL_FMHA_SM90_EXP2_POLY_EVERY=N (benchmarks/CMakeLists.txt)"
+#if !defined(KDECL_FMHA_SM90_EXP2_POLY_EVERY) || !defined(KDECL_FMHA_SM90_SOFTMAX_CHAINS)
+#error "build with -DKDECL_FMHA_SM90_EXP2_POLY_EVERY=N -DKDECL_FMHA_SM90_SOFTMAX_CHAINS=K (benchmarks/CMakeLists.txt)"
 #endif
 
 namespace {
@@ -78,7 +79,7 @@ double median(std::vector<double> v) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const int every = KDECL_FMHA_SM90_EXP2_POLY_EVERY;
+  const int every = KDECL_FMHA_SM90_EXP2_POLY_EVERY, chains = KDECL_FMHA_SM90_SOFTMAX_CHAINS;
   std::FILE* out = argc > 1 ? std::fopen(argv[1], "a") : nullptr;
   std::optional<device> dev;
   for (const auto& d : available_devices())
@@ -88,7 +89,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   const fmha_dispatcher dispatcher(*dev);
-  std::printf("exp2 on the FMA pipes: one column in %d (0: none)\n", every);
+  std::printf("exp2 on the FMA pipes: one column in %d (0: none); %d partial maxima and sums per row\n", every, chains);
   for (const auto& l : layers) {
     fmha_problem plain;
     plain.sizes(l.b, l.s, l.s).heads(l.hq, l.hkv).head_dim(l.d).dtype(dtype::bf16).causal(fmha_mask::bottom_right);
@@ -141,9 +142,9 @@ int main(int argc, char** argv) {
                 flops / plain_ms * 1e-9, capped_ms, flops / capped_ms * 1e-9, (capped_ms / plain_ms - 1) * 100);
     if (out)
       std::fprintf(out,
-                   "{\"poly_every\": %d, \"layer\": \"%s\", \"b\": %lld, \"s\": %lld, \"hq\": %lld, \"hkv\": %lld, "
+                   "{\"poly_every\": %d, \"chains\": %d, \"layer\": \"%s\", \"b\": %lld, \"s\": %lld, \"hq\": %lld, \"hkv\": %lld, "
                    "\"d\": %lld, \"plain_ms\": %.5f, \"softcap_ms\": %.5f, \"check\": %s, \"o_error\": %.4g}\n",
-                   every, l.name, (long long)l.b, (long long)l.s, (long long)l.hq, (long long)l.hkv, (long long)l.d,
+                   every, chains, l.name, (long long)l.b, (long long)l.s, (long long)l.hq, (long long)l.hkv, (long long)l.d,
                    plain_ms, capped_ms, c.passed ? "true" : "false", c.o_error);
     for (const void* p : {a.q, a.k, a.v, static_cast<const void*>(a.o)}) cudaFree(const_cast<void*>(p));
     cudaEventDestroy(e0);

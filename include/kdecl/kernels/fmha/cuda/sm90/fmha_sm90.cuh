@@ -75,6 +75,13 @@
 #ifndef KDECL_FMHA_SM90_EXP2_POLY_EVERY
 #define KDECL_FMHA_SM90_EXP2_POLY_EVERY 0
 #endif
+// Independent partial maxima and sums per softmax row: 1, one dependent chain per row. More chains
+// shortened the soft-capped head-dim-128 kernel at 8k tokens by up to 7% but slowed the plain
+// head-dim-256 one by 3-7% (H100, docs/perf/h100-2026-12-07-softcap-exp2-split/): a build-time knob
+// for benchmarks/softcap_probe.
+#ifndef KDECL_FMHA_SM90_SOFTMAX_CHAINS
+#define KDECL_FMHA_SM90_SOFTMAX_CHAINS 1
+#endif
 
 namespace kdecl::kernels::cuda::sm90 {
 
@@ -494,27 +501,47 @@ __global__ void __launch_bounds__(Tr::threads, 1) tma_wgmma_ws_fmha_kernel(const
         acc_s[i] = hidden ? neg_inf : acc_s[i];
       }
     }
+    // Each row's maximum and sum over its SR / 2 elements, in `chains` independent partials (one chain
+    // of SR / 2 dependent fmaxf or adds waits its length times their latency; Nsight Compute puts a
+    // third of the soft-capped kernel's stall cycles on fixed-latency dependencies). Both rows' loops
+    // are interleaved.
+    constexpr int chains = KDECL_FMHA_SM90_SOFTMAX_CHAINS;
+    auto chain_of = [](int i) { return (2 * (i / 4) + i % 2) % chains; };  // by the element's column
+    float part[2][chains];
+#pragma unroll
+    for (int r = 0; r < 2; ++r)
+#pragma unroll
+      for (int k = 0; k < chains; ++k) part[r][k] = neg_inf;
+#pragma unroll
+    for (int i = 0; i < SR; ++i) part[(i / 2) % 2][chain_of(i)] = fmaxf(part[(i / 2) % 2][chain_of(i)], acc_s[i]);
+    float base[2];
 #pragma unroll
     for (int r = 0; r < 2; ++r) {
-      float block_max = neg_inf;
+      float block_max = part[r][0];
 #pragma unroll
-      for (int i = 0; i < SR; ++i)
-        if ((i / 2) % 2 == r) block_max = fmaxf(block_max, acc_s[i]);
+      for (int k = 1; k < chains; ++k) block_max = fmaxf(block_max, part[r][k]);
       block_max = fmaxf(block_max, __shfl_xor_sync(0xffffffffu, block_max, 1));
       block_max = fmaxf(block_max, __shfl_xor_sync(0xffffffffu, block_max, 2));
       const float m_new = fmaxf(row_max[r], scaled_later ? block_max * later_scale : block_max);
-      const float base = m_new == neg_inf ? 0.0f : m_new;  // nothing visible yet: everything stays 0
-      rescale[r] = exp2_approx(row_max[r] - base);
+      base[r] = m_new == neg_inf ? 0.0f : m_new;  // nothing visible yet: everything stays 0
+      rescale[r] = exp2_approx(row_max[r] - base[r]);
       row_max[r] = m_new;
-      float sum = 0.0f;
 #pragma unroll
-      for (int i = 0; i < SR; ++i)
-        if ((i / 2) % 2 == r) {
-          const float x = scaled_later ? fmaf(acc_s[i], later_scale, -base) : acc_s[i] - base;
-          const int column = 2 * (i / 4) + i % 2;  // the element's place among the row's SR / 2
-          acc_s[i] = on_fma_pipes(column) ? exp2_poly(x) : exp2_approx(x);
-          sum += acc_s[i];
-        }
+      for (int k = 0; k < chains; ++k) part[r][k] = 0.0f;
+    }
+#pragma unroll
+    for (int i = 0; i < SR; ++i) {
+      const int r = (i / 2) % 2;
+      const float x = scaled_later ? fmaf(acc_s[i], later_scale, -base[r]) : acc_s[i] - base[r];
+      const int column = 2 * (i / 4) + i % 2;  // the element's place among the row's SR / 2
+      acc_s[i] = on_fma_pipes(column) ? exp2_poly(x) : exp2_approx(x);
+      part[r][chain_of(i)] += acc_s[i];
+    }
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      float sum = part[r][0];
+#pragma unroll
+      for (int k = 1; k < chains; ++k) sum += part[r][k];
       row_sum[r] = row_sum[r] * rescale[r] + sum;
     }
   };
