@@ -68,10 +68,11 @@
 #include "kdecl/kernels/fmha/cuda/score_mod.cuh"
 #include "kdecl/kernels/fmha/cuda/sm90/fmha_sm90_config.cuh"
 
-// A soft-capped softmax asks the special-function unit for two values per logit (tanh and 2^x):
-// that unit, not the tensor cores, then sets the pace. One exponential in
-// KDECL_FMHA_SM90_EXP2_POLY_EVERY of each row (by column) goes to the FMA pipes instead
-// (exp2_poly); 0: none. A build-time knob for measuring the split (benchmarks/softcap_probe.cu).
+// A soft-capped softmax asks the special-function unit for two values per logit (tanh and 2^x).
+// One exponential in KDECL_FMHA_SM90_EXP2_POLY_EVERY of each row (by column) can go to the FMA
+// pipes instead (exp2_poly); 0: none. Every share tried (1 in 8 to 1 in 2) was slower on an H100
+// (the kernel is latency-bound, docs/perf/h100-2026-12-07-softcap-exp2-split/): a build-time knob
+// for benchmarks/softcap_probe.
 #ifndef KDECL_FMHA_SM90_EXP2_POLY_EVERY
 #define KDECL_FMHA_SM90_EXP2_POLY_EVERY 0
 #endif
