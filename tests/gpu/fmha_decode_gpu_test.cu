@@ -811,6 +811,9 @@ TEST(FmhaPagedRegisteredGpu, EveryDecodeAndPrefillKernelMatchesTheReference) {
         cfg.lengths = {300, 17, 0};
         cfg.q_lengths = {129, 17, 0};
         cfg.mask = fmha_mask::bottom_right;
+        // A prefill key runs exactly its own soft-cap and sinks (paged_prefill_features_reason).
+        cfg.soft_cap = key.sig.logits_soft_cap ? 20.0f : 0.0f;
+        cfg.sinks = key.sig.sink;
       } else {
         cfg.lengths = {1, 700, 0, 129};
         cfg.seqlen_q = 2;
