@@ -21,13 +21,8 @@
 #include "kdecl/fmha/fmha_dispatcher.hpp"
 #include "kdecl/runtime/fmha_check.hpp"
 
-#if !defined(KDECL_FMHA_SM90_EXP2_POLY_EVERY)
-#error "build with -DKDECL_FMHA_SM90_EXP2_POLY_EVERY=N [-DKDECL_FMHA_SM90_SOFTMAX_CHAINS=K] (benchmarks/CMakeLists.txt)"
-#endif
-#if defined(KDECL_FMHA_SM90_SOFTMAX_CHAINS)
-constexpr int forced_chains = KDECL_FMHA_SM90_SOFTMAX_CHAINS;
-#else
-constexpr int forced_chains = 0;  // each kernel's own (fmha_softmax_chains)
+#if !defined(KDECL_FMHA_SM90_EXP2_POLY_EVERY) || !defined(KDECL_FMHA_SM90_SOFTMAX_CHAINS)
+#error "build with -DKDECL_FMHA_SM90_EXP2_POLY_EVERY=N -DKDECL_FMHA_SM90_SOFTMAX_CHAINS=K (benchmarks/CMakeLists.txt)"
 #endif
 
 namespace {
@@ -84,7 +79,7 @@ double median(std::vector<double> v) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const int every = KDECL_FMHA_SM90_EXP2_POLY_EVERY, chains = forced_chains;
+  const int every = KDECL_FMHA_SM90_EXP2_POLY_EVERY, chains = KDECL_FMHA_SM90_SOFTMAX_CHAINS;
   std::FILE* out = argc > 1 ? std::fopen(argv[1], "a") : nullptr;
   std::optional<device> dev;
   for (const auto& d : available_devices())
@@ -94,7 +89,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   const fmha_dispatcher dispatcher(*dev);
-  std::printf("exp2 on the FMA pipes: one column in %d (0: none); %d partial maxima and sums per row (0: the kernels' own)\n", every, chains);
+  std::printf("exp2 on the FMA pipes: one column in %d (0: none); %d partial maxima and sums per row\n", every, chains);
   for (const auto& l : layers) {
     fmha_problem plain;
     plain.sizes(l.b, l.s, l.s).heads(l.hq, l.hkv).head_dim(l.d).dtype(dtype::bf16).causal(fmha_mask::bottom_right);

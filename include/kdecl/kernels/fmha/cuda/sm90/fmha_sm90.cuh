@@ -76,26 +76,17 @@
 #ifndef KDECL_FMHA_SM90_EXP2_POLY_EVERY
 #define KDECL_FMHA_SM90_EXP2_POLY_EVERY 0
 #endif
-// Independent partial maxima and sums per softmax row (fmha_softmax_chains below); defining
-// KDECL_FMHA_SM90_SOFTMAX_CHAINS = K forces K on every kernel (benchmarks/softcap_probe).
+// Independent partial maxima and sums per softmax row: 1, one dependent chain per row. More chains
+// shortened the soft-capped head-dim-128 kernel at 8k tokens by up to 7% but slowed the plain
+// head-dim-256 one by 3-7% (H100, docs/perf/h100-2026-12-07-softcap-exp2-split/): a build-time knob
+// for benchmarks/softcap_probe.
+#ifndef KDECL_FMHA_SM90_SOFTMAX_CHAINS
+#define KDECL_FMHA_SM90_SOFTMAX_CHAINS 1
+#endif
 
 namespace kdecl::kernels::cuda::sm90 {
 
 inline constexpr int soft_cap_exp2_poly_every = KDECL_FMHA_SM90_EXP2_POLY_EVERY;
-
-// How many independent partials each softmax row's maximum and sum are taken in. One chain of
-// dependent fmaxf or adds waits its length times their latency, which a latency-bound kernel feels:
-// 8 chains took 7% off the soft-capped head-dim-128 kernel at 8k tokens (nothing at 2k-4k), but
-// slowed the plain head-dim-256 one by 4-6% and the plain head-dim-128 one by ~1% (H100,
-// docs/perf/h100-2026-12-07-softcap-exp2-split/). So 8 where measured to help, else 1.
-constexpr int fmha_softmax_chains(bool soft_cap, int head_dim) {
-#ifdef KDECL_FMHA_SM90_SOFTMAX_CHAINS
-  (void)soft_cap, (void)head_dim;
-  return KDECL_FMHA_SM90_SOFTMAX_CHAINS;
-#else
-  return soft_cap && head_dim == 128 ? 8 : 1;
-#endif
-}
 
 struct fmha_ws_params {
   CUtensorMap map_q, map_k, map_v;  // (head dim, rows, head, batch), 128-byte swizzled boxes
@@ -515,7 +506,7 @@ __global__ void __launch_bounds__(Tr::threads, 1) tma_wgmma_ws_fmha_kernel(const
     // of SR / 2 dependent fmaxf or adds waits its length times their latency; Nsight Compute puts a
     // third of the soft-capped kernel's stall cycles on fixed-latency dependencies). Both rows' loops
     // are interleaved.
-    constexpr int chains = fmha_softmax_chains(Tr::soft_cap, Tr::d);
+    constexpr int chains = KDECL_FMHA_SM90_SOFTMAX_CHAINS;
     auto chain_of = [](int i) { return (2 * (i / 4) + i % 2) % chains; };  // by the element's column
     float part[2][chains];
 #pragma unroll
