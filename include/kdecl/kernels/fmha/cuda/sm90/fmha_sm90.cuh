@@ -76,10 +76,9 @@
 #ifndef KDECL_FMHA_SM90_EXP2_POLY_EVERY
 #define KDECL_FMHA_SM90_EXP2_POLY_EVERY 0
 #endif
-// Independent partial maxima and sums per softmax row: 1, one dependent chain per row. More chains
-// shortened the soft-capped head-dim-128 kernel at 8k tokens by up to 7% but slowed the plain
-// head-dim-256 one by 3-7% (H100, docs/perf/h100-2026-12-07-softcap-exp2-split/): a build-time knob
-// for benchmarks/softcap_probe.
+// Independent partial maxima and sums per softmax row: 1, one dependent chain per row. 2 to 8
+// chains gained nothing reproducible on an H100 and slowed the plain head-dim-256 kernel 3-7%
+// (docs/perf/h100-2026-12-07-softcap-exp2-split/): a build-time knob for benchmarks/softcap_probe.
 #ifndef KDECL_FMHA_SM90_SOFTMAX_CHAINS
 #define KDECL_FMHA_SM90_SOFTMAX_CHAINS 1
 #endif
