@@ -10,15 +10,15 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include <cuda_runtime.h>
 
+#include "../check_cuda.hpp"
 #include "kdecl/fmha/fmha_dispatcher.hpp"
+#include "kdecl/runtime/buffer.hpp"
 #include "kdecl/runtime/fmha_check.hpp"
 
 #if !defined(KDECL_FMHA_SM90_EXP2_POLY_EVERY) || !defined(KDECL_FMHA_SM90_SOFTMAX_CHAINS)
@@ -29,14 +29,7 @@ namespace {
 
 using namespace kdecl;
 
-#define CHECK_CUDA(call)                                                                     \
-  do {                                                                                       \
-    const cudaError_t e_ = (call);                                                           \
-    if (e_ != cudaSuccess) {                                                                 \
-      std::fprintf(stderr, "%s: %s (%s:%d)\n", #call, cudaGetErrorString(e_), __FILE__, __LINE__); \
-      std::exit(1);                                                                          \
-    }                                                                                        \
-  } while (0)
+#define CHECK_CUDA(x) kdecl_bench::check_cuda((x), #x)
 
 struct layer {
   const char* name;  // the model the shape comes from
@@ -53,23 +46,6 @@ constexpr layer layers[] = {
     {"gemma2-9b s4096", 4, 4096, 16, 8, 256},
 };
 constexpr float gemma_cap = 50.0f;
-
-std::uint16_t random_bf16(std::uint64_t& state) {
-  state = state * 6364136223846793005ull + 1442695040888963407ull;
-  const float x = float(std::int64_t(state >> 40) - (1ll << 23)) / float(1ll << 23);  // [-1, 1)
-  std::uint32_t bits;
-  std::memcpy(&bits, &x, 4);
-  return std::uint16_t(bits >> 16);
-}
-
-void* random_device(std::size_t elements, std::uint64_t seed) {
-  std::vector<std::uint16_t> host(elements);
-  for (auto& v : host) v = random_bf16(seed);
-  void* p = nullptr;
-  CHECK_CUDA(cudaMalloc(&p, elements * 2));
-  CHECK_CUDA(cudaMemcpy(p, host.data(), elements * 2, cudaMemcpyHostToDevice));
-  return p;
-}
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -103,12 +79,17 @@ int main(int argc, char** argv) {
     std::printf("%-18s check %s: O error %.3g (tolerance %.3g), LSE error %.3g\n", l.name, c.passed ? "PASS" : "FAIL",
                 c.o_error, c.o_tolerance, c.lse_error);
 
-    const std::size_t q_elems = std::size_t(l.b) * l.s * l.hq * l.d, kv_elems = std::size_t(l.b) * l.s * l.hkv * l.d;
+    // Random Q, K, V in [-1, 1) (the checks' own inputs, make_fmha_inputs), O on the device.
+    const fmha_host_inputs in = make_fmha_inputs(plain.normalized(), 1);
+    buffer dq(*dev, in.q.size()), dk(*dev, in.k.size()), dv(*dev, in.v.size()), dout(*dev, in.o_elements * 2);
+    dq.upload(in.q);
+    dk.upload(in.k);
+    dv.upload(in.v);
     fmha_args a;
-    a.q = random_device(q_elems, 1);
-    a.k = random_device(kv_elems, 2);
-    a.v = random_device(kv_elems, 3);
-    CHECK_CUDA(cudaMalloc(&a.o, q_elems * 2));
+    a.q = dq.data();
+    a.k = dk.data();
+    a.v = dv.data();
+    a.o = dout.data();
     cudaEvent_t e0, e1;
     CHECK_CUDA(cudaEventCreate(&e0));
     CHECK_CUDA(cudaEventCreate(&e1));
@@ -146,7 +127,6 @@ int main(int argc, char** argv) {
                    "\"d\": %lld, \"plain_ms\": %.5f, \"softcap_ms\": %.5f, \"check\": %s, \"o_error\": %.4g}\n",
                    every, chains, l.name, (long long)l.b, (long long)l.s, (long long)l.hq, (long long)l.hkv, (long long)l.d,
                    plain_ms, capped_ms, c.passed ? "true" : "false", c.o_error);
-    for (const void* p : {a.q, a.k, a.v, static_cast<const void*>(a.o)}) cudaFree(const_cast<void*>(p));
     cudaEventDestroy(e0);
     cudaEventDestroy(e1);
   }

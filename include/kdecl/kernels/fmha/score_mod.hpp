@@ -28,6 +28,15 @@ struct fmha_score_mod {
   std::int64_t bias_seq;  // elementwise bias: elements between rows
 };
 
+// The soft-cap alone makes the logit a positive multiple of a tanh:
+//   log2(e) * cap(scale * s) = fmha_capped_log2_scale(m) * fmha_capped_tanh(s, m, tanh),
+// so a kernel may take row maxima on the tanh and fold the multiple into its exponent (sm_90).
+template <class Tanh>
+constexpr float fmha_capped_tanh(float s, const fmha_score_mod& m, Tanh tanh) {
+  return tanh(s * (m.scale * m.inv_soft_cap));  // the product is per launch
+}
+constexpr float fmha_capped_log2_scale(const fmha_score_mod& m) { return m.soft_cap * fmha_log2e; }
+
 // `bias` is the elementwise bias at (i, j) (ignored unless Bias is elementwise).
 template <bool SoftCap, fmha_bias Bias, class Tanh>
 constexpr float fmha_logit_log2(float s, const fmha_score_mod& m, Tanh tanh, float bias, int i, int j, int offset) {
@@ -35,7 +44,7 @@ constexpr float fmha_logit_log2(float s, const fmha_score_mod& m, Tanh tanh, flo
     return s * m.scale_log2;
   } else if constexpr (Bias == fmha_bias::none) {
     // scale, cap and log2(e) in two multiplies around the tanh (the products are per launch)
-    return tanh(s * (m.scale * m.inv_soft_cap)) * (m.soft_cap * fmha_log2e);
+    return fmha_capped_tanh(s, m, tanh) * fmha_capped_log2_scale(m);
   } else {
     float x = s * m.scale;
     if constexpr (SoftCap) x = m.soft_cap * tanh(x * m.inv_soft_cap);

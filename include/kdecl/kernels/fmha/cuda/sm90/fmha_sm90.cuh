@@ -369,9 +369,9 @@ __global__ void __launch_bounds__(Tr::threads, 1) tma_wgmma_ws_fmha_kernel(const
   constexpr bool raw_scores = !Tr::soft_cap && Tr::bias == fmha_bias::none;
   constexpr bool capped_scores = Tr::soft_cap && Tr::bias == fmha_bias::none;
   constexpr bool scaled_later = raw_scores || capped_scores;
-  const float later_scale = raw_scores ? p.scale_log2 : p.soft_cap * fmha_log2e;
-  const float tanh_scale = p.scale * p.inv_soft_cap;
   constexpr int poly_every = Tr::soft_cap ? soft_cap_exp2_poly_every : 0;
+  // Element i of acc_s lies in the thread's row (i / 2) % 2, at column column_of(i) of the row's SR / 2.
+  constexpr auto column_of = [](int i) { return 2 * (i / 4) + i % 2; };
   // Whether the exponential of the row's column-th element goes through exp2_poly.
   constexpr auto on_fma_pipes = [](int column) { return poly_every > 0 && column % (poly_every > 0 ? poly_every : 1) == 0; };
 
@@ -385,6 +385,7 @@ __global__ void __launch_bounds__(Tr::threads, 1) tma_wgmma_ws_fmha_kernel(const
   int ring = 0;                  // key tiles consumed before it: the ring position of its first one
   const T* bias = nullptr;
   fmha_score_mod mod{p.scale, p.scale_log2, p.soft_cap, p.inv_soft_cap, 0.0f, p.bias_seq};
+  const float later_scale = raw_scores ? p.scale_log2 : fmha_capped_log2_scale(mod);
 
   const std::uint32_t q_rows = shared_address(s_q) + wg_row0 * Tr::row_bytes;  // in Q buffer 0
   std::uint32_t q_base = q_rows;                                               // in the tile's Q buffer
@@ -466,7 +467,7 @@ __global__ void __launch_bounds__(Tr::threads, 1) tma_wgmma_ws_fmha_kernel(const
     }
     if constexpr (capped_scores) {
 #pragma unroll
-      for (int i = 0; i < SR; ++i) acc_s[i] = fmha_tanh_approx(acc_s[i] * tanh_scale);
+      for (int i = 0; i < SR; ++i) acc_s[i] = fmha_capped_tanh(acc_s[i], mod, fmha_tanh_sfu{});
     } else if constexpr (!raw_scores) {
 #pragma unroll
       for (int i = 0; i < SR; ++i) {
@@ -506,7 +507,7 @@ __global__ void __launch_bounds__(Tr::threads, 1) tma_wgmma_ws_fmha_kernel(const
     // third of the soft-capped kernel's stall cycles on fixed-latency dependencies). Both rows' loops
     // are interleaved.
     constexpr int chains = KDECL_FMHA_SM90_SOFTMAX_CHAINS;
-    auto chain_of = [](int i) { return (2 * (i / 4) + i % 2) % chains; };  // by the element's column
+    auto chain_of = [&](int i) { return column_of(i) % chains; };
     float part[2][chains];
 #pragma unroll
     for (int r = 0; r < 2; ++r)
@@ -533,8 +534,7 @@ __global__ void __launch_bounds__(Tr::threads, 1) tma_wgmma_ws_fmha_kernel(const
     for (int i = 0; i < SR; ++i) {
       const int r = (i / 2) % 2;
       const float x = scaled_later ? fmaf(acc_s[i], later_scale, -base[r]) : acc_s[i] - base[r];
-      const int column = 2 * (i / 4) + i % 2;  // the element's place among the row's SR / 2
-      acc_s[i] = on_fma_pipes(column) ? exp2_poly(x) : exp2_approx(x);
+      acc_s[i] = on_fma_pipes(column_of(i)) ? exp2_poly(x) : exp2_approx(x);
       part[r][chain_of(i)] += acc_s[i];
     }
 #pragma unroll
