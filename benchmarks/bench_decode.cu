@@ -2,14 +2,16 @@
 //   kdecl_bench_decode [--batch 1,8,64] [--kv 4096,32768] [--hq 32] [--hkv 8] [--d 128]
 //                      [--page-size 16] [--splits auto|N] [--dtype bf16|fp16] [--reps 20] [--cudnn 0|1]
 //                      [--cache fp8] [--prefill Q [--kernel NAME_PART]] [--stages N] [--pages ordered]
-//                      [--softcap CAP] [--sinks 1]
+//                      [--softcap CAP] [--sinks 1] [--flush write|read]
 // For every (batch, KV length): the kdecl split-KV decode over a paged cache whose
 // pages are shuffled (random block table), a cudaMemcpy (device to device) of the
 // same K+V bytes, and, when built with cuDNN, cuDNN's fused attention (SDPA) on a
 // contiguous cache of the same lengths (the same bytes read as [B, L, Hkv, D]).
 // Each launch is timed alone with events after a 256 MiB write that evicts L2 (the
 // caches would otherwise fit in H100's 50 MB L2 at small sizes); the median of
-// --reps launches is reported. Bandwidths: decode = K+V+Q+O bytes / time; copy =
+// --reps launches is reported. --flush read evicts it with a 256 MiB read instead: the
+// write leaves the L2 full of dirty lines, which the timed launch (ours, cuDNN's and the
+// copy alike) writes back to DRAM while it brings its own bytes in. Bandwidths: decode = K+V+Q+O bytes / time; copy =
 // 2 x K+V bytes / time (read and write); "% copy" = decode bandwidth / copy bandwidth.
 // --prefill Q: batch_prefill instead (Q query tokens per sequence, causal, after a cached
 // prefix): the paged dispatcher's choice (or the paged kernel whose name holds --kernel's
@@ -81,23 +83,39 @@ __global__ void fill_random(void* out, std::size_t n, std::uint32_t seed, bool b
   }
 }
 
+// Reads n 16-byte words and keeps nothing (a store no value takes keeps the loads): afterwards the L2
+// holds clean lines of this buffer only.
+__global__ void read_sweep(const uint4* in, std::size_t n, unsigned* never) {
+  unsigned x = 0;
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x) {
+    const uint4 v = in[i];
+    x ^= v.x ^ v.y ^ v.z ^ v.w;
+  }
+  if (x == 0x9E3779B9u && never != nullptr) *never = x;
+}
+
 struct timer {
   void* flush = nullptr;
   std::size_t flush_bytes = std::size_t(256) << 20;
+  bool clean = false;  // --flush read: evict L2 by reading (clean lines) instead of writing (dirty lines)
   cudaEvent_t a, b;
   timer() {
     CK(cudaMalloc(&flush, flush_bytes));
+    CK(cudaMemset(flush, 0x3C, flush_bytes));
     CK(cudaEventCreate(&a));
     CK(cudaEventCreate(&b));
   }
-  // Median milliseconds of `reps` launches of fn, each after an L2-evicting write.
+  // Median milliseconds of `reps` launches of fn, each after an L2-evicting write (or read: with a
+  // write, the L2 is left full of dirty lines that the timed launch writes back to DRAM as it
+  // brings its own data in, up to the L2's 50 MB of extra traffic).
   template <class Fn>
   double median_ms(int reps, Fn&& fn) {
     fn();  // warm-up (and first-launch costs)
     CK(cudaDeviceSynchronize());
     std::vector<double> t;
     for (int r = 0; r < reps; ++r) {
-      CK(cudaMemsetAsync(flush, r & 0xFF, flush_bytes));
+      if (clean) read_sweep<<<1056, 256>>>(static_cast<const uint4*>(flush), flush_bytes / 16, nullptr);
+      else CK(cudaMemsetAsync(flush, r & 0xFF, flush_bytes));
       CK(cudaEventRecord(a));
       fn();
       CK(cudaEventRecord(b));
@@ -162,6 +180,7 @@ int main(int argc, char** argv) {
   bool ordered_pages = false;  // --pages ordered: each sequence's pages in order
   float soft_cap = 0.0f;       // --softcap CAP
   bool sinks = false;          // --sinks 1
+  bool flush_read = false;     // --flush read: L2 evicted by a read sweep (clean lines) before each launch
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string k = argv[i];
     const char* v = argv[i + 1];
@@ -182,6 +201,7 @@ int main(int argc, char** argv) {
     else if (k == "--dtype") dt = std::string(v) == "fp16" ? dtype::fp16 : dtype::bf16;
     else if (k == "--softcap") soft_cap = float(std::atof(v));
     else if (k == "--sinks") sinks = std::atol(v) != 0;
+    else if (k == "--flush") flush_read = std::string(v) == "read";
     else {
       std::fprintf(stderr, "unknown option %s\n", k.c_str());
       return 2;
@@ -194,6 +214,7 @@ int main(int argc, char** argv) {
               fp8 ? " with an fp8 (e4m3) cache" : "",
               splits ? std::to_string(splits).c_str() : "auto",
               soft_cap > 0.0f ? (", soft-cap " + std::to_string(soft_cap)).c_str() : "", sinks ? ", sinks" : "");
+  std::printf("each launch after a 256 MiB %s (L2 left %s)\n", flush_read ? "read" : "write", flush_read ? "clean" : "dirty");
   if (prefill > 0)
     std::printf("batch_prefill, %ld query tokens per sequence, causal: the paged dispatcher's choice over shuffled "
                 "pages vs the forward dispatcher's on the same attention with contiguous varlen K/V (ratio: forward "
@@ -204,6 +225,7 @@ int main(int argc, char** argv) {
     std::printf("%6s %7s %7s %10s %9s %10s %9s %7s %10s %9s %8s\n", "batch", "kv", "splits", "kdecl_us", "kdecl_GBs",
                 "copy_us", "copy_GBs", "%copy", "cudnn_us", "cudnn_GBs", "vs_cudnn");
   timer tm;
+  tm.clean = flush_read;
   dec::paged_decoder decoder;
   for (long batch : batches)
     for (long kv : kvs) {

@@ -496,36 +496,17 @@ __global__ void __launch_bounds__(combine_warps * 32) paged_combine_kernel(const
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const std::int64_t row = blockIdx.x;  // [batch, heads_q, seqlen_q]
   const int token = int(row % p.seqlen_q), head = int(row / p.seqlen_q % p.heads_q), b = int(row / p.seqlen_q / p.heads_q);
-  const float* lse = p.part_lse + row * p.splits;
-  float m = neg_inf;
-  for (int i = lane; i < p.splits; i += 32) m = fmaxf(m, lse[i]);
-#pragma unroll
-  for (int x = 16; x > 0; x >>= 1) m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, x));
-  const float sink = p.sinks != nullptr ? p.sinks[head] : neg_inf;
-  m = fmaxf(m, sink);
-  T* o = static_cast<T*>(p.o) + b * p.o_batch + token * p.o_seq + head * p.o_head;
-  if (m == neg_inf) {  // no key and no sink: zeros, LSE -inf
-    for (int c = threadIdx.x; c < p.hdim; c += warps * 32) o[c] = from_float<T>(0.0f);
-    if (p.lse != nullptr && threadIdx.x == 0) p.lse[row] = neg_inf;
-    return;
-  }
-  float sum = 0.0f;
-  for (int i = lane; i < p.splits; i += 32) sum += __expf(lse[i] - m);  // -inf: 0
-#pragma unroll
-  for (int x = 16; x > 0; x >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, x);
-  if (p.sinks != nullptr) sum += __expf(sink - m);
-
   const int quads = p.hdim / 4;  // head dims are multiples of 8
   const float4* part = reinterpret_cast<const float4*>(p.part_o + row * p.splits * p.hdim);
-  float4 acc[2] = {make_float4(0.f, 0.f, 0.f, 0.f), make_float4(0.f, 0.f, 0.f, 0.f)};
   // Rounds of 8 of this warp's splits, copied with cp.async into shared memory before any is
   // read, so that a round costs one L2 round trip. (Loads into registers did not: ptxas
   // interleaved them with their uses, reusing two registers, and each split waited on its own
   // round trip: 7.7 us for 32 splits at batch 1.) A split past the end is zero-filled and
-  // weighs 0.
+  // weighs 0. The first round is copied before the LSEs are read: its L2 round trip overlaps
+  // theirs (the partial rows do not depend on them).
   constexpr int round = combine_round;
   const std::uint32_t my_stage = sm80::smem_address(&staged[warp][0][0]);
-  for (int i0 = warp; i0 < p.splits; i0 += warps * round) {
+  auto copy_round = [&](int i0) {
 #pragma unroll
     for (int u = 0; u < round; ++u) {
       const int i = i0 + u * warps;
@@ -538,6 +519,31 @@ __global__ void __launch_bounds__(combine_warps * 32) paged_combine_kernel(const
       }
     }
     sm80::cp_async_commit();
+  };
+  copy_round(warp);
+  const float* lse = p.part_lse + row * p.splits;
+  float m = neg_inf;
+  for (int i = lane; i < p.splits; i += 32) m = fmaxf(m, lse[i]);
+#pragma unroll
+  for (int x = 16; x > 0; x >>= 1) m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, x));
+  const float sink = p.sinks != nullptr ? p.sinks[head] : neg_inf;
+  m = fmaxf(m, sink);
+  T* o = static_cast<T*>(p.o) + b * p.o_batch + token * p.o_seq + head * p.o_head;
+  if (m == neg_inf) {  // no key and no sink: zeros, LSE -inf
+    sm80::cp_async_wait<0>();
+    for (int c = threadIdx.x; c < p.hdim; c += warps * 32) o[c] = from_float<T>(0.0f);
+    if (p.lse != nullptr && threadIdx.x == 0) p.lse[row] = neg_inf;
+    return;
+  }
+  float sum = 0.0f;
+  for (int i = lane; i < p.splits; i += 32) sum += __expf(lse[i] - m);  // -inf: 0
+#pragma unroll
+  for (int x = 16; x > 0; x >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, x);
+  if (p.sinks != nullptr) sum += __expf(sink - m);
+
+  float4 acc[2] = {make_float4(0.f, 0.f, 0.f, 0.f), make_float4(0.f, 0.f, 0.f, 0.f)};
+  for (int i0 = warp; i0 < p.splits; i0 += warps * round) {
+    if (i0 != warp) copy_round(i0);
     sm80::cp_async_wait<0>();
     __syncwarp();
 #pragma unroll
@@ -555,6 +561,7 @@ __global__ void __launch_bounds__(combine_warps * 32) paged_combine_kernel(const
     }
     __syncwarp();  // the round's staged rows are read before the next round's copies land
   }
+  sm80::cp_async_wait<0>();  // a warp past the last split has its first (empty) round still pending
 #pragma unroll
   for (int h = 0; h < 2; ++h)
     if (lane + 32 * h < quads) partial[warp][lane + 32 * h] = acc[h];
