@@ -1,7 +1,7 @@
 // Paged decode attention against the memory bound and cuDNN, in one process on one GPU:
 //   kdecl_bench_decode [--batch 1,8,64] [--kv 4096,32768] [--hq 32] [--hkv 8] [--d 128]
 //                      [--page-size 16] [--splits auto|N] [--dtype bf16|fp16] [--reps 20] [--cudnn 0|1]
-//                      [--cache fp8] [--prefill Q [--kernel NAME_PART]] [--stages N] [--pages ordered]
+//                      [--cache fp8] [--prefill Q [--kernel NAME_PART]] [--stages N [--plan-per-sm B]] [--pages ordered]
 //                      [--softcap CAP] [--sinks 1] [--flush write|read]
 // For every (batch, KV length): the kdecl split-KV decode over a paged cache whose
 // pages are shuffled (random block table), a cudaMemcpy (device to device) of the
@@ -18,7 +18,8 @@
 // value) against the forward dispatcher's on the same attention with contiguous K/V.
 // A/B knobs for the decode kernel: --stages N (2 to 4, bf16 head dims 64 and 128) runs the
 // decode kernel with an N-stage ring instead of the shipped one (planned for that kernel's
-// occupancy); --pages ordered keeps each sequence's pages in order (the default shuffles them).
+// occupancy; with --plan-per-sm B as if an SM held at most B of its blocks); --pages ordered keeps
+// each sequence's pages in order (the default shuffles them).
 // --softcap CAP, --sinks 1: the logit soft-cap and sinks (random logits in [-1, 1]) on every kernel
 // timed (prefill: the forward dispatcher's problem gets them too; the mma_sync direct entry point
 // runs plain kernels only and is left out).
@@ -133,7 +134,7 @@ struct timer {
 // its own occupancy, with a workspace of its own.
 template <int N>
 status run_decode_with_stages(const fmha_paged_problem& problem, const fmha_paged_args& args, void** workspace,
-                              std::size_t* capacity, int* splits) {
+                              std::size_t* capacity, int* splits, int plan_per_sm) {
   const fmha_paged_problem p = problem.normalized();
   const int d = dec::decode_padded_hdim(p.hdim);
   if (p.qkv != dtype::bf16 || d > 128) return status::error("--stages: bf16 with head dims up to 128 only");
@@ -141,7 +142,8 @@ status run_decode_with_stages(const fmha_paged_problem& problem, const fmha_page
   cudaGetDevice(&dev);
   cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
   auto go = [&]<class Cache, int D>() {
-    const dec::decode_plan plan = dec::plan_paged_decode(p, sms, dec::decode_blocks_per_sm<__nv_bfloat16, Cache, D, N>());
+    const int per_sm = dec::decode_blocks_per_sm<__nv_bfloat16, Cache, D, N>();
+    const dec::decode_plan plan = dec::plan_paged_decode(p, sms, plan_per_sm > 0 ? std::min(plan_per_sm, per_sm) : per_sm);
     *splits = plan.splits;
     fmha_paged_args a = args;
     if (plan.workspace_bytes > *capacity) {
@@ -158,11 +160,11 @@ status run_decode_with_stages(const fmha_paged_problem& problem, const fmha_page
 }
 
 status run_decode_with_stages(int stages, const fmha_paged_problem& p, const fmha_paged_args& a, void** ws,
-                              std::size_t* capacity, int* splits) {
+                              std::size_t* capacity, int* splits, int plan_per_sm) {
   switch (stages) {
-    case 2: return run_decode_with_stages<2>(p, a, ws, capacity, splits);
-    case 3: return run_decode_with_stages<3>(p, a, ws, capacity, splits);
-    case 4: return run_decode_with_stages<4>(p, a, ws, capacity, splits);
+    case 2: return run_decode_with_stages<2>(p, a, ws, capacity, splits, plan_per_sm);
+    case 3: return run_decode_with_stages<3>(p, a, ws, capacity, splits, plan_per_sm);
+    case 4: return run_decode_with_stages<4>(p, a, ws, capacity, splits, plan_per_sm);
     default: return status::error("--stages takes 2 to 4");
   }
 }
@@ -181,6 +183,7 @@ int main(int argc, char** argv) {
   float soft_cap = 0.0f;       // --softcap CAP
   bool sinks = false;          // --sinks 1
   bool flush_read = false;     // --flush read: L2 evicted by a read sweep (clean lines) before each launch
+  int plan_per_sm = 0;         // --stages N --plan-per-sm B: plan the splits as if an SM held at most B blocks
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string k = argv[i];
     const char* v = argv[i + 1];
@@ -202,6 +205,7 @@ int main(int argc, char** argv) {
     else if (k == "--softcap") soft_cap = float(std::atof(v));
     else if (k == "--sinks") sinks = std::atol(v) != 0;
     else if (k == "--flush") flush_read = std::string(v) == "read";
+    else if (k == "--plan-per-sm") plan_per_sm = std::atoi(v);
     else {
       std::fprintf(stderr, "unknown option %s\n", k.c_str());
       return 2;
@@ -377,7 +381,8 @@ int main(int argc, char** argv) {
       void* stages_workspace = nullptr;
       std::size_t stages_capacity = 0;
       const double ours = tm.median_ms(int(reps), [&] {
-        const status st = stages > 0 ? run_decode_with_stages(stages, p, a, &stages_workspace, &stages_capacity, &plan.splits)
+        const status st = stages > 0 ? run_decode_with_stages(stages, p, a, &stages_workspace, &stages_capacity, &plan.splits,
+                                                              plan_per_sm)
                                      : decoder.run(p, a);
         if (!st.is_ok() && !failed) {
           std::printf("kdecl failed: %s\n", st.message().c_str());
