@@ -438,8 +438,8 @@ TEST(FmhaPagedHost, AppendQuantizesIntoAnFp8Cache) {
 }
 
 // The CUDA decode's plan (pure C++): under 80% of a wave, the fewest splits within 85% of
-// the best wave efficiency, each at least two tiles; one to three waves, splits of at least
-// 8 tiles where they even the waves out; more, one stage.
+// the best wave efficiency on 2 blocks per SM, each at least two tiles; one to three waves,
+// splits of at least 8 tiles where they even the waves out; more, one stage.
 TEST(FmhaPagedPlan, SplitsFillTheDeviceWithFewWaves) {
   namespace dec = kernels::cuda::decode;
   fmha_paged_problem p;
@@ -469,6 +469,10 @@ TEST(FmhaPagedPlan, SplitsFillTheDeviceWithFewWaves) {
     p.seqlens_kv.assign(std::size_t(batch), len);
     return dec::plan_paged_decode(p, 132, 3);
   };
+  // Under one wave, splits fill at most 2 blocks per SM whatever the occupancy (decode_split_blocks_per_sm).
+  EXPECT_EQ(plan_3_per_sm(1, 32768).splits, 29);
+  EXPECT_EQ(plan_3_per_sm(8, 32768).splits, 4);
+  EXPECT_EQ(plan_3_per_sm(32, 4096).splits, 1);  // 256 blocks: 0.97 of 264 slots
   EXPECT_EQ(plan_3_per_sm(64, 32768).splits, 3);
   EXPECT_EQ(plan_3_per_sm(64, 256).splits, 1);    // 4 tiles: no split of 8 tiles or more
   EXPECT_EQ(plan_3_per_sm(48, 32768).splits, 1);  // 384 blocks: 0.97 of one wave

@@ -45,10 +45,18 @@ constexpr int decode_blocks_per_sm_offline(int smem_bytes, int smem_capacity) {
   return blocks < 1 ? 1 : blocks > 16 ? 16 : blocks;
 }
 
+// Under one wave, splits are planned for at most this many blocks per SM, whatever the occupancy
+// allows: the split kernel waits on its own latencies, and a third block per SM brought more
+// splits (more partial rows to combine) rather than more bandwidth. Measured on an H100
+// (docs/perf/h100-2026-12-07-decode-cluster-combine, call C): against planning for 3, batch 1 at 8k
+// to 32k keys 3-7% faster, batches 2 to 32 within -1.3% to +5%.
+inline constexpr int decode_split_blocks_per_sm = 2;
+
 // Splits for a (normalized, valid) problem on a device with `sms` SMs that runs
 // `per_sm` decode blocks at once. Under 80% of one wave of (sequence, KV head, row
-// group) blocks: the fewest splits whose wave efficiency is within 85% of the best
-// (FlashAttention's rule), each at least two 64-key tiles long. One to three waves:
+// group) blocks: the fewest splits whose wave efficiency on sms x min(per_sm,
+// decode_split_blocks_per_sm) slots is within 85% of the best (FlashAttention's rule), each
+// at least two 64-key tiles long. One to three waves:
 // the last wave may run mostly empty (512 blocks on 396 slots leave the second wave a
 // third full, 0.65 of the device busy), so the keys are split (at most 8 ways, each
 // split at least 8 tiles, so the partial outputs and the combine stay small) where that
@@ -75,23 +83,26 @@ inline decode_plan plan_paged_decode(const fmha_paged_problem& p, int sms, int p
         const std::int64_t per = (tiles + s - 1) / s;
         return (tiles + per - 1) / per;
       };
-      // Wave efficiency of s splits: blocks / (waves * capacity).
-      auto efficiency = [&](std::int64_t s) {
-        const std::int64_t n = base * effective(s), waves = (n + capacity - 1) / capacity;
-        return double(n) / double(waves * capacity);
+      // Wave efficiency of s splits on `slots` blocks at once: blocks / (waves * slots).
+      auto efficiency = [&](std::int64_t s, std::int64_t slots) {
+        const std::int64_t n = base * effective(s), waves = (n + slots - 1) / slots;
+        return double(n) / double(waves * slots);
       };
       // The fewest splits up to `most` within `share` of the best efficiency.
-      auto fewest_within = [&](std::int64_t most, double share) {
+      auto fewest_within = [&](std::int64_t most, double share, std::int64_t slots) {
         double best = 0.0;
-        for (std::int64_t s = 1; s <= most; ++s) best = std::max(best, efficiency(s));
+        for (std::int64_t s = 1; s <= most; ++s) best = std::max(best, efficiency(s, slots));
         for (std::int64_t s = 1; s <= most; ++s)
-          if (efficiency(s) >= share * best) return effective(s);
+          if (efficiency(s, slots) >= share * best) return effective(s);
         return std::int64_t(1);
       };
+      // Under one wave the splits fill at most decode_split_blocks_per_sm blocks per SM.
+      const std::int64_t split_slots = std::int64_t(sms) * std::clamp(per_sm, 1, decode_split_blocks_per_sm);
       if (base > 0 && base * 5 < capacity * 4)
-        splits = fewest_within(std::min<std::int64_t>(std::max<std::int64_t>(1, tiles / 2), paged_max_splits), 0.85);
+        splits = fewest_within(std::min<std::int64_t>(std::max<std::int64_t>(1, tiles / 2), paged_max_splits), 0.85,
+                               split_slots);
       else if (base > 0 && base < 3 * capacity)
-        splits = fewest_within(std::clamp<std::int64_t>(tiles / 8, 1, 8), 0.97);
+        splits = fewest_within(std::clamp<std::int64_t>(tiles / 8, 1, 8), 0.97, capacity);
     }
   }
   plan.splits = int(splits);
