@@ -2,7 +2,7 @@
 # Session 65, call D: the shipped split plan (under one wave at most 2 blocks per SM) on the GPU.
 # (1) kdecl_fmha_decode_gpu_tests; (2) kdecl_bench_decode of dcbf8d4 (kdecl_bench_decode_base: the plan for the
 # occupancy) and of this commit in alternating runs: bf16 D 128 batches 1-64 with cuDNN (L2 evicted by a write, the
-# record's method, then by a read), an fp8 cache and head dims 64 and 256 (their plans change too, or not: 256).
+# record's method), an fp8 cache and head dim 64 (whose plans change too). Run by call_de.sh (with the fp16 sweep).
 set -uo pipefail
 bash benchmarks/unpack_carry.sh > /dev/null || exit 2
 source benchmarks/vendor_libs.sh 2>/dev/null
@@ -16,15 +16,14 @@ t tests 240 $B/kdecl_fmha_decode_gpu_tests; grep -E "^\[  (PASSED|FAILED) |FAILE
 for round in 1 2; do
   for bin in base new; do
     exe=$B/kdecl_bench_decode; [[ $bin == base ]] && exe=$B/kdecl_bench_decode_base
-    t ${bin}_bf16_r$round 150 $exe --batch 1,2,4,8,16,32,64 --kv 4096,8192,16384,32768,65536 --reps 30
+    t ${bin}_bf16_r$round 100 $exe --batch 1,2,4,8,16,32,64 --kv 4096,8192,16384,32768,65536 --reps 30
     grep -E "^ +[0-9]" $R/${bin}_bf16_r$round.log | sed "s/^/$bin bf16 r$round /"
-    t ${bin}_fp8_r$round 100 $exe --batch 1,2,8 --kv 4096,16384,65536 --cache fp8 --reps 30
-    t ${bin}_d64_r$round 100 $exe --batch 1,2,8 --kv 4096,16384,65536 --d 64 --reps 30
-    t ${bin}_d256_r$round 100 $exe --batch 1,8 --kv 4096,65536 --d 256 --reps 30
-    grep -hE "^ +[0-9]" $R/${bin}_fp8_r$round.log $R/${bin}_d64_r$round.log $R/${bin}_d256_r$round.log | sed "s/^/$bin fp8|d64|d256 r$round /"
+    if ((round == 1)); then
+      t ${bin}_fp8 60 $exe --batch 1,2,8 --kv 4096,16384,65536 --cache fp8 --reps 30
+      t ${bin}_d64 60 $exe --batch 1,2,8 --kv 4096,16384,65536 --d 64 --reps 30
+      grep -hE "^ +[0-9]" $R/${bin}_fp8.log $R/${bin}_d64.log | sed "s/^/$bin fp8|d64 /"
+    fi
     save
   done
 done
-t new_bf16_read 150 $B/kdecl_bench_decode --batch 1,2,4,8,16,32,64 --kv 4096,8192,16384,32768,65536 --reps 30 --flush read
-grep -E "^ +[0-9]" $R/new_bf16_read.log | sed "s/^/new bf16 read /"; save
 echo "done after $(( $(date +%s) - t0 )) s"
