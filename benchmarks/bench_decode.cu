@@ -11,8 +11,9 @@
 // caches would otherwise fit in H100's 50 MB L2 at small sizes); the median of
 // --reps launches is reported. --flush read evicts it with a 256 MiB read instead: the
 // write leaves the L2 full of dirty lines, which the timed launch (ours, cuDNN's and the
-// copy alike) writes back to DRAM while it brings its own bytes in. Bandwidths: decode = K+V+Q+O bytes / time; copy =
-// 2 x K+V bytes / time (read and write); "% copy" = decode bandwidth / copy bandwidth.
+// copy alike) writes back to DRAM while it brings its own bytes in. Bandwidths: decode =
+// K+V+Q+O bytes / time; copy = 2 x K+V bytes / time (read and write); "% copy" = decode
+// bandwidth / copy bandwidth.
 // --prefill Q: batch_prefill instead (Q query tokens per sequence, causal, after a cached
 // prefix): the paged dispatcher's choice (or the paged kernel whose name holds --kernel's
 // value) against the forward dispatcher's on the same attention with contiguous K/V.
