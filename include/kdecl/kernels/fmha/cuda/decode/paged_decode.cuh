@@ -42,6 +42,7 @@
 #include "kdecl/kernels/cuda/sm80/ptx.cuh"
 #include "kdecl/kernels/cuda/sm90/dependent_launch.cuh"
 #include "kdecl/kernels/fmha/cuda/decode/decode_plan.hpp"
+#include "kdecl/kernels/fmha/cuda/decode/decode_timeline.cuh"
 #include "kdecl/kernels/fmha/paged_pointers.hpp"
 #include "kdecl/kernels/fmha/cuda/sm80/fmha_sm80.cuh"  // fmha_detail: exp2_approx, pack, mma
 
@@ -132,6 +133,7 @@ __global__ void __launch_bounds__(decode_traits<T, Cache, D, Stages>::threads) p
   constexpr float neg_inf = -std::numeric_limits<float>::infinity();
   extern __shared__ __align__(128) unsigned char smem[];
 
+  decode_timeline(dk_split, dm_entry);
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32, g = lane >> 2, t4 = lane & 3;
   const int split = blockIdx.x, hk = blockIdx.y / p.row_groups, rg = blockIdx.y % p.row_groups, b = blockIdx.z;
   const int skv = p.seqlens_kv[b], sq = p.seqlen_q;
@@ -217,6 +219,7 @@ __global__ void __launch_bounds__(decode_traits<T, Cache, D, Stages>::threads) p
     }
     cp_async_commit();  // group 0 also holds Q
   }
+  decode_timeline(dk_split, dm_copies);
 
   // Each thread's two rows (g, g + 8): the keys their mask lets them see, within the split.
   int vis_lo[2], vis_hi[2];
@@ -269,6 +272,7 @@ __global__ void __launch_bounds__(decode_traits<T, Cache, D, Stages>::threads) p
   for (int t = 0; t < n_tiles; ++t) {
     cp_async_wait<S - 2>();
     __syncthreads();  // tile t visible; every warp is done with tile t - 1's stage
+    if (t == 0) decode_timeline(dk_split, dm_first_tile);
     if (t + S - 1 < n_tiles) {
       load_kv(t + S - 1, (t + S - 1) % S);
       fetch_pages(t + S);  // lands while tile t is computed
@@ -404,6 +408,7 @@ __global__ void __launch_bounds__(decode_traits<T, Cache, D, Stages>::threads) p
 
   // sm_90: the combine kernel (launched with programmatic stream serialization) may
   // start now; it waits in griddepcontrol.wait until this grid's writes are visible.
+  decode_timeline(dk_split, dm_loop_done);
   if (p.part_o != nullptr) allow_dependent_launch();
   // Merge the warps' (max, sum, O) through shared memory (the ring is free now). The head-dim
   // column of O's accumulator element e of n-tile dt (an fp8 cache's n-tiles hold even or
@@ -467,6 +472,7 @@ __global__ void __launch_bounds__(decode_traits<T, Cache, D, Stages>::threads) p
       if (p.lse != nullptr && col == 0) p.lse[qrow] = l > 0.0f ? (m + log2f(l)) * ln2 : neg_inf;
     }
   }
+  decode_timeline(dk_split, dm_exit);
 }
 
 struct combine_params {
@@ -492,7 +498,9 @@ __global__ void __launch_bounds__(combine_warps * 32) paged_combine_kernel(const
   constexpr float neg_inf = -std::numeric_limits<float>::infinity();
   __shared__ float4 partial[warps][max_quads];
   __shared__ float4 staged[warps][combine_round][max_quads];  // each warp's round of splits' partial rows (32 KB)
+  decode_timeline(dk_combine, dm_entry);
   wait_for_prerequisite_grids();  // the split kernel's partial results are visible
+  decode_timeline(dk_combine, dm_first_tile);
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const std::int64_t row = blockIdx.x;  // [batch, heads_q, seqlen_q]
   const int token = int(row % p.seqlen_q), head = int(row / p.seqlen_q % p.heads_q), b = int(row / p.seqlen_q / p.heads_q);
@@ -562,6 +570,7 @@ __global__ void __launch_bounds__(combine_warps * 32) paged_combine_kernel(const
     __syncwarp();  // the round's staged rows are read before the next round's copies land
   }
   sm80::cp_async_wait<0>();  // a warp past the last split has its first (empty) round still pending
+  decode_timeline(dk_combine, dm_loop_done);
 #pragma unroll
   for (int h = 0; h < 2; ++h)
     if (lane + 32 * h < quads) partial[warp][lane + 32 * h] = acc[h];
@@ -583,6 +592,7 @@ __global__ void __launch_bounds__(combine_warps * 32) paged_combine_kernel(const
     o[4 * q + 3] = from_float<T>(t.w * inv);
   }
   if (p.lse != nullptr && threadIdx.x == 0) p.lse[row] = m + logf(sum);
+  decode_timeline(dk_combine, dm_exit);
 }
 
 // ---------------------------------------------------------------------------
