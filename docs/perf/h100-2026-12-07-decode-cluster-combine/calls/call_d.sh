@@ -13,6 +13,12 @@ t() { local name=$1 lim=$2; shift 2; timeout $lim "$@" > $R/$name.log 2>&1; echo
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | tee $R/gpu.txt
 cat .carry/COMMIT | tee $R/commit.txt
 t tests 240 $B/kdecl_fmha_decode_gpu_tests; grep -E "^\[  (PASSED|FAILED) |FAILED  \]|Failure" $R/tests.log | head -20; save
+# Where batch 1's time goes (115b379's probe, if carried): every block's phases, L2 dirty and clean.
+if [[ -x $B/kdecl_decode_timeline ]]; then
+  t timeline_write 60 $B/kdecl_decode_timeline --batch 1,8 --kv 4096,16384,32768
+  t timeline_read 60 $B/kdecl_decode_timeline --batch 1,8 --kv 4096,16384,32768 --flush read
+  cat $R/timeline_write.log; save
+fi
 for round in 1 2; do
   for bin in base new; do
     exe=$B/kdecl_bench_decode; [[ $bin == base ]] && exe=$B/kdecl_bench_decode_base
