@@ -44,6 +44,7 @@
 #ifdef KDECL_WITH_CUDNN
 #include "cudnn_sdpa.hpp"
 #include "kdecl/runtime/device.hpp"
+#include "l2_evict.cuh"
 #endif
 
 namespace {
@@ -85,17 +86,6 @@ __global__ void fill_random(void* out, std::size_t n, std::uint32_t seed, bool b
   }
 }
 
-// Reads n 16-byte words and keeps nothing (a store no value takes keeps the loads): afterwards the L2
-// holds clean lines of this buffer only.
-__global__ void read_sweep(const uint4* in, std::size_t n, unsigned* never) {
-  unsigned x = 0;
-  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x) {
-    const uint4 v = in[i];
-    x ^= v.x ^ v.y ^ v.z ^ v.w;
-  }
-  if (x == 0x9E3779B9u && never != nullptr) *never = x;
-}
-
 struct timer {
   void* flush = nullptr;
   std::size_t flush_bytes = std::size_t(256) << 20;
@@ -116,8 +106,7 @@ struct timer {
     CK(cudaDeviceSynchronize());
     std::vector<double> t;
     for (int r = 0; r < reps; ++r) {
-      if (clean) read_sweep<<<1056, 256>>>(static_cast<const uint4*>(flush), flush_bytes / 16, nullptr);
-      else CK(cudaMemsetAsync(flush, r & 0xFF, flush_bytes));
+      CK(kdecl::bench::evict_l2(flush, flush_bytes, clean, r & 0xFF));
       CK(cudaEventRecord(a));
       fn();
       CK(cudaEventRecord(b));

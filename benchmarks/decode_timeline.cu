@@ -18,6 +18,7 @@
 #include "kdecl/kernels/fmha/cuda/decode/paged_direct.cuh"
 #include "kdecl/numeric/host_storage.hpp"
 #include "kdecl/runtime/fmha_paged_case.hpp"
+#include "l2_evict.cuh"
 
 #ifndef KDECL_DECODE_TIMELINE
 #error "build with KDECL_DECODE_TIMELINE (the kdecl_decode_timeline target)"
@@ -52,15 +53,6 @@ std::vector<long> list(const char* s) {
     p = *end == ',' ? end + 1 : end;
   }
   return v;
-}
-
-__global__ void read_sweep(const uint4* in, std::size_t n, unsigned* never) {
-  unsigned x = 0;
-  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x) {
-    const uint4 v = in[i];
-    x ^= v.x ^ v.y ^ v.z ^ v.w;
-  }
-  if (x == 0x9E3779B9u && never != nullptr) *never = x;
 }
 
 // min / median / max of (b - a) over the blocks that stamped both, in microseconds.
@@ -115,8 +107,7 @@ int main(int argc, char** argv) {
       check(cudaDeviceSynchronize(), "warm-up");
       std::fill(&host[0][0][0][0], &host[0][0][0][0] + sizeof(stamps) / sizeof(unsigned long long), 0ull);
       check(cudaMemcpyToSymbol(dec::kdecl_decode_timeline, host, sizeof(stamps)), "zero the stamps");
-      if (flush_read) read_sweep<<<1056, 256>>>(static_cast<const uint4*>(flush), flush_bytes / 16, nullptr);
-      else check(cudaMemsetAsync(flush, 1, flush_bytes), "evict");
+      check(kdecl::bench::evict_l2(flush, flush_bytes, flush_read), "evict the L2");
       cudaEvent_t e0, e1;
       cudaEventCreate(&e0);
       cudaEventCreate(&e1);
