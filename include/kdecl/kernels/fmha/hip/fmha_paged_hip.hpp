@@ -8,7 +8,8 @@
 //   appendkv    fwd_appendkv: fmha_hip_append_kernel.
 // The split count is planned as for CUDA (decode_plan.hpp plan_paged_decode) with the
 // reference part's compute units (arch tables: an MI210's 104 on gfx90a, an MI300X's 304 on
-// gfx942) and the blocks one of them holds by LDS. Cache in Q's dtype
+// gfx942) and the blocks one of them holds by LDS (under one wave, as on CUDA, at most 2 of them:
+// a rule measured on an H100 only, as nothing here has run on AMD hardware). Cache in Q's dtype
 // only (no fp8 cache on HIP: the tables refuse such declarations). Empty unless __HIPCC__.
 #pragma once
 
