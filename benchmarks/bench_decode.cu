@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "check_cuda.hpp"
+#include "int_list.hpp"
 #include "kdecl/kernels/fmha/cuda/decode/paged_decode.cuh"
 #include "kdecl/fmha/fmha_dispatcher.hpp"
 #include "kdecl/fmha/fmha_paged_dispatcher.hpp"
@@ -54,16 +55,7 @@ namespace dec = kdecl::kernels::cuda::decode;
 
 #define CK(x) kdecl_bench::check_cuda((x), #x)
 
-std::vector<long> parse_list(const char* s) {
-  std::vector<long> v;
-  for (const char* p = s; *p;) {
-    char* end = nullptr;
-    v.push_back(std::strtol(p, &end, 10));
-    if (end == p) break;
-    p = *end == ',' ? end + 1 : end;
-  }
-  return v;
-}
+using kdecl_bench::parse_list;
 
 // Random values in [-1, 1): 16-bit (bf16 or fp16) or, with fp8, e4m3 bytes.
 __global__ void fill_random(void* out, std::size_t n, std::uint32_t seed, bool bf16, bool fp8 = false) {

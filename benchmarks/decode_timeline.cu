@@ -15,8 +15,12 @@
 #include <string>
 #include <vector>
 
+#include "check_cuda.hpp"
+#include "int_list.hpp"
 #include "kdecl/kernels/fmha/cuda/decode/paged_direct.cuh"
 #include "kdecl/numeric/host_storage.hpp"
+#include "kdecl/runtime/buffer.hpp"
+#include "kdecl/runtime/device.hpp"
 #include "kdecl/runtime/fmha_paged_case.hpp"
 #include "l2_evict.cuh"
 
@@ -30,30 +34,7 @@ namespace dec = kdecl::kernels::cuda::decode;
 using bf16 = kdecl::host_storage_t<kdecl::dtype::bf16>;
 using stamps = unsigned long long[2][dec::decode_timeline_max_blocks][dec::dm_marks];
 
-void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) {
-    std::fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(e));
-    std::exit(1);
-  }
-}
-
-template <class T>
-void* upload(const std::vector<T>& v) {
-  void* p = nullptr;
-  check(cudaMalloc(&p, std::max<std::size_t>(16, v.size() * sizeof(T))), "cudaMalloc");
-  if (!v.empty()) check(cudaMemcpy(p, v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice), "upload");
-  return p;
-}
-
-std::vector<long> list(const char* s) {
-  std::vector<long> v;
-  for (const char* p = s; *p;) {
-    char* end = nullptr;
-    v.push_back(std::strtol(p, &end, 10));
-    p = *end == ',' ? end + 1 : end;
-  }
-  return v;
-}
+#define CK(x) kdecl_bench::check_cuda((x), #x)
 
 // min / median / max of (b - a) over the blocks that stamped both, in microseconds.
 void spread(const char* what, const std::vector<std::pair<double, double>>& ab) {
@@ -73,8 +54,8 @@ int main(int argc, char** argv) {
   bool flush_read = false;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string k = argv[i];
-    if (k == "--batch") batches = list(argv[i + 1]);
-    else if (k == "--kv") kvs = list(argv[i + 1]);
+    if (k == "--batch") batches = kdecl_bench::parse_list(argv[i + 1]);
+    else if (k == "--kv") kvs = kdecl_bench::parse_list(argv[i + 1]);
     else if (k == "--flush") flush_read = std::string(argv[i + 1]) == "read";
     else {
       std::fprintf(stderr, "unknown option %s\n", k.c_str());
@@ -82,11 +63,14 @@ int main(int argc, char** argv) {
     }
   }
   const std::size_t flush_bytes = std::size_t(256) << 20;
-  void* flush = nullptr;
-  check(cudaMalloc(&flush, flush_bytes), "cudaMalloc");
-  check(cudaMemset(flush, 0x3C, flush_bytes), "cudaMemset");
+  const kdecl::device dev = kdecl::default_device();
+  kdecl::buffer flush(dev, flush_bytes);
+  flush.fill_bytes(0x3C);
   auto* host = new stamps[1];
   dec::paged_decoder decoder;
+  cudaEvent_t e0, e1;
+  CK(cudaEventCreate(&e0));
+  CK(cudaEventCreate(&e1));
   for (long batch : batches)
     for (long kv : kvs) {
       kdecl::test::paged_config cfg;  // Hq 32, Hkv 8, D 128, page 16
@@ -94,34 +78,40 @@ int main(int argc, char** argv) {
       cfg.lengths.assign(std::size_t(batch), std::int32_t(kv));
       auto c = kdecl::test::make_paged_case<bf16>(cfg, kdecl::dtype::bf16);
       const auto p = c.p.normalized();
+      auto on_device = [&]<class T>(const std::vector<T>& v) {
+        kdecl::buffer b(dev, std::max<std::size_t>(16, v.size() * sizeof(T)));
+        b.upload(v);
+        return b;
+      };
+      kdecl::buffer q = on_device(c.q), kc = on_device(c.k_cache), vc = on_device(c.v_cache), table = on_device(c.table),
+                    seqlens = on_device(c.p.seqlens_kv), o(dev, c.q.size() * sizeof(bf16)),
+                    lse(dev, std::size_t(batch * p.heads_q) * sizeof(float));
       kdecl::fmha_paged_args a;
-      a.q = upload(c.q);
-      a.k_cache = upload(c.k_cache);
-      a.v_cache = upload(c.v_cache);
-      a.block_table = static_cast<const std::int32_t*>(upload(c.table));
-      a.seqlens_kv = static_cast<const std::int32_t*>(upload(c.p.seqlens_kv));
-      std::vector<bf16> o(c.q.size());
-      a.o = upload(o);
-      a.lse = static_cast<float*>(upload(std::vector<float>(std::size_t(batch * p.heads_q))));
-      for (int w = 0; w < 3; ++w) check(decoder.run(p, a).is_ok() ? cudaSuccess : cudaErrorUnknown, "decode");
-      check(cudaDeviceSynchronize(), "warm-up");
-      std::fill(&host[0][0][0][0], &host[0][0][0][0] + sizeof(stamps) / sizeof(unsigned long long), 0ull);
-      check(cudaMemcpyToSymbol(dec::kdecl_decode_timeline, host, sizeof(stamps)), "zero the stamps");
-      check(kdecl::bench::evict_l2(flush, flush_bytes, flush_read), "evict the L2");
-      cudaEvent_t e0, e1;
-      cudaEventCreate(&e0);
-      cudaEventCreate(&e1);
-      cudaEventRecord(e0);
-      const auto st = decoder.run(p, a);
-      cudaEventRecord(e1);
-      check(cudaEventSynchronize(e1), "decode");
-      if (!st.is_ok()) {
+      a.q = q.data();
+      a.k_cache = kc.data();
+      a.v_cache = vc.data();
+      a.block_table = static_cast<const std::int32_t*>(table.data());
+      a.seqlens_kv = static_cast<const std::int32_t*>(seqlens.data());
+      a.o = o.data();
+      a.lse = static_cast<float*>(lse.data());
+      auto run = [&] {
+        const auto st = decoder.run(p, a);
+        if (st.is_ok()) return;
         std::fprintf(stderr, "decode: %s\n", st.message().c_str());
-        return 1;
-      }
+        std::exit(1);
+      };
+      for (int w = 0; w < 3; ++w) run();
+      CK(cudaDeviceSynchronize());
+      std::fill(&host[0][0][0][0], &host[0][0][0][0] + sizeof(stamps) / sizeof(unsigned long long), 0ull);
+      CK(cudaMemcpyToSymbol(dec::kdecl_decode_timeline, host, sizeof(stamps)));
+      CK(kdecl::bench::evict_l2(flush.data(), flush_bytes, flush_read));
+      CK(cudaEventRecord(e0));
+      run();
+      CK(cudaEventRecord(e1));
+      CK(cudaEventSynchronize(e1));
       float ms = 0;
-      cudaEventElapsedTime(&ms, e0, e1);
-      check(cudaMemcpyFromSymbol(host, dec::kdecl_decode_timeline, sizeof(stamps)), "read the stamps");
+      CK(cudaEventElapsedTime(&ms, e0, e1));
+      CK(cudaMemcpyFromSymbol(host, dec::kdecl_decode_timeline, sizeof(stamps)));
       const auto plan = decoder.plan(p);
       const int split_blocks = plan.blocks, combine_blocks = plan.splits > 1 ? int(batch * p.heads_q) : 0;
       auto at = [&](int k, int b, int m) { return double(host[0][k][b][m]); };
@@ -164,10 +154,10 @@ int main(int argc, char** argv) {
         used += n > 0;
       }
       std::printf("    split blocks on %d SMs, at most %d on one\n", used, most);
-      const void* allocated[] = {a.q, a.k_cache, a.v_cache, a.block_table, a.seqlens_kv, a.o, a.lse};
-      for (const void* ptr : allocated) cudaFree(const_cast<void*>(ptr));
       std::fflush(stdout);
     }
+  cudaEventDestroy(e0);
+  cudaEventDestroy(e1);
   delete[] host;
   return 0;
 }
