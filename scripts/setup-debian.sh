@@ -6,6 +6,7 @@ packages=(build-essential cmake ninja-build pkg-config
           libboost-dev libfmt-dev libgtest-dev googletest libcli11-dev nlohmann-json3-dev
           libsqlite3-dev libxgboost-dev
           hipcc libamdhip64-dev python3 python3-matplotlib
+          zstd  # tests/ptx/sm80_ptx_guard.py reads nvcc's compressed PTX
           clang libclang-rt-dev)  # libFuzzer, ASan, UBSan for tests/fuzz (clang-15 from hipcc has no runtime)
 missing=()
 for p in "${packages[@]}"; do
