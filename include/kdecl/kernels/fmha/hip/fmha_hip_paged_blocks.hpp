@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "kdecl/fmha/paged_kv.hpp"
+#include "kdecl/kernels/fmha/fmha_launch_values.hpp"
 #include "kdecl/kernels/fmha/hip/fmha_hip_band.hpp"
 #include "kdecl/kernels/fmha/hip/fmha_hip_rows.hpp"
 #include "kdecl/kernels/fmha/score_mod.hpp"
@@ -72,14 +73,7 @@ inline fmha_hip_paged_params paged_params_of(const fmha_paged_problem& p, const 
   kp.hdim = int(p.hdim);
   kp.page_shift = p.page_shift();
   kp.splits = splits;
-  auto window = [](std::int64_t w) { return w < 0 || w > (1 << 30) ? -1 : int(w); };  // beyond any sequence: unbounded
-  kp.top_left = p.mask == fmha_mask::top_left;
-  kp.window_left = p.mask == fmha_mask::generic ? window(p.window_left) : -1;
-  kp.window_right = p.mask == fmha_mask::none ? -1 : p.mask == fmha_mask::generic ? window(p.window_right) : 0;
-  kp.scale = p.effective_scale();
-  kp.scale_log2 = kp.scale * fmha_log2e;
-  kp.soft_cap = p.soft_cap;
-  kp.inv_soft_cap = p.soft_cap > 0.0f ? 1.0f / p.soft_cap : 0.0f;
+  set_fmha_mask_and_scales(kp, p);
   return kp;
 }
 

@@ -45,6 +45,7 @@
 #include "kdecl/kernels/fmha/cuda/decode/decode_timeline.cuh"
 #include "kdecl/kernels/fmha/paged_pointers.hpp"
 #include "kdecl/kernels/fmha/cuda/sm80/fmha_sm80.cuh"  // fmha_detail: exp2_approx, pack, mma
+#include "kdecl/kernels/fmha/fmha_launch_values.hpp"
 
 namespace kdecl::kernels::cuda::decode {
 
@@ -622,7 +623,6 @@ inline status launch_paged_decode(const fmha_paged_problem& p, const fmha_paged_
     const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Tr::smem_bytes);
     if (e != cudaSuccess) return status::error(std::string("paged decode: cudaFuncSetAttribute: ") + cudaGetErrorString(e));
   }
-  auto window = [](std::int64_t w) { return w < 0 || w > (1 << 30) ? -1 : int(w); };
   decode_params kp{};
   kp.q = a.q;
   kp.o = a.o;
@@ -650,18 +650,7 @@ inline status launch_paged_decode(const fmha_paged_problem& p, const fmha_paged_
   kp.row_groups = plan.row_groups;
   kp.page_shift = p.page_shift();
   kp.splits = plan.splits;
-  kp.window_left = -1;
-  kp.window_right = -1;
-  kp.top_left = p.mask == fmha_mask::top_left;
-  if (p.mask == fmha_mask::top_left || p.mask == fmha_mask::bottom_right) kp.window_right = 0;
-  if (p.mask == fmha_mask::generic) {
-    kp.window_left = window(p.window_left);
-    kp.window_right = window(p.window_right);
-  }
-  kp.scale = p.effective_scale();
-  kp.scale_log2 = kp.scale * sm80::fmha_detail::log2e;
-  kp.soft_cap = p.soft_cap;
-  kp.inv_soft_cap = p.soft_cap > 0.0f ? 1.0f / p.soft_cap : 0.0f;
+  set_fmha_mask_and_scales(kp, p);
   if (plan.splits > 1) {
     kp.part_o = static_cast<float*>(a.workspace);
     kp.part_lse = kp.part_o + std::size_t(p.batch * p.heads_q * p.seqlen_q) * std::size_t(plan.splits) * std::size_t(p.hdim);

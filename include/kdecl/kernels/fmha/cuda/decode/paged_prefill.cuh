@@ -21,6 +21,7 @@
 #include "kdecl/fmha/paged_kv.hpp"
 #include "kdecl/kernels/fmha/paged_pointers.hpp"
 #include "kdecl/kernels/fmha/cuda/sm80/fmha_sm80.cuh"
+#include "kdecl/kernels/fmha/fmha_launch_values.hpp"
 
 namespace kdecl::kernels::cuda::decode {
 
@@ -38,7 +39,6 @@ inline status launch_paged_prefill(const fmha_paged_problem& p, const fmha_paged
     const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Tr::smem_bytes);
     if (e != cudaSuccess) return status::error(std::string("paged prefill: cudaFuncSetAttribute: ") + cudaGetErrorString(e));
   }
-  auto window = [](std::int64_t w) { return w < 0 || w > (1 << 30) ? -1 : int(w); };
   sm80::fmha_params kp{};
   kp.q = a.q;
   kp.k = a.k_cache;
@@ -60,17 +60,7 @@ inline status launch_paged_prefill(const fmha_paged_problem& p, const fmha_paged
   kp.seqlen_q = int(p.seqlen_q);
   kp.hdim_q = kp.hdim_v = int(p.hdim);
   kp.group = int(p.group());
-  kp.window_left = kp.window_right = -1;
-  kp.top_left = p.mask == fmha_mask::top_left;
-  if (p.mask == fmha_mask::top_left || p.mask == fmha_mask::bottom_right) kp.window_right = 0;
-  if (p.mask == fmha_mask::generic) {
-    kp.window_left = window(p.window_left);
-    kp.window_right = window(p.window_right);
-  }
-  kp.scale = p.effective_scale();
-  kp.scale_log2 = kp.scale * sm80::fmha_detail::log2e;
-  kp.soft_cap = p.soft_cap;
-  kp.inv_soft_cap = p.soft_cap > 0.0f ? 1.0f / p.soft_cap : 0.0f;
+  set_fmha_mask_and_scales(kp, p);
   kp.sinks = p.sinks ? a.sinks : nullptr;
   kp.kv_pages = p.table == page_table_kind::block_table ? a.block_table : a.page_list;
   kp.kv_page_offsets = p.table == page_table_kind::page_list ? a.page_offsets : nullptr;

@@ -27,6 +27,7 @@
 #include "kdecl/kernels/cuda/sm90/tensor_map_4d.cuh"
 #include "kdecl/kernels/fmha/cuda/decode/paged_prefill.cuh"
 #include "kdecl/kernels/fmha/cuda/sm90/fmha_sm90.cuh"
+#include "kdecl/kernels/fmha/fmha_launch_values.hpp"
 #include "kdecl/kernels/fmha/paged_pointers.hpp"
 
 namespace kdecl::kernels::cuda::decode {
@@ -96,11 +97,7 @@ struct paged_prefill_sm90 {
     kp.seqlen_q = int(p.seqlen_q);
     kp.hdim_v = int(p.hdim);
     kp.group = int(p.group());
-    sm90::fmha_ws_detail::set_mask(kp, p.mask, p.window_left, p.window_right);
-    kp.scale = p.effective_scale();
-    kp.scale_log2 = kp.scale * sm90::fmha_ws_detail::log2e;
-    kp.soft_cap = p.soft_cap;
-    kp.inv_soft_cap = p.soft_cap > 0.0f ? 1.0f / p.soft_cap : 0.0f;
+    set_fmha_mask_and_scales(kp, p);
     kp.sinks = p.sinks ? a.sinks : nullptr;
     kp.pages = p.table == page_table_kind::block_table ? a.block_table : a.page_list;
     kp.page_offsets = p.table == page_table_kind::page_list ? a.page_offsets : nullptr;

@@ -67,6 +67,7 @@
 #include "kdecl/kernels/cuda/sm90/wgmma_rs.cuh"
 #include "kdecl/kernels/fmha/cuda/score_mod.cuh"
 #include "kdecl/kernels/fmha/cuda/sm90/fmha_sm90_config.cuh"
+#include "kdecl/kernels/fmha/fmha_launch_values.hpp"
 
 // A soft-capped softmax asks the special-function unit for two values per logit (tanh and 2^x).
 // One exponential in KDECL_FMHA_SM90_EXP2_POLY_EVERY of each row (by column) can go to the FMA
@@ -743,18 +744,6 @@ __global__ void __launch_bounds__(Tr::threads, 1) tma_wgmma_ws_fmha_kernel(const
 
 namespace fmha_ws_detail {
 
-// The mask's run-time parameters: a band of keys around each query's diagonal (negative: unbounded).
-inline void set_mask(fmha_ws_params& kp, fmha_mask mask, std::int64_t window_left, std::int64_t window_right) {
-  auto window = [](std::int64_t w) { return w < 0 || w > (1 << 30) ? -1 : int(w); };  // beyond any sequence
-  kp.top_left = mask == fmha_mask::top_left;
-  kp.window_left = kp.window_right = -1;
-  if (mask == fmha_mask::top_left || mask == fmha_mask::bottom_right) kp.window_right = 0;
-  if (mask == fmha_mask::generic) {
-    kp.window_left = window(window_left);
-    kp.window_right = window(window_right);
-  }
-}
-
 // Launches the kernel of traits Tr on kp (its tiles set). The consumers' schedule: pingpong, or
 // KDECL_FMHA_SM90_SCHEDULE=plain|overlap|pingpong (an A/B switch for measurements, read per call;
 // the paged kernels are built with pingpong only). The grid: persistent (one block per SM: the shared
@@ -878,11 +867,7 @@ struct fmha {
     kp.seqlen_kv = int(p.seqlen_kv);
     kp.hdim_v = int(p.hdim_v);
     kp.group = int(p.heads_q / p.heads_kv);
-    fmha_ws_detail::set_mask(kp, p.mask, p.window_left, p.window_right);
-    kp.scale = p.effective_scale();
-    kp.scale_log2 = kp.scale * fmha_ws_detail::log2e;
-    kp.soft_cap = p.soft_cap;
-    kp.inv_soft_cap = p.soft_cap > 0.0f ? 1.0f / p.soft_cap : 0.0f;
+    set_fmha_mask_and_scales(kp, p);
     kp.bias = a.bias;
     kp.alibi_slopes = a.alibi_slopes;
     kp.sinks = a.sinks;
