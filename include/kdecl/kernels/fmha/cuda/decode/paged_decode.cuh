@@ -246,6 +246,10 @@ __global__ void __launch_bounds__(decode_traits<T, Cache, D, Stages>::threads) p
     scale_log2 *= ks;
     v_scale = p.v_scale[hk * p.scale_stride] * widen_factor<T>;
   }
+  // The soft-cap, cap * tanh(s * scale / cap) in the log2 domain, with tanh on the special-function
+  // unit as in the other CUDA attention kernels (score_mod.cuh; tanhf's division and polynomial
+  // were some 15 instructions a logit here).
+  const float cap_arg = scale * p.inv_soft_cap, cap_log2 = p.soft_cap * log2e;
   float acc_o[D / 8][4];
 #pragma unroll
   for (int dt = 0; dt < D / 8; ++dt)
@@ -317,7 +321,7 @@ __global__ void __launch_bounds__(decode_traits<T, Cache, D, Stages>::threads) p
 #pragma unroll
       for (int e = 0; e < 4; ++e) {
         float x = acc_s[nt][e];
-        if (p.soft_cap > 0.0f) x = p.soft_cap * tanhf(x * scale * p.inv_soft_cap) * log2e;
+        if (p.soft_cap > 0.0f) x = cap_log2 * fmha_tanh_approx(x * cap_arg);
         else x *= scale_log2;
         acc_s[nt][e] = x;
       }
