@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Session 65, call D: the shipped split plan (under one wave at most 2 blocks per SM) on the GPU.
 # (1) kdecl_fmha_decode_gpu_tests; (2) kdecl_bench_decode of dcbf8d4 (kdecl_bench_decode_base: the plan for the
-# occupancy) and of this commit in alternating runs: bf16 D 128 batches 1-64 with cuDNN (L2 evicted by a write, the
+# occupancy) and of this commit in alternating runs (and, since cb26d43, plain against a soft-cap of 50): bf16 D 128 batches 1-64 with cuDNN (L2 evicted by a write, the
 # record's method), an fp8 cache and head dim 64 (whose plans change too). Run by call_de.sh (with the fp16 sweep).
 set -uo pipefail
 bash benchmarks/unpack_carry.sh > /dev/null || exit 2
@@ -31,5 +31,14 @@ for round in 1 2; do
     fi
     save
   done
+done
+# cb26d43: the decode kernel's soft-cap on tanh.approx (was tanhf): plain against --softcap 50 in each binary.
+for bin in base new; do
+  exe=$B/kdecl_bench_decode; [[ $bin == base ]] && exe=$B/kdecl_bench_decode_base
+  for cap in 0 50; do
+    t ${bin}_cap$cap 60 $exe --batch 1,8,64 --kv 4096,32768 --reps 30 --cudnn 0 $( ((cap)) && echo --softcap $cap )
+    grep -E "^ +[0-9]" $R/${bin}_cap$cap.log | sed "s/^/$bin softcap $cap /"
+  done
+  save
 done
 echo "done after $(( $(date +%s) - t0 )) s"
