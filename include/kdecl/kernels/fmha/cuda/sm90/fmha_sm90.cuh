@@ -123,7 +123,6 @@ struct fmha_ws_params {
 
 namespace fmha_ws_detail {
 
-constexpr float log2e = 1.4426950408889634f;
 constexpr float ln2 = 0.6931471805599453f;
 
 template <bool Bf16>
