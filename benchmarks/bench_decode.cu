@@ -42,10 +42,10 @@
 #include "kdecl/fmha/fmha_paged_dispatcher.hpp"
 #include "kdecl/kernels/fmha/cuda/decode/paged_direct.cuh"
 #include "kdecl/kernels/fmha/cuda/decode/paged_prefill.cuh"
+#include "l2_evict.cuh"
 #ifdef KDECL_WITH_CUDNN
 #include "cudnn_sdpa.hpp"
 #include "kdecl/runtime/device.hpp"
-#include "l2_evict.cuh"
 #endif
 
 namespace {
