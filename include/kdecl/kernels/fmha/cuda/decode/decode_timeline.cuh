@@ -23,7 +23,6 @@ enum decode_mark : int {
 enum decode_timeline_kernel : int { dk_split = 0, dk_combine = 1 };
 
 #ifdef KDECL_DECODE_TIMELINE
-inline constexpr bool decode_timeline_enabled = true;
 inline constexpr int decode_timeline_max_blocks = 8192;
 static __device__ unsigned long long kdecl_decode_timeline[2][decode_timeline_max_blocks][dm_marks];
 
@@ -42,7 +41,6 @@ __device__ __forceinline__ void decode_timeline(decode_timeline_kernel k, decode
   }
 }
 #else
-inline constexpr bool decode_timeline_enabled = false;
 __device__ __forceinline__ void decode_timeline(decode_timeline_kernel, decode_mark) {}
 #endif
 
