@@ -8,10 +8,12 @@
 // same K+V bytes, and, when built with cuDNN, cuDNN's fused attention (SDPA) on a
 // contiguous cache of the same lengths (the same bytes read as [B, L, Hkv, D]).
 // Each launch is timed alone with events after a 256 MiB write that evicts L2 (the
-// caches would otherwise fit in H100's 50 MB L2 at small sizes); the median of
-// --reps launches is reported. --flush read evicts it with a 256 MiB read instead: the
-// write leaves the L2 full of dirty lines, which the timed launch (ours, cuDNN's and the
-// copy alike) writes back to DRAM while it brings its own bytes in. Bandwidths: decode =
+// caches would otherwise fit in H100's 50 MB L2 at small sizes); ours, the copy and cuDNN
+// are timed in turns (one launch of each per round, the order rotating; until 2026-12-07
+// one after another; --prefill: the paged, forward and mma_sync kernels likewise), and the
+// median of --reps launches of each is reported. --flush read evicts it with a 256 MiB read
+// instead: the write leaves the L2 full of dirty lines, which the timed launch (ours, cuDNN's
+// and the copy alike) writes back to DRAM while it brings its own bytes in. Bandwidths: decode =
 // K+V+Q+O bytes / time; copy = 2 x K+V bytes / time (read and write); "% copy" = decode
 // bandwidth / copy bandwidth.
 // --prefill Q: batch_prefill instead (Q query tokens per sequence, causal, after a cached
@@ -30,7 +32,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
+#include <memory>
 #include <numeric>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -89,26 +94,33 @@ struct timer {
     CK(cudaEventCreate(&a));
     CK(cudaEventCreate(&b));
   }
-  // Median milliseconds of `reps` launches of fn, each after an L2-evicting write (or read: with a
-  // write, the L2 is left full of dirty lines that the timed launch writes back to DRAM as it
-  // brings its own data in, up to the L2's 50 MB of extra traffic).
-  template <class Fn>
-  double median_ms(int reps, Fn&& fn) {
-    fn();  // warm-up (and first-launch costs)
+  // Median milliseconds of each of fns, timed in turns: `reps` rounds, each launching every fn
+  // once in a rotating order, so that whatever drifts over a row's measurements (clocks, the
+  // memory's state) falls on all of them alike. Each launch follows an L2-evicting write (or
+  // read: with a write, the L2 is left full of dirty lines that the timed launch writes back to
+  // DRAM as it brings its own data in, up to the L2's 50 MB of extra traffic).
+  std::vector<double> medians_in_turns(int reps, const std::vector<std::function<void()>>& fns) {
+    for (const auto& fn : fns) fn();  // warm-up (and first-launch costs)
     CK(cudaDeviceSynchronize());
-    std::vector<double> t;
-    for (int r = 0; r < reps; ++r) {
-      CK(kdecl::bench::evict_l2(flush, flush_bytes, clean, r & 0xFF));
-      CK(cudaEventRecord(a));
-      fn();
-      CK(cudaEventRecord(b));
-      CK(cudaEventSynchronize(b));
-      float ms = 0;
-      CK(cudaEventElapsedTime(&ms, a, b));
-      t.push_back(ms);
+    std::vector<std::vector<double>> t(fns.size());
+    for (int r = 0; r < reps; ++r)
+      for (std::size_t i = 0; i < fns.size(); ++i) {
+        const std::size_t f = (i + std::size_t(r)) % fns.size();
+        CK(kdecl::bench::evict_l2(flush, flush_bytes, clean, (r * int(fns.size()) + int(i)) & 0xFF));
+        CK(cudaEventRecord(a));
+        fns[f]();
+        CK(cudaEventRecord(b));
+        CK(cudaEventSynchronize(b));
+        float ms = 0;
+        CK(cudaEventElapsedTime(&ms, a, b));
+        t[f].push_back(ms);
+      }
+    std::vector<double> medians;
+    for (auto& v : t) {
+      std::sort(v.begin(), v.end());
+      medians.push_back(v[v.size() / 2]);
     }
-    std::sort(t.begin(), t.end());
-    return t[t.size() / 2];
+    return medians;
   }
 };
 
@@ -192,6 +204,10 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "unknown option %s\n", k.c_str());
       return 2;
     }
+  }
+  if (reps < 1) {
+    std::fprintf(stderr, "--reps %ld: at least one timed launch per candidate is needed\n", reps);
+    return 2;
   }
   cudaDeviceProp prop{};
   CK(cudaGetDeviceProperties(&prop, 0));
@@ -330,13 +346,13 @@ int main(int argc, char** argv) {
             if (!forced && k->name().find(kernel_filter) != std::string::npos) forced = k;
         if (!kernel_filter.empty() && !forced) std::printf("no paged kernel named *%s* runs this problem\n", kernel_filter.c_str());
         const auto& paged_name = forced ? forced->name() : paged_sel ? paged_sel.kernel->name() : std::string("-");
-        const double paged = tm.median_ms(int(reps), [&] {
-          report(forced ? forced->run_paged(p, a, nullptr) : paged_dispatcher.run(p, a), "paged prefill");
-        });
         const bool plain = soft_cap <= 0.0f && !sinks;  // the direct entry point runs the plain kernels
-        const double mma = plain ? tm.median_ms(int(reps), [&] { report(dec::run_paged_prefill(p, a, nullptr), "mma_sync prefill"); })
-                                 : 0.0;
-        const double forward = tm.median_ms(int(reps), [&] { report(forward_dispatcher.run(fp, fa), "forward"); });
+        std::vector<std::function<void()>> turns = {
+            [&] { report(forced ? forced->run_paged(p, a, nullptr) : paged_dispatcher.run(p, a), "paged prefill"); },
+            [&] { report(forward_dispatcher.run(fp, fa), "forward"); }};
+        if (plain) turns.push_back([&] { report(dec::run_paged_prefill(p, a, nullptr), "mma_sync prefill"); });
+        const std::vector<double> medians = tm.medians_in_turns(int(reps), turns);
+        const double paged = medians[0], forward = medians[1], mma = plain ? medians[2] : 0.0;
         // Causal pairs per sequence: qn queries over kv keys, bottom-right.
         const double pairs = double(qn) * double(kv - qn) + double(qn) * double(qn + 1) / 2.0;
         const double flops = 4.0 * double(batch) * double(hq) * double(d) * pairs;
@@ -362,7 +378,8 @@ int main(int argc, char** argv) {
       bool failed = false;
       void* stages_workspace = nullptr;
       std::size_t stages_capacity = 0;
-      const double ours = tm.median_ms(int(reps), [&] {
+      std::vector<std::function<void()>> turns;
+      turns.push_back([&] {  // ours
         const status st = stages > 0 ? run_decode_with_stages(stages, p, a, &stages_workspace, &stages_capacity, &plan.splits,
                                                               plan_per_sm)
                                      : decoder.run(p, a);
@@ -371,35 +388,52 @@ int main(int argc, char** argv) {
           failed = true;
         }
       });
-      const double copy = tm.median_ms(int(reps), [&] {
+      turns.push_back([&] {  // the copy of the same K+V bytes
         CK(cudaMemcpyAsync(copy_dst, k, cache_bytes, cudaMemcpyDeviceToDevice));
         CK(cudaMemcpyAsync(static_cast<char*>(copy_dst) + cache_bytes, v, cache_bytes, cudaMemcpyDeviceToDevice));
       });
-      const double bytes = p.bytes();
-      const double ours_gbs = bytes / (ours * 1e6), copy_gbs = 2.0 * 2.0 * cache_bytes / (copy * 1e6);
-      double cudnn_ms = 0;
       std::string cudnn_note;
 #ifdef KDECL_WITH_CUDNN
+      std::optional<kdecl::device> cudnn_device;  // outlives sdpa, which was built on it
+      std::unique_ptr<kdecl::cli::cudnn_sdpa> sdpa;
+      fmha_args ca;
+      bool cudnn_failed = false;
       if (!with_cudnn || fp8 || soft_cap > 0.0f || sinks)
         cudnn_note = fp8 ? "not timed for an fp8 cache" : with_cudnn ? "not timed with a soft-cap or sinks" : "not asked (--cudnn 0)";
       else try {
         fmha_problem cp;
         cp.sizes(batch, 1, kv).heads(hq, hkv).head_dim(d).dtype(dt);
         cp = cp.normalized();
-        const kdecl::device dev = kdecl::default_device();
-        kdecl::cli::cudnn_sdpa sdpa(dev, cp);
-        fmha_args ca;
+        cudnn_device.emplace(kdecl::default_device());
+        sdpa = std::make_unique<kdecl::cli::cudnn_sdpa>(*cudnn_device, cp);
         ca.q = q;
         ca.k = k;  // the same bytes, read as a contiguous [B, L, Hkv, D] cache
         ca.v = v;
         ca.o = o;
-        cudnn_ms = tm.median_ms(int(reps), [&] { sdpa.run(ca); });
+        turns.push_back([&] {  // cuDNN's fused attention, in the same turns
+          if (cudnn_failed) return;
+          try {
+            sdpa->run(ca);
+          } catch (const std::exception& e) {
+            cudnn_note = e.what();
+            cudnn_failed = true;
+          }
+        });
       } catch (const std::exception& e) {
         cudnn_note = e.what();
       }
 #else
+      (void)with_cudnn;
       cudnn_note = "built without cuDNN";
 #endif
+      const std::vector<double> medians = tm.medians_in_turns(int(reps), turns);
+      const double ours = medians[0], copy = medians[1];
+      double cudnn_ms = medians.size() > 2 ? medians[2] : 0.0;
+#ifdef KDECL_WITH_CUDNN
+      if (cudnn_failed) cudnn_ms = 0.0;
+#endif
+      const double bytes = p.bytes();
+      const double ours_gbs = bytes / (ours * 1e6), copy_gbs = 2.0 * 2.0 * cache_bytes / (copy * 1e6);
       if (cudnn_ms > 0)
         std::printf("%6ld %7ld %7d %10.1f %9.0f %10.1f %9.0f %6.1f%% %10.1f %9.0f %7.2fx\n", batch, kv, plan.splits,
                     ours * 1e3, ours_gbs, copy * 1e3, copy_gbs, 100.0 * ours_gbs / copy_gbs, cudnn_ms * 1e3,
