@@ -3,10 +3,13 @@
 # decode GPU tests, block timelines (base = d7dd083's kernel, new = the patch's), one round of base and
 # new bf16 timings (cuDNN off) and the new kernel with cuDNN in turns, the fp8 and head-dim-64 kernels
 # once, compute-sanitizer memcheck on one test.
-# To run it: build kdecl_fmha_decode_gpu_tests, kdecl_bench_decode and kdecl_decode_timeline (preset device)
-# on main and copy the last two as kdecl_bench_decode_base / kdecl_decode_timeline_base; git apply
+# To run it: build kdecl_fmha_decode_gpu_tests, kdecl_bench_decode and kdecl_decode_timeline on main, with
+# only the paged attention sets (cmake --preset device -B build-paged -DKDECL_BUILD_TESTS=ON
+# -DKDECL_INSTANCE_FILTER=fmha_paged: a fraction of the full build, whose 30 minutes on two cores these
+# three do not need), and copy the last two as kdecl_bench_decode_base / kdecl_decode_timeline_base; git apply
 # ../decode_merge_prologue.patch and build the three again; put the five in .carry/bin, the libraries
-# benchmarks/carry.sh gathers in .carry/lib, and pack .carryz as carry.sh does (its last lines; 18 MB).
+# benchmarks/carry.sh gathers in .carry/lib, and pack .carryz as carry.sh does (its last lines; 18 MB
+# with every set linked, less with the filter).
 set -uo pipefail
 bash benchmarks/unpack_carry.sh > /dev/null || exit 2
 source benchmarks/vendor_libs.sh 2>/dev/null
