@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Session 67, call 3b: call_3.sh cut to what 270 s of device time left (two machine starts had failed):
-# decode GPU tests, block timelines (base = d7dd083's kernel, new = the patch's), one round of base and
-# new bf16 timings (cuDNN off) and the new kernel with cuDNN in turns, the fp8 and head-dim-64 kernels
-# once, compute-sanitizer memcheck on one test.
+# Session 67, call 3b (sized for the 270 s of device time left after two failed machine starts; no
+# machine came): decode GPU tests, block timelines (base = d7dd083's kernel, new = the patch's), two
+# rounds of base and new bf16 timings (cuDNN off) and the new kernel with cuDNN in turns, the fp8 and
+# head-dim-64 kernels once, compute-sanitizer memcheck and racecheck on one test (the patch changes
+# shared-memory indexing).
 # To run it: build kdecl_fmha_decode_gpu_tests, kdecl_bench_decode and kdecl_decode_timeline on main, with
 # only the paged attention sets (cmake --preset device -B build-paged -DKDECL_BUILD_TESTS=ON
 # -DKDECL_INSTANCE_FILTER=fmha_paged: 6 minutes on two cores without ccache, 9 MB binaries, where the full
@@ -35,6 +36,9 @@ t new_cudnn 30 $B/kdecl_bench_decode --batch 1,8,64 --kv 4096,16384 --reps 30
 t new_fp8_d64 25 bash -c "$B/kdecl_bench_decode --batch 1,8 --kv 4096,16384 --cache fp8 --reps 30 --cudnn 0; $B/kdecl_bench_decode --batch 1,8 --kv 4096,16384 --d 64 --reps 30 --cudnn 0"
 save
 CS=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
-t sanitizer_memcheck 40 $CS --tool memcheck --error-exitcode 9 $B/kdecl_fmha_decode_gpu_tests --gtest_filter='FmhaDecodeGpu.GqaMqaSpeculativeMasksSoftCapSinks'
-tail -2 $R/sanitizer_memcheck.log; save
+for tool in memcheck racecheck; do
+  t sanitizer_$tool 60 $CS --tool $tool --error-exitcode 9 $B/kdecl_fmha_decode_gpu_tests --gtest_filter='FmhaDecodeGpu.GqaMqaSpeculativeMasksSoftCapSinks'
+  tail -2 $R/sanitizer_$tool.log
+done
+save
 echo "done after $(( $(date +%s) - t0 )) s"
