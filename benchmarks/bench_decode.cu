@@ -5,11 +5,13 @@
 //                      [--softcap CAP] [--sinks 1] [--flush write|read]
 // For every (batch, KV length): the kdecl split-KV decode over a paged cache whose
 // pages are shuffled (random block table), a cudaMemcpy (device to device) of the
-// same K+V bytes, and, when built with cuDNN, cuDNN's fused attention (SDPA) on a
-// contiguous cache of the same lengths (the same bytes read as [B, L, Hkv, D]).
+// same K+V bytes, and, when built with cuDNN, cuDNN's fused attention (SDPA) twice: on a
+// contiguous cache of the same lengths (the same bytes read as [B, L, Hkv, D]) and through its
+// paged attention over the same pages and block table (columns paged_us, vs_paged; since
+// 2026-12-07, cudnn_paged_sdpa.hpp).
 // Each launch is timed alone with events after a 256 MiB write that evicts L2 (the
-// caches would otherwise fit in H100's 50 MB L2 at small sizes); ours, the copy and cuDNN
-// are timed in turns (one launch of each per round, the order rotating; until 2026-12-07
+// caches would otherwise fit in H100's 50 MB L2 at small sizes); ours, the copy and cuDNN's two
+// are timed in turns (evicting_turns.cuh) (one launch of each per round, the order rotating; until 2026-12-07
 // one after another; --prefill: the paged, forward and mma_sync kernels likewise), and the
 // median of --reps launches of each is reported. --flush read evicts it with a 256 MiB read
 // instead: the write leaves the L2 full of dirty lines, which the timed launch (ours, cuDNN's
@@ -47,8 +49,9 @@
 #include "kdecl/fmha/fmha_paged_dispatcher.hpp"
 #include "kdecl/kernels/fmha/cuda/decode/paged_direct.cuh"
 #include "kdecl/kernels/fmha/cuda/decode/paged_prefill.cuh"
-#include "l2_evict.cuh"
+#include "evicting_turns.cuh"
 #ifdef KDECL_WITH_CUDNN
+#include "cudnn_paged_sdpa.hpp"
 #include "cudnn_sdpa.hpp"
 #include "kdecl/runtime/device.hpp"
 #endif
@@ -82,47 +85,6 @@ __global__ void fill_random(void* out, std::size_t n, std::uint32_t seed, bool b
     }
   }
 }
-
-struct timer {
-  void* flush = nullptr;
-  std::size_t flush_bytes = std::size_t(256) << 20;
-  bool clean = false;  // --flush read: evict L2 by reading (clean lines) instead of writing (dirty lines)
-  cudaEvent_t a, b;
-  timer() {
-    CK(cudaMalloc(&flush, flush_bytes));
-    CK(cudaMemset(flush, 0x3C, flush_bytes));
-    CK(cudaEventCreate(&a));
-    CK(cudaEventCreate(&b));
-  }
-  // Median milliseconds of each of fns, timed in turns: `reps` rounds, each launching every fn
-  // once in a rotating order, so that whatever drifts over a row's measurements (clocks, the
-  // memory's state) falls on all of them alike. Each launch follows an L2-evicting write (or
-  // read: with a write, the L2 is left full of dirty lines that the timed launch writes back to
-  // DRAM as it brings its own data in, up to the L2's 50 MB of extra traffic).
-  std::vector<double> medians_in_turns(int reps, const std::vector<std::function<void()>>& fns) {
-    for (const auto& fn : fns) fn();  // warm-up (and first-launch costs)
-    CK(cudaDeviceSynchronize());
-    std::vector<std::vector<double>> t(fns.size());
-    for (int r = 0; r < reps; ++r)
-      for (std::size_t i = 0; i < fns.size(); ++i) {
-        const std::size_t f = (i + std::size_t(r)) % fns.size();
-        CK(kdecl::bench::evict_l2(flush, flush_bytes, clean, (r * int(fns.size()) + int(i)) & 0xFF));
-        CK(cudaEventRecord(a));
-        fns[f]();
-        CK(cudaEventRecord(b));
-        CK(cudaEventSynchronize(b));
-        float ms = 0;
-        CK(cudaEventElapsedTime(&ms, a, b));
-        t[f].push_back(ms);
-      }
-    std::vector<double> medians;
-    for (auto& v : t) {
-      std::sort(v.begin(), v.end());
-      medians.push_back(v[v.size() / 2]);
-    }
-    return medians;
-  }
-};
 
 // --stages: the decode kernel with an N-stage ring (bf16, head dims 64 and 128), planned for
 // its own occupancy, with a workspace of its own.
@@ -224,10 +186,18 @@ int main(int argc, char** argv) {
                 prefill, "batch", "kv", "q", "paged_us", "forward_us", "ratio", "TFLOP/s", "mma_sync_us",
                 "paged kernel | forward kernel");
   else
-    std::printf("%6s %7s %7s %10s %9s %10s %9s %7s %10s %9s %8s\n", "batch", "kv", "splits", "kdecl_us", "kdecl_GBs",
-                "copy_us", "copy_GBs", "%copy", "cudnn_us", "cudnn_GBs", "vs_cudnn");
-  timer tm;
-  tm.clean = flush_read;
+    std::printf("%6s %7s %7s %10s %9s %10s %9s %7s %10s %9s %8s %10s %8s\n", "batch", "kv", "splits", "kdecl_us",
+                "kdecl_GBs", "copy_us", "copy_GBs", "%copy", "cudnn_us", "cudnn_GBs", "vs_cudnn", "paged_us", "vs_paged");
+  kdecl::bench::evicting_turns tm(flush_read);
+  // A CUDA error while timing: say so and stop (exit status 1, as CK does).
+  auto medians_in_turns = [&](int n, const std::vector<std::function<void()>>& fns) {
+    try {
+      return tm.medians(n, fns);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "timing: %s\n", e.what());
+      std::exit(1);
+    }
+  };
   dec::paged_decoder decoder;
   for (long batch : batches)
     for (long kv : kvs) {
@@ -351,7 +321,7 @@ int main(int argc, char** argv) {
             [&] { report(forced ? forced->run_paged(p, a, nullptr) : paged_dispatcher.run(p, a), "paged prefill"); },
             [&] { report(forward_dispatcher.run(fp, fa), "forward"); }};
         if (plain) turns.push_back([&] { report(dec::run_paged_prefill(p, a, nullptr), "mma_sync prefill"); });
-        const std::vector<double> medians = tm.medians_in_turns(int(reps), turns);
+        const std::vector<double> medians = medians_in_turns(int(reps), turns);
         const double paged = medians[0], forward = medians[1], mma = plain ? medians[2] : 0.0;
         // Causal pairs per sequence: qn queries over kv keys, bottom-right.
         const double pairs = double(qn) * double(kv - qn) + double(qn) * double(qn + 1) / 2.0;
@@ -392,11 +362,27 @@ int main(int argc, char** argv) {
         CK(cudaMemcpyAsync(copy_dst, k, cache_bytes, cudaMemcpyDeviceToDevice));
         CK(cudaMemcpyAsync(static_cast<char*>(copy_dst) + cache_bytes, v, cache_bytes, cudaMemcpyDeviceToDevice));
       });
-      std::string cudnn_note;
+      // cuDNN twice, in the same turns: on a contiguous cache of the same lengths (the pool's bytes read
+      // as [B, L, Hkv, D]; the issue's bar) and through its paged attention over the same pages and
+      // block table (like for like). A note says why one is not timed (or how it failed).
+      std::string cudnn_note, paged_note;
+      int cudnn_turn = -1, paged_turn = -1;
 #ifdef KDECL_WITH_CUDNN
-      std::optional<kdecl::device> cudnn_device;  // outlives sdpa, which was built on it
+      std::optional<kdecl::device> cudnn_device;  // outlives the graphs, which were built on it
       std::unique_ptr<kdecl::cli::cudnn_sdpa> sdpa;
+      std::unique_ptr<kdecl::cli::cudnn_paged_sdpa> paged_sdpa;
       fmha_args ca;
+      // Runs a cuDNN graph in its turn; after a failure the turn does nothing and the note says why.
+      auto vendor_turn = [](std::string& note, auto&& run) {
+        return [&note, run] {
+          if (!note.empty()) return;
+          try {
+            run();
+          } catch (const std::exception& e) {
+            note = e.what();
+          }
+        };
+      };
       if (!with_cudnn || fp8 || soft_cap > 0.0f || sinks)
         cudnn_note = fp8 ? "not timed for an fp8 cache" : with_cudnn ? "not timed with a soft-cap or sinks" : "not asked (--cudnn 0)";
       else try {
@@ -409,32 +395,43 @@ int main(int argc, char** argv) {
         ca.k = k;  // the same bytes, read as a contiguous [B, L, Hkv, D] cache
         ca.v = v;
         ca.o = o;
-        turns.push_back([&] {  // cuDNN's fused attention, in the same turns (a note: it failed, not timed)
-          if (!cudnn_note.empty()) return;
-          try {
-            sdpa->run(ca);
-          } catch (const std::exception& e) {
-            cudnn_note = e.what();
-          }
-        });
+        cudnn_turn = int(turns.size());
+        turns.push_back(vendor_turn(cudnn_note, [&] { sdpa->run(ca); }));
       } catch (const std::exception& e) {
         cudnn_note = e.what();
       }
+      const fmha_paged_problem np = p.normalized();
+      if (!with_cudnn) paged_note = "not asked (--cudnn 0)";
+      else if (auto why = kdecl::cli::cudnn_paged_sdpa::unsupported(np)) paged_note = *why;
+      else try {
+        if (!cudnn_device) cudnn_device.emplace(kdecl::default_device());
+        paged_sdpa = std::make_unique<kdecl::cli::cudnn_paged_sdpa>(*cudnn_device, np);
+        paged_turn = int(turns.size());
+        turns.push_back(vendor_turn(paged_note, [&] { paged_sdpa->run(a); }));
+      } catch (const std::exception& e) {
+        paged_note = e.what();
+      }
 #else
-      cudnn_note = "built without cuDNN";
+      cudnn_note = paged_note = "built without cuDNN";
 #endif
-      const std::vector<double> medians = tm.medians_in_turns(int(reps), turns);
+      const std::vector<double> medians = medians_in_turns(int(reps), turns);
       const double ours = medians[0], copy = medians[1];
-      const double cudnn_ms = medians.size() > 2 && cudnn_note.empty() ? medians[2] : 0.0;  // a note: not timed
+      // A turn whose graph failed while timed has a note: not timed.
+      const double cudnn_ms = cudnn_turn >= 0 && cudnn_note.empty() ? medians[std::size_t(cudnn_turn)] : 0.0;
+      const double paged_ms = paged_turn >= 0 && paged_note.empty() ? medians[std::size_t(paged_turn)] : 0.0;
       const double bytes = p.bytes();
       const double ours_gbs = bytes / (ours * 1e6), copy_gbs = 2.0 * 2.0 * cache_bytes / (copy * 1e6);
+      std::printf("%6ld %7ld %7d %10.1f %9.0f %10.1f %9.0f %6.1f%%", batch, kv, plan.splits, ours * 1e3, ours_gbs,
+                  copy * 1e3, copy_gbs, 100.0 * ours_gbs / copy_gbs);
       if (cudnn_ms > 0)
-        std::printf("%6ld %7ld %7d %10.1f %9.0f %10.1f %9.0f %6.1f%% %10.1f %9.0f %7.2fx\n", batch, kv, plan.splits,
-                    ours * 1e3, ours_gbs, copy * 1e3, copy_gbs, 100.0 * ours_gbs / copy_gbs, cudnn_ms * 1e3,
-                    bytes / (cudnn_ms * 1e6), cudnn_ms / ours);
+        std::printf(" %10.1f %9.0f %7.2fx", cudnn_ms * 1e3, bytes / (cudnn_ms * 1e6), cudnn_ms / ours);
       else
-        std::printf("%6ld %7ld %7d %10.1f %9.0f %10.1f %9.0f %6.1f%%  cuDNN: %s\n", batch, kv, plan.splits, ours * 1e3,
-                    ours_gbs, copy * 1e3, copy_gbs, 100.0 * ours_gbs / copy_gbs, cudnn_note.c_str());
+        std::printf(" %10s %9s %8s", "-", "-", "-");
+      if (paged_ms > 0) std::printf(" %10.1f %7.2fx", paged_ms * 1e3, paged_ms / ours);
+      else std::printf(" %10s %8s", "-", "-");
+      if (!cudnn_note.empty()) std::printf("  cuDNN: %s", cudnn_note.c_str());
+      if (!paged_note.empty()) std::printf("  cuDNN paged: %s", paged_note.c_str());
+      std::printf("\n");
       std::fflush(stdout);
       if (stages_workspace) cudaFree(stages_workspace);
       cudaFree(k);

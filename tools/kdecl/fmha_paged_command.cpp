@@ -341,7 +341,7 @@ int paged_fmha_main(int argc, const char* const* argv, bool dry_run) {
   app.add_flag("--explain", o.explain, "select: every candidate and why it was refused");
   app.add_option("--seed", o.seed, "random inputs' seed (run)")->capture_default_str();
   app.add_option("--reps", o.reps, "launches timed per measurement (bench)")->capture_default_str();
-  app.add_option("--cudnn", o.cudnn, "also time cuDNN's SDPA on a contiguous cache (bench): 1 or 0")->capture_default_str();
+  app.add_option("--cudnn", o.cudnn, "also time cuDNN's SDPA on a contiguous cache and through its paged attention (bench): 1 or 0")->capture_default_str();
   return parse_and_run(app, argc, argv, 2, [&] {
     return verb == "select" ? select(o) : verb == "run" ? run(o, dry_run) : bench(o, dry_run);
   });

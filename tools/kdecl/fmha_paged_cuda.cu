@@ -1,12 +1,15 @@
 // The CUDA side of kdecl select|run|bench fmha --paged (fmha_paged_command.hpp): the
 // decoder's plan on the current device, a checked run, and the timing against a
-// cudaMemcpy of the same K+V bytes and cuDNN's SDPA on a contiguous cache (as
-// benchmarks/bench_decode.cu, which also times the fp8 cache and batch_prefill).
+// cudaMemcpy of the same K+V bytes and cuDNN's SDPA on a contiguous cache and through its
+// paged attention over the same pages (as benchmarks/bench_decode.cu, which also times the
+// fp8 cache and batch_prefill), all in turns, each launch after an L2 eviction.
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
+#include <memory>
 #include <limits>
 #include <numeric>
 #include <random>
@@ -23,7 +26,9 @@
 #include "kdecl/kernels/fmha/host/fmha_paged_host.hpp"
 #include "kdecl/numeric/host_storage.hpp"
 #include "kdecl/runtime/fmha_paged_case.hpp"
+#include "evicting_turns.cuh"
 #if KDECL_WITH_CUDNN_FRONTEND
+#include "cudnn_paged_sdpa.hpp"
 #include "cudnn_sdpa.hpp"
 #endif
 
@@ -140,31 +145,6 @@ __global__ void fill_values(void* out, std::size_t n, std::uint32_t seed, int ki
   }
 }
 
-// Median milliseconds of `reps` launches of fn, each alone after a 256 MiB write that evicts L2.
-template <class Fn>
-double median_ms(int reps, void* flush, std::size_t flush_bytes, Fn&& fn) {
-  cudaEvent_t a, b;
-  check_cuda(cudaEventCreate(&a), "cudaEventCreate");
-  check_cuda(cudaEventCreate(&b), "cudaEventCreate");
-  fn();
-  check_cuda(cudaDeviceSynchronize(), "warm-up");
-  std::vector<double> t;
-  for (int r = 0; r < std::max(1, reps); ++r) {
-    check_cuda(cudaMemsetAsync(flush, r & 0xFF, flush_bytes), "cudaMemsetAsync");
-    check_cuda(cudaEventRecord(a), "cudaEventRecord");
-    fn();
-    check_cuda(cudaEventRecord(b), "cudaEventRecord");
-    check_cuda(cudaEventSynchronize(b), "cudaEventSynchronize");
-    float ms = 0;
-    check_cuda(cudaEventElapsedTime(&ms, a, b), "cudaEventElapsedTime");
-    t.push_back(ms);
-  }
-  cudaEventDestroy(a);
-  cudaEventDestroy(b);
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
-
 }  // namespace
 
 std::string paged_plan_on_gpu(const fmha_paged_problem& p) {
@@ -183,13 +163,14 @@ paged_gpu_check paged_check_on_gpu(const fmha_paged_problem& p, std::uint64_t se
 int paged_bench_on_gpu(const std::vector<fmha_paged_problem>& problems, int reps, bool cudnn) {
   cudaDeviceProp prop{};
   check_cuda(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
-  std::printf("device: %s, %d SMs; K/V pages shuffled; each launch timed alone after evicting L2, median of %d\n",
+  std::printf("device: %s, %d SMs; K/V pages shuffled; ours, the copy and cuDNN timed in turns, each launch after "
+              "evicting L2, median of %d\n",
               prop.name, prop.multiProcessorCount, reps);
-  std::printf("%6s %8s %7s %10s %9s %10s %9s %7s %10s %8s\n", "batch", "keys", "splits", "kdecl_us", "kdecl_GBs",
-              "copy_us", "copy_GBs", "%copy", "cudnn_us", "vs_cudnn");
-  const std::size_t flush_bytes = std::size_t(256) << 20;
-  device_memory flush(flush_bytes);
+  std::printf("%6s %8s %7s %10s %9s %10s %9s %7s %10s %8s %10s %8s\n", "batch", "keys", "splits", "kdecl_us", "kdecl_GBs",
+              "copy_us", "copy_GBs", "%copy", "cudnn_us", "vs_cudnn", "paged_us", "vs_paged");
+  bench::evicting_turns turns_timer;
   const fmha_paged_dispatcher dispatcher(default_device());
+  std::vector<std::string> notes;  // why a cuDNN column is empty, once per distinct reason, after the table
   for (const auto& problem : problems) {
     const auto p = problem.normalized();
     const std::size_t esz = p.fp8_cache() ? 1 : 2;
@@ -227,55 +208,99 @@ int paged_bench_on_gpu(const std::vector<fmha_paged_problem>& problems, int reps
     const auto plan = dispatcher.select(p, &a);
     if (!plan) throw std::runtime_error(plan.explain());
     std::string failure;
-    const double ours = median_ms(reps, flush.ptr, flush_bytes, [&] {
-      const status st = dispatcher.run(p, a);
-      if (!st.is_ok() && failure.empty()) failure = st.message();
-    });
-    if (!failure.empty()) throw std::runtime_error(failure);
     const std::size_t kv_bytes = std::size_t(p.total_kv()) * std::size_t(p.heads_kv * p.hdim) * esz;  // K (V the same)
-    const double copy = median_ms(reps, flush.ptr, flush_bytes, [&] {
-      check_cuda(cudaMemcpyAsync(copy_dst.ptr, k.ptr, kv_bytes, cudaMemcpyDeviceToDevice), "cudaMemcpyAsync");
-      check_cuda(cudaMemcpyAsync(static_cast<char*>(copy_dst.ptr) + kv_bytes, v.ptr, kv_bytes, cudaMemcpyDeviceToDevice),
-                 "cudaMemcpyAsync");
-    });
-    const double ours_gbs = p.bytes() / (ours * 1e6), copy_gbs = 4.0 * double(kv_bytes) / (copy * 1e6);
-    std::string vendor = "-";
-    double vendor_ms = 0;
+    std::vector<std::function<void()>> turns = {
+        [&] {
+          const status st = dispatcher.run(p, a);
+          if (!st.is_ok() && failure.empty()) failure = st.message();
+        },
+        [&] {
+          check_cuda(cudaMemcpyAsync(copy_dst.ptr, k.ptr, kv_bytes, cudaMemcpyDeviceToDevice), "cudaMemcpyAsync");
+          check_cuda(cudaMemcpyAsync(static_cast<char*>(copy_dst.ptr) + kv_bytes, v.ptr, kv_bytes, cudaMemcpyDeviceToDevice),
+                     "cudaMemcpyAsync");
+        }};
+    // cuDNN on a contiguous cache of the same (uniform) lengths (the pool read as [B, L, Hkv, D]) and
+    // through its paged attention over the same pages: "-" and a note where one is not timed.
+    std::string contiguous_note, paged_note;
+    int contiguous_turn = -1, paged_turn = -1;
 #if KDECL_WITH_CUDNN_FRONTEND
-    // cuDNN on a contiguous cache of the same (uniform) lengths: the pool read as [B, L, Hkv, D].
+    std::unique_ptr<cudnn_sdpa> contiguous;
+    std::unique_ptr<cudnn_paged_sdpa> paged;
+    fmha_args ca;
     const bool uniform = std::all_of(p.seqlens_kv.begin(), p.seqlens_kv.end(), [&](std::int32_t l) { return l == p.seqlens_kv[0]; });
-    if (!cudnn) vendor = "not asked";
-    else if (p.fp8_cache() || !uniform || p.seqlen_q != 1 || p.soft_cap > 0 || p.mask != fmha_mask::none ||
-             p.batch * p.seqlens_kv[0] > p.num_pages * p.page_size)
-      vendor = "n/a";
-    else
-      try {
-        fmha_problem cp;
-        cp.sizes(p.batch, 1, p.seqlens_kv[0]).heads(p.heads_q, p.heads_kv).head_dim(p.hdim).dtype(p.qkv);
-        cp.sinks = p.sinks;
-        cp = cp.normalized();
-        cudnn_sdpa sdpa(default_device(), cp);
-        fmha_args ca;
-        ca.q = q.ptr;
-        ca.k = k.ptr;
-        ca.v = v.ptr;
-        ca.o = o.ptr;
-        ca.sinks = a.sinks;
-        vendor_ms = median_ms(reps, flush.ptr, flush_bytes, [&] { sdpa.run(ca); });
-        vendor = strf("%.1f", vendor_ms * 1e3);
-      } catch (const std::exception& e) {
-        vendor = std::string("refused: ") + e.what();
-      }
+    if (!cudnn) contiguous_note = paged_note = "not asked (--cudnn 0)";
+    else {
+      if (p.fp8_cache() || !uniform || p.seqlen_q != 1 || p.soft_cap > 0 || p.mask != fmha_mask::none ||
+          p.batch * p.seqlens_kv[0] > p.num_pages * p.page_size)
+        contiguous_note = "contiguous: one query token, uniform lengths, no fp8 cache, soft-cap or mask";
+      else
+        try {
+          fmha_problem cp;
+          cp.sizes(p.batch, 1, p.seqlens_kv[0]).heads(p.heads_q, p.heads_kv).head_dim(p.hdim).dtype(p.qkv);
+          cp.sinks = p.sinks;
+          contiguous = std::make_unique<cudnn_sdpa>(default_device(), cp.normalized());
+          ca.q = q.ptr;
+          ca.k = k.ptr;
+          ca.v = v.ptr;
+          ca.o = o.ptr;
+          ca.sinks = a.sinks;
+          contiguous_turn = int(turns.size());
+          turns.push_back([&] {
+            if (!contiguous_note.empty()) return;
+            try {
+              contiguous->run(ca);
+            } catch (const std::exception& e) {
+              contiguous_note = std::string("contiguous failed: ") + e.what();
+            }
+          });
+        } catch (const std::exception& e) {
+          contiguous_note = std::string("contiguous refused: ") + e.what();
+        }
+      if (auto why = cudnn_paged_sdpa::unsupported(p)) paged_note = "paged: " + *why;
+      else
+        try {
+          paged = std::make_unique<cudnn_paged_sdpa>(default_device(), p);
+          paged_turn = int(turns.size());
+          turns.push_back([&] {
+            if (!paged_note.empty()) return;
+            try {
+              paged->run(a);
+            } catch (const std::exception& e) {
+              paged_note = std::string("paged failed: ") + e.what();
+            }
+          });
+        } catch (const std::exception& e) {
+          paged_note = std::string("paged refused: ") + e.what();
+        }
+    }
 #else
     (void)cudnn;
-    vendor = "not built";
+    contiguous_note = paged_note = "not built with cuDNN's frontend";
 #endif
-    const std::string ratio = vendor_ms > 0 ? strf("%.2fx", vendor_ms / ours) : "-";
-    std::printf("%6lld %8lld %7d %10.1f %9.0f %10.1f %9.0f %6.1f%% %10s %8s\n", (long long)p.batch,
+    const std::vector<double> medians = turns_timer.medians(reps, turns);
+    if (!failure.empty()) throw std::runtime_error(failure);
+    const double ours = medians[0], copy = medians[1];
+    const double ours_gbs = p.bytes() / (ours * 1e6), copy_gbs = 4.0 * double(kv_bytes) / (copy * 1e6);
+    auto column = [&](int turn, const std::string& note, std::string& ms_text, std::string& ratio_text) {
+      if (turn < 0 || !note.empty()) {  // not timed, or failed in its turns
+        ms_text = ratio_text = "-";
+        if (!note.empty() && std::find(notes.begin(), notes.end(), note) == notes.end()) notes.push_back(note);
+        return;
+      }
+      const double ms = medians[std::size_t(turn)];
+      ms_text = strf("%.1f", ms * 1e3);
+      ratio_text = strf("%.2fx", ms / ours);
+    };
+    std::string contiguous_us, contiguous_ratio, paged_us, paged_ratio;
+    column(contiguous_turn, contiguous_note, contiguous_us, contiguous_ratio);
+    column(paged_turn, paged_note, paged_us, paged_ratio);
+    std::printf("%6lld %8lld %7d %10.1f %9.0f %10.1f %9.0f %6.1f%% %10s %8s %10s %8s\n", (long long)p.batch,
                 (long long)p.total_kv(), plan.splits, ours * 1e3, ours_gbs, copy * 1e3, copy_gbs,
-                100.0 * ours_gbs / copy_gbs, vendor.c_str(), ratio.c_str());
+                100.0 * ours_gbs / copy_gbs, contiguous_us.c_str(), contiguous_ratio.c_str(), paged_us.c_str(),
+                paged_ratio.c_str());
     std::fflush(stdout);
   }
+  for (const auto& note : notes) std::printf("cuDNN %s\n", note.c_str());
   return 0;
 }
 

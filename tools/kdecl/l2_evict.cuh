@@ -1,4 +1,5 @@
-// Evicting the L2 before a timed launch, for the decode benchmarks: a write of a buffer larger than
+// Evicting the L2 before a timed launch, for the decode benchmarks (kdecl_bench_decode,
+// kdecl_decode_timeline, `kdecl bench fmha --paged`): a write of a buffer larger than
 // the L2 (the L2 is left full of dirty lines, which the timed launch writes back to DRAM as it brings
 // its own bytes in) or a read of it (clean lines: nothing to write back).
 #pragma once
