@@ -24,7 +24,7 @@ t cli_paged_window 60 .carry/bin/kdecl bench fmha --paged --b 8 --skv 16384 --sq
 save
 # GEMM (kdecl CLI at main, unpatched): every eligible instance on 4096^3 and the weakest shapes of the sweeps.
 for dt in fp16 bf16; do
-  t gemm_all_$dt 150 .carry/bin/kdecl bench gemm --dtype $dt --layout rcr --top 0 --out $R/gemm --label all_$dt \
+  t gemm_all_$dt 150 .carry/bin/kdecl bench gemm --dtype $dt --layout rcr --top 0 --time-budget 140 --out $R/gemm --label all_$dt \
     --problems docs/perf/pending/gemm_probe.csv
 done
 save
