@@ -2,7 +2,7 @@
 //   kdecl_bench_decode [--batch 1,8,64] [--kv 4096,32768] [--hq 32] [--hkv 8] [--d 128]
 //                      [--page-size 16] [--splits auto|N] [--dtype bf16|fp16] [--reps 20] [--cudnn 0|1]
 //                      [--cache fp8] [--prefill Q [--kernel NAME_PART]] [--stages N [--plan-per-sm B]] [--pages ordered]
-//                      [--softcap CAP] [--sinks 1] [--flush write|read]
+//                      [--softcap CAP] [--sinks 1] [--flush write|read] [--cache-layout nhd|hnd]
 // For every (batch, KV length): the kdecl split-KV decode over a paged cache whose
 // pages are shuffled (random block table), a cudaMemcpy (device to device) of the
 // same K+V bytes, and, when built with cuDNN, cuDNN's fused attention (SDPA) twice: on a
@@ -24,7 +24,9 @@
 // A/B knobs for the decode kernel: --stages N (2 to 4, bf16 head dims 64 and 128) runs the
 // decode kernel with an N-stage ring instead of the shipped one (planned for that kernel's
 // occupancy; with --plan-per-sm B as if an SM held at most B of its blocks); --pages ordered keeps
-// each sequence's pages in order (the default shuffles them).
+// each sequence's pages in order (the default shuffles them). --cache-layout hnd stores a page's rows
+// head by head ([page][Hkv][page rows][D], cuDNN's paged containers packed) instead of vLLM's
+// [page][page rows][Hkv][D]: the same bytes for every kernel timed.
 // --softcap CAP, --sinks 1: the logit soft-cap and sinks (random logits in [-1, 1]) on every kernel
 // timed (prefill: the forward dispatcher's problem gets them too; the mma_sync direct entry point
 // runs plain kernels only and is left out).
@@ -136,6 +138,7 @@ int main(int argc, char** argv) {
   std::string kernel_filter;  // --prefill: time the paged kernel whose name holds this (default: the dispatcher's)
   int stages = 0;              // --stages N: the decode kernel with an N-stage ring (A/B), 0: the shipped kernel
   bool ordered_pages = false;  // --pages ordered: each sequence's pages in order
+  bool heads_outer = false;    // --cache-layout hnd: a page holds each KV head's rows together
   float soft_cap = 0.0f;       // --softcap CAP
   bool sinks = false;          // --sinks 1
   bool flush_read = false;     // --flush read: L2 evicted by a read sweep (clean lines) before each launch
@@ -157,6 +160,7 @@ int main(int argc, char** argv) {
     else if (k == "--kernel") kernel_filter = v;
     else if (k == "--stages") stages = std::atoi(v);
     else if (k == "--pages") ordered_pages = std::string(v) == "ordered";
+    else if (k == "--cache-layout") heads_outer = std::string(v) == "hnd";
     else if (k == "--dtype") dt = std::string(v) == "fp16" ? dtype::fp16 : dtype::bf16;
     else if (k == "--softcap") soft_cap = float(std::atof(v));
     else if (k == "--sinks") sinks = std::atol(v) != 0;
@@ -216,6 +220,8 @@ int main(int argc, char** argv) {
       p.splits = int(splits);
       p.soft_cap = soft_cap;
       p.sinks = sinks;
+      if (heads_outer)  // [page][head][row][d] (the default, packed: [page][row][head][d])
+        p.k_strides = p.v_strides = paged_cache_strides{page * hkv * d, d, page * d};
       if (fp8) p.cache = dtype::fp8;
       if (prefill > 0) {
         p.family = fmha_family::batch_prefill;

@@ -9,6 +9,8 @@ for bin in new base; do
   sfx=; [[ $bin == base ]] && sfx=_base
   t table_$bin 150 $B/kdecl_bench_decode$sfx --reps 30
 done
+# cuDNN's paged containers with each page's rows head by head (in case it refuses vLLM's row-major pages).
+t table_new_hnd 100 $B/kdecl_bench_decode --batch 1,8,64 --kv 4096,32768 --cache-layout hnd --reps 30
 save
 # The 4k rows at batch 8-64 (0.79-0.85x cuDNN on d7dd083): every split count and ring depth, new kernel.
 for st in 2 3 4; do

@@ -133,6 +133,7 @@ def main():
     vendor_table(p1, "new_cudnn.log", "The patch against cuDNN (call 1)")
     base_vs_new(p2, "table_base.log", "table_new.log", "The whole table, base against the patch (cuDNN in the turns)")
     vendor_table(p2, "table_new.log", "The whole table, the patch against cuDNN contiguous and paged")
+    vendor_table(p2, "table_new_hnd.log", "The patch against cuDNN, pages stored head by head (--cache-layout hnd)")
     knob_sweep(p2)
     gemm_all(p2)
 
