@@ -135,6 +135,9 @@ def main():
     vendor_table(p2, "table_new.log", "The whole table, the patch against cuDNN contiguous and paged")
     vendor_table(p2, "table_new_hnd.log", "The patch against cuDNN, pages stored head by head (--cache-layout hnd)")
     knob_sweep(p2)
+    probe = os.path.join(p2, "dsmem_reduce_probe.log")
+    if os.path.exists(probe):
+        print("\n## kdecl_dsmem_reduce_probe\n\n```\n" + open(probe).read().strip() + "\n```")
     gemm_all(p2)
 
 
