@@ -190,16 +190,16 @@ __global__ void __launch_bounds__(decode_traits<T, Cache, D, Stages>::threads) p
   const std::uint64_t k_page = std::uint64_t(p.k_page), v_page = std::uint64_t(p.v_page);
   const std::uint64_t k_row = std::uint64_t(p.k_row), v_row = std::uint64_t(p.v_row);
   const std::uint32_t ring_at = std::uint32_t(r0 * Tr::cache_pitch + cc0 * 16);
-  std::int32_t pages[per_thread];
-  auto fetch_pages = [&](int t) {  // tile t's pages of this thread's rows (0 past the split)
+  using tile_pages = std::int32_t[per_thread];
+  auto fetch_pages = [&](int t, tile_pages& out) {  // tile t's pages of this thread's rows (0 past the split)
     const int j0 = begin + t * BK + r0;
 #pragma unroll
     for (int it = 0; it < per_thread; ++it) {
       const int j = j0 + it * R;
-      pages[it] = j < end ? table[j >> p.page_shift] : 0;
+      out[it] = j < end ? table[j >> p.page_shift] : 0;
     }
   };
-  auto load_kv = [&](int t, int stage) {  // needs fetch_pages(t) first
+  auto load_kv = [&](int t, int stage, const tile_pages& pages) {  // pages: fetch_pages(t)
     const int j0 = begin + t * BK + r0;
 #pragma unroll
     for (int it = 0; it < per_thread; ++it) {
@@ -211,15 +211,17 @@ __global__ void __launch_bounds__(decode_traits<T, Cache, D, Stages>::threads) p
       cp_async<16>(s_v + at, v_column + (page * v_page + slot * v_row), valid ? 16 : 0);
     }
   };
-  fetch_pages(0);
+  // The ring's first S - 1 tiles: their pages are read together (one table round trip before
+  // the first copies, not one per tile), then copied; tile S - 1's pages are read for the loop.
+  tile_pages first_pages[S - 1], pages;
+#pragma unroll
+  for (int s = 0; s < S - 1; ++s) fetch_pages(s, first_pages[s]);
 #pragma unroll
   for (int s = 0; s < S - 1; ++s) {
-    if (s < n_tiles) {
-      load_kv(s, s);
-      fetch_pages(s + 1);
-    }
+    if (s < n_tiles) load_kv(s, s, first_pages[s]);
     cp_async_commit();  // group 0 also holds Q
   }
+  fetch_pages(S - 1, pages);
   decode_timeline(dk_split, dm_copies);
 
   // Each thread's two rows (g, g + 8): the keys their mask lets them see, within the split.
@@ -279,8 +281,8 @@ __global__ void __launch_bounds__(decode_traits<T, Cache, D, Stages>::threads) p
     __syncthreads();  // tile t visible; every warp is done with tile t - 1's stage
     if (t == 0) decode_timeline(dk_split, dm_first_tile);
     if (t + S - 1 < n_tiles) {
-      load_kv(t + S - 1, (t + S - 1) % S);
-      fetch_pages(t + S);  // lands while tile t is computed
+      load_kv(t + S - 1, (t + S - 1) % S, pages);
+      fetch_pages(t + S, pages);  // lands while tile t is computed
     }
     cp_async_commit();
     const int stage = t % S;
@@ -424,9 +426,19 @@ __global__ void __launch_bounds__(decode_traits<T, Cache, D, Stages>::threads) p
   };
   cp_async_wait<0>();
   __syncthreads();
-  float* red = reinterpret_cast<float*>(smem);              // [warps][16][D]
+  float* red = reinterpret_cast<float*>(smem);              // [warps][16][D], swizzled (merge_at)
   float* red_m = red + Tr::warps * Tr::rows * D;            // [warps][16]
   float* red_l = red_m + Tr::warps * Tr::rows;
+  // Column pairs of a merge row are XOR-swizzled by the row's low 3 bits: a warp's float2
+  // stores (lane g, t4 at columns 8 dt + 2 t4 of row g) then fill every bank once per half
+  // warp (2 wavefronts), where unswizzled rows of D floats put the 4 rows of a half warp on
+  // the same bank pairs (8 wavefronts); reads of consecutive columns of one row stay
+  // conflict-free (the swizzle permutes columns within 64-float blocks).
+  static_assert(D >= 64, "the swizzle XORs column pairs with up to 28");
+  auto merge_at = [](int row, int col) { return row * D + ((((col >> 1) ^ ((row & 7) << 2))) << 1) + (col & 1); };
+  // The block's real query rows: the rest of the mma's 16 are padding (4 of 16 real for
+  // 4 query heads per KV head at seqlen_q 1), neither stored nor merged.
+  const int real_rows = min(Tr::rows, p.rows - rg * Tr::rows);
 #pragma unroll
   for (int r = 0; r < 2; ++r) {
     float l = row_sum[r];
@@ -437,16 +449,30 @@ __global__ void __launch_bounds__(decode_traits<T, Cache, D, Stages>::threads) p
       red_l[warp * Tr::rows + g + 8 * r] = l;
     }
   }
+  // O in pairs of adjacent columns (float2): elements e, e + 1 of an n-tile, or with an fp8
+  // cache element e of n-tiles dt (even dims) and dt + 1 (odd dims).
 #pragma unroll
-  for (int dt = 0; dt < D / 8; ++dt)
+  for (int r = 0; r < 2; ++r) {
+    if (8 * r >= real_rows) break;  // warp-uniform: rows g + 8 r are all padding
+    const int row = warp * Tr::rows + g + 8 * r;
+    if constexpr (Tr::fp8) {
 #pragma unroll
-    for (int e = 0; e < 4; ++e)
-      red[(warp * Tr::rows + g + (e >> 1) * 8) * D + o_column(dt, e)] = acc_o[dt][e];
+      for (int dt = 0; dt < D / 8; dt += 2)
+#pragma unroll
+        for (int c = 0; c < 2; ++c)
+          *reinterpret_cast<float2*>(red + merge_at(row, o_column(dt, 2 * r + c))) =
+              make_float2(acc_o[dt][2 * r + c], acc_o[dt + 1][2 * r + c]);
+    } else {
+#pragma unroll
+      for (int dt = 0; dt < D / 8; ++dt)
+        *reinterpret_cast<float2*>(red + merge_at(row, o_column(dt, 2 * r))) = make_float2(acc_o[dt][2 * r], acc_o[dt][2 * r + 1]);
+    }
+  }
   __syncthreads();
 
-  for (int idx = tid; idx < Tr::rows * D; idx += Tr::threads) {
+  for (int idx = tid; idx < real_rows * D; idx += Tr::threads) {
     const int row = idx / D, col = idx % D, rgl = rg * Tr::rows + row;
-    if (rgl >= p.rows || col >= p.hdim) continue;
+    if (col >= p.hdim) continue;
     float m = neg_inf;
 #pragma unroll
     for (int w = 0; w < Tr::warps; ++w) m = fmaxf(m, red_m[w * Tr::rows + row]);
@@ -455,7 +481,7 @@ __global__ void __launch_bounds__(decode_traits<T, Cache, D, Stages>::threads) p
 #pragma unroll
     for (int w = 0; w < Tr::warps; ++w) {
       const float f = exp2_approx(red_m[w * Tr::rows + row] - base);
-      acc += f * red[(w * Tr::rows + row) * D + col] * v_scale;
+      acc += f * red[merge_at(w * Tr::rows + row, col)] * v_scale;
       l += f * red_l[w * Tr::rows + row];
     }
     const int head = hk * p.group + rgl / sq, token = rgl % sq;
