@@ -4,7 +4,7 @@
 # kernel, new = the patch's), two rounds of base and new bf16 timings (cuDNN off), the new kernel with
 # cuDNN (contiguous and paged) in turns, the fp8 and head-dim-64 kernels once, compute-sanitizer
 # memcheck and racecheck on one test (the patch changes shared-memory indexing). About 4-5 minutes.
-# How to build its carry: README.md beside it.
+# How its carry was built: `git show 36b303a:docs/perf/pending/README.md`.
 set -uo pipefail
 source benchmarks/call_prelude.sh pending1
 t tests 90 $B/kdecl_fmha_decode_gpu_tests; grep -E "^\[  (PASSED|FAILED) |FAILED  \]|Failure" $R/tests.log | head -20; save

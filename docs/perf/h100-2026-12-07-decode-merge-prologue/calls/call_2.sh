@@ -32,7 +32,7 @@ save
 # GEMM (kdecl CLI at main, unpatched): every eligible instance on 4096^3 and the weakest shapes of the sweeps.
 for dt in fp16 bf16; do
   t gemm_all_$dt 150 .carry/bin/kdecl bench gemm --dtype $dt --layout rcr --top 0 --time-budget 140 --out $R/gemm --label all_$dt \
-    --problems docs/perf/pending/gemm_probe.csv
+    --problems docs/perf/pending/gemm_probe.csv  # as run; now calls/gemm_probe.csv beside this script
 done
 save
 echo "done after $(( $(date +%s) - t0 )) s"

@@ -1,9 +1,8 @@
 #!/usr/bin/env python3
-"""Summarizes what the pending calls bring back (pending1.tar.xz, pending2.tar.xz, extracted here as
-pending1/ and pending2/): base against new decode timings row by row, the split x ring-depth sweep of the
+"""Summarizes what session 68's calls brought back (pending1-3.tar.xz, extracted as results/pending1-3/): base against new decode timings row by row, the split x ring-depth sweep of the
 4k rows, cuDNN contiguous and paged against ours, and the GEMM instances timed with --top 0.
 
-    tar -xJf pending1.tar.xz && tar -xJf pending2.tar.xz && python3 summarize.py [DIR]
+    python3 calls/summarize.py results > summary.md   (from the record's folder)
 
 Prints markdown; reads only what is there (a call cut short leaves some files out)."""
 import glob
@@ -117,7 +116,7 @@ def gemm_all(d):
 
 def main():
     d = sys.argv[1] if len(sys.argv) > 1 else "."
-    p1, p2 = os.path.join(d, "pending1"), os.path.join(d, "pending2")
+    p1, p2, p3 = (os.path.join(d, f"pending{i}") for i in (1, 2, 3))
     for name in ("gpu.txt", "commit.txt"):
         f = os.path.join(p1, name)
         if os.path.exists(f):
@@ -135,6 +134,9 @@ def main():
     vendor_table(p2, "table_new.log", "The whole table, the patch against cuDNN contiguous and paged")
     vendor_table(p2, "table_new_hnd.log", "The patch against cuDNN, pages stored head by head (--cache-layout hnd)")
     knob_sweep(p2)
+    base_vs_new(p3, "full_base_all.log", "full_new_all.log", "Call 3: batch 1-64 x 4k-64k, base against the patch (two rounds)")
+    vendor_table(p3, "full_new_all.log", "Call 3: the patch against cuDNN contiguous and paged (first round)")
+    base_vs_new(p3, "full_base_fp8.log", "full_new_fp8.log", "Call 3: fp8 (e4m3) cache, base against the patch")
     probe = os.path.join(p2, "dsmem_reduce_probe.log")
     if os.path.exists(probe):
         print("\n## kdecl_dsmem_reduce_probe\n\n```\n" + open(probe).read().strip() + "\n```")
