@@ -126,11 +126,8 @@ cudnn_conv_graph::cudnn_conv_graph(const device& dev, const grouped_conv_problem
   if (auto why = unsupported(p)) throw std::runtime_error(*why);
   auto& m = *impl_;
   m.handle = cudnn_handle();
-  m.graph = std::make_shared<fe::graph::Graph>();
+  m.graph = cudnn_graph::new_16bit_graph(p.in_type);
   auto& g = *m.graph;
-  g.set_io_data_type(p.in_type == dtype::bf16 ? fe::DataType_t::BFLOAT16 : fe::DataType_t::HALF)
-      .set_intermediate_data_type(fe::DataType_t::FLOAT)
-      .set_compute_data_type(fe::DataType_t::FLOAT);
   const shape in = cudnn_activation_shape(p, conv_tensor::input), out = cudnn_activation_shape(p, conv_tensor::output), wei = filter(p);
   std::shared_ptr<fe::graph::Tensor_attributes> result;
   const shape* result_shape = nullptr;

@@ -7,18 +7,30 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <stdexcept>
 #include <string>
 
 #include <cudnn_frontend.h>
 #include <fmt/format.h>
 
+#include "kdecl/core/enums.hpp"
 #include "kdecl/runtime/buffer.hpp"
 #include "kdecl/runtime/device.hpp"
 
 namespace kdecl::cli::cudnn_graph {
 
 namespace fe = cudnn_frontend;
+
+// A new graph of 16-bit data (bf16 where `io` is bf16, else fp16) computed and kept in between in
+// fp32: what every baseline here builds on.
+inline std::shared_ptr<fe::graph::Graph> new_16bit_graph(dtype io) {
+  auto g = std::make_shared<fe::graph::Graph>();
+  g->set_io_data_type(io == dtype::bf16 ? fe::DataType_t::BFLOAT16 : fe::DataType_t::HALF)
+      .set_intermediate_data_type(fe::DataType_t::FLOAT)
+      .set_compute_data_type(fe::DataType_t::FLOAT);
+  return g;
+}
 
 // Throws std::runtime_error "cuDNN <who> <what>: <cuDNN's message>" when `e` is an error.
 inline void check(fe::error_t e, const char* who, const char* what) {

@@ -48,11 +48,8 @@ cudnn_paged_sdpa::cudnn_paged_sdpa(const device& dev, const fmha_paged_problem& 
   auto& m = *impl_;
   m.p = p;
   m.handle = cudnn_handle();
-  m.graph = std::make_shared<fe::graph::Graph>();
+  m.graph = cudnn_graph::new_16bit_graph(p.qkv);
   auto& g = *m.graph;
-  g.set_io_data_type(p.qkv == dtype::bf16 ? fe::DataType_t::BFLOAT16 : fe::DataType_t::HALF)
-      .set_intermediate_data_type(fe::DataType_t::FLOAT)
-      .set_compute_data_type(fe::DataType_t::FLOAT);
 
   const std::int64_t b = p.batch, sq = p.seqlen_q, d = p.hdim;
   const std::int64_t pages_per_seq = p.max_pages_per_seq;

@@ -61,11 +61,8 @@ cudnn_sdpa::cudnn_sdpa(const device& dev, const fmha_problem& p) : impl_(std::ma
   auto& m = *impl_;
   m.p = p;
   m.handle = cudnn_handle();
-  m.graph = std::make_shared<fe::graph::Graph>();
+  m.graph = cudnn_graph::new_16bit_graph(p.qkv);
   auto& g = *m.graph;
-  g.set_io_data_type(p.qkv == dtype::bf16 ? fe::DataType_t::BFLOAT16 : fe::DataType_t::HALF)
-      .set_intermediate_data_type(fe::DataType_t::FLOAT)
-      .set_compute_data_type(fe::DataType_t::FLOAT);
 
   const bool ragged = p.group_mode();
   const std::int64_t b = p.batch, sq = p.seqlen_q, skv = p.seqlen_kv;
