@@ -378,17 +378,6 @@ int main(int argc, char** argv) {
       std::unique_ptr<kdecl::cli::cudnn_sdpa> sdpa;
       std::unique_ptr<kdecl::cli::cudnn_paged_sdpa> paged_sdpa;
       fmha_args ca;
-      // Runs a cuDNN graph in its turn; after a failure the turn does nothing and the note says why.
-      auto vendor_turn = [](std::string& note, auto&& run) {
-        return [&note, run] {
-          if (!note.empty()) return;
-          try {
-            run();
-          } catch (const std::exception& e) {
-            note = e.what();
-          }
-        };
-      };
       if (!with_cudnn || fp8 || soft_cap > 0.0f || sinks)
         cudnn_note = fp8 ? "not timed for an fp8 cache" : with_cudnn ? "not timed with a soft-cap or sinks" : "not asked (--cudnn 0)";
       else try {
@@ -402,7 +391,7 @@ int main(int argc, char** argv) {
         ca.v = v;
         ca.o = o;
         cudnn_turn = int(turns.size());
-        turns.push_back(vendor_turn(cudnn_note, [&] { sdpa->run(ca); }));
+        turns.push_back(kdecl::bench::noted_turn(cudnn_note, [&] { sdpa->run(ca); }));
       } catch (const std::exception& e) {
         cudnn_note = e.what();
       }
@@ -413,7 +402,7 @@ int main(int argc, char** argv) {
         if (!cudnn_device) cudnn_device.emplace(kdecl::default_device());
         paged_sdpa = std::make_unique<kdecl::cli::cudnn_paged_sdpa>(*cudnn_device, np);
         paged_turn = int(turns.size());
-        turns.push_back(vendor_turn(paged_note, [&] { paged_sdpa->run(a); }));
+        turns.push_back(kdecl::bench::noted_turn(paged_note, [&] { paged_sdpa->run(a); }));
       } catch (const std::exception& e) {
         paged_note = e.what();
       }

@@ -7,9 +7,11 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <exception>
 #include <functional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <cuda_runtime.h>
@@ -17,6 +19,21 @@
 #include "l2_evict.cuh"
 
 namespace kdecl::bench {
+
+// A turn that may fail without stopping the others (a vendor baseline's graph): after a failure
+// it does nothing and `note` says why (prefix + the exception's message); a caller reads a turn
+// with a note as not timed. `note` must outlive the turn.
+template <class Run>
+std::function<void()> noted_turn(std::string& note, Run run, std::string prefix = {}) {
+  return [&note, run = std::move(run), prefix = std::move(prefix)] {
+    if (!note.empty()) return;
+    try {
+      run();
+    } catch (const std::exception& e) {
+      note = prefix + e.what();
+    }
+  };
+}
 
 class evicting_turns {
  public:

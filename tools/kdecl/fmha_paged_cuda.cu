@@ -245,14 +245,7 @@ int paged_bench_on_gpu(const std::vector<fmha_paged_problem>& problems, int reps
           ca.o = o.ptr;
           ca.sinks = a.sinks;
           contiguous_turn = int(turns.size());
-          turns.push_back([&] {
-            if (!contiguous_note.empty()) return;
-            try {
-              contiguous->run(ca);
-            } catch (const std::exception& e) {
-              contiguous_note = std::string("contiguous failed: ") + e.what();
-            }
-          });
+          turns.push_back(bench::noted_turn(contiguous_note, [&] { contiguous->run(ca); }, "contiguous failed: "));
         } catch (const std::exception& e) {
           contiguous_note = std::string("contiguous refused: ") + e.what();
         }
@@ -261,14 +254,7 @@ int paged_bench_on_gpu(const std::vector<fmha_paged_problem>& problems, int reps
         try {
           paged = std::make_unique<cudnn_paged_sdpa>(default_device(), p);
           paged_turn = int(turns.size());
-          turns.push_back([&] {
-            if (!paged_note.empty()) return;
-            try {
-              paged->run(a);
-            } catch (const std::exception& e) {
-              paged_note = std::string("paged failed: ") + e.what();
-            }
-          });
+          turns.push_back(bench::noted_turn(paged_note, [&] { paged->run(a); }, "paged failed: "));
         } catch (const std::exception& e) {
           paged_note = std::string("paged refused: ") + e.what();
         }
