@@ -47,7 +47,12 @@ std::vector<device> available_devices(std::vector<std::string>* skipped) {
                                        i, prop.name, prop.major, prop.minor));
       continue;
     }
-    out.push_back(device{*arch, i, fmt::format("{} (CUDA device {})", prop.name, i)});
+    int khz = 0;
+    if (cudaDeviceGetAttribute(&khz, cudaDevAttrMemoryClockRate, i) != cudaSuccess) {
+      cudaGetLastError();
+      khz = 0;
+    }
+    out.push_back(device{*arch, i, fmt::format("{} (CUDA device {})", prop.name, i), khz / 1000});
   }
 #else
   (void)skipped;

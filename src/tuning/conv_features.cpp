@@ -61,7 +61,7 @@ int conv_alignment(const grouped_conv_problem& p) {
 }
 
 conv_feature_row conv_features_of(const grouped_conv_problem& p, const grouped_conv_key& key, double estimate_us,
-                                  double best_estimate_us, int alignment) {
+                                  double best_estimate_us, int alignment, device_facts device) {
   // The implicit GEMM as this kernel computes it (split-K ranges included).
   const gemm_key g = implicit_gemm_key(key);
   const problem_profile pp = conv_problem_profile(key, p, machine_model_of(g).processors);
@@ -70,7 +70,7 @@ conv_feature_row conv_features_of(const grouped_conv_problem& p, const grouped_c
   gp.sizes(std::max<std::int64_t>(1, std::llround(pp.m)), std::max<std::int64_t>(1, std::llround(pp.n)),
            std::max<std::int64_t>(1, std::llround(pp.k)));
   gp.batch = std::max<std::int64_t>(1, std::llround(pp.batch));
-  const auto gemm = features_of(gp.normalized(), g, estimate_us, best_estimate_us, {alignment, alignment});
+  const auto gemm = features_of(gp.normalized(), g, estimate_us, best_estimate_us, {alignment, alignment}, device);
 
   conv_feature_row f{};
   std::copy(gemm.begin(), gemm.end(), f.begin());

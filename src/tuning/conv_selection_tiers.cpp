@@ -63,12 +63,13 @@ struct conv_op {
                               reinterpret_cast<std::uintptr_t>(args->wei) | reinterpret_cast<std::uintptr_t>(args->out));
   }
   template <class Ranked>
-  static feature_matrix features(const grouped_conv_problem& p, const Ranked& ranked, int pointers) {
+  static feature_matrix features(const grouped_conv_problem& p, const Ranked& ranked, int pointers,
+                                 device_facts device) {
     const int alignment = std::min(conv_alignment(p), std::min(16, pointers));
     feature_matrix rows;
     rows.reserve(ranked.size(), conv_feature_count);
     for (const auto& [k, us] : ranked)
-      rows.push_back(conv_features_of(p, k->key(), us, ranked.front().second, alignment));
+      rows.push_back(conv_features_of(p, k->key(), us, ranked.front().second, alignment, device));
     return rows;
   }
 };

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "kdecl/arch/reference_memory_clock.hpp"
 #include "kdecl/gemm/gemm_heuristic.hpp"
 
 namespace kdecl::tuning {
@@ -29,7 +30,8 @@ const std::array<std::string_view, feature_count>& feature_names() {
       "wave_share",                             // waves / ceil(waves): the busy share of the processors' slots
       "work_share",                             // their product
       "ab_row_alignment",                       // lowest set bit of A's and B's leading dimensions in bytes, to 256
-      "log2_tile_loads", "tile_loads_share"};   // bytes of A and B all tiles load (from L2 mostly); over the operands' bytes
+      "log2_tile_loads", "tile_loads_share",    // bytes of A and B all tiles load (from L2 mostly); over the operands' bytes
+      "memory_clock_mhz"};                      // the device's (device_facts)
   return names;
 }
 
@@ -61,12 +63,13 @@ alignments alignment_class(const gemm_problem& p) {
   return a;
 }
 
-feature_row features_of(const gemm_problem& p, const gemm_key& key, double best_estimate_us, alignments alignment) {
-  return features_of(p, key, estimate_microseconds(key, p), best_estimate_us, alignment);
+feature_row features_of(const gemm_problem& p, const gemm_key& key, double best_estimate_us, alignments alignment,
+                        device_facts device) {
+  return features_of(p, key, estimate_microseconds(key, p), best_estimate_us, alignment, device);
 }
 
 feature_row features_of(const gemm_problem& p, const gemm_key& key, double estimate_us, double best_estimate_us,
-                        alignments alignment) {
+                        alignments alignment, device_facts device) {
   const auto& a = key.algo;
   const machine_model machine = machine_model_of(key);
   const kernel_profile prof = profile_of(key, machine);
@@ -150,6 +153,8 @@ feature_row features_of(const gemm_problem& p, const gemm_key& key, double estim
   const double operands = double(p.batch) * (double(p.m) + double(p.n)) * double(p.k) * elem;
   f[i++] = float(std::log2(std::max(tile_loads, 1.0)));
   f[i++] = float(tile_loads / std::max(operands, 1.0));
+  f[i++] = float(device.memory_clock_mhz > 0 ? device.memory_clock_mhz
+                                             : arch::reference_memory_clock_mhz(key.algo.arch));
   return f;
 }
 

@@ -137,7 +137,8 @@ class model_selection final : public gemm_selection_tier {
       feature_matrix rows;
       rows.reserve(ranked.size(), feature_count);
       const double best_us = ranked.front().second;
-      for (const auto& [k, us] : ranked) rows.push_back(features_of(p, k->key(), us, best_us, alignment));
+      const device_facts device{d.target().memory_clock_mhz};
+      for (const auto& [k, us] : ranked) rows.push_back(features_of(p, k->key(), us, best_us, alignment, device));
       // Trees answer a problem far outside the trained sizes with whatever their edge leaves say
       // (a 23-deep K once chose the pipeline by C's alignment): such problems go to the next tier.
       static constexpr std::array<std::string_view, 3> sizes{"log2_m", "log2_n", "log2_k"};
@@ -147,7 +148,9 @@ class model_selection final : public gemm_selection_tier {
         const auto scores = model_->score(rows);
         // Highest score; ties keep the analytical order.
         best = ranked[std::size_t(std::max_element(scores.begin(), scores.end()) - scores.begin())].first;
-        note = fmt::format("ranked first of {} eligible kernels", ranked.size());
+        note = fmt::format("ranked first of {} eligible kernels (memory clock {} MHz{})", ranked.size(),
+                           int(rows.row(0)[feature_count - 1]),
+                           device.memory_clock_mhz > 0 ? "" : ", the arch's reference part");
       }
     } else {
       note = "no eligible kernel";

@@ -27,6 +27,7 @@
 #include "kdecl/registry/registry.hpp"
 #include "kdecl/runtime/device.hpp"
 #include "kdecl/tuning/feature_matrix.hpp"
+#include "kdecl/tuning/features.hpp"
 #include "kdecl/tuning/ranking_model.hpp"
 #include "kdecl/tuning/tuning_db.hpp"
 
@@ -217,7 +218,7 @@ std::vector<std::shared_ptr<const Tier>> default_tiers_of(const std::string& op,
 // registry generation. Op adds to the database tier's needs: cache_key(normalized
 // problem) (a byte_key of every field), signature(problem), kernel_set(registry,
 // arch, signatures), pointer_alignment(args) and features(problem, ranked,
-// pointer alignment) -> feature_matrix.
+// pointer alignment, device_facts of the dispatcher's device) -> feature_matrix.
 template <class Op>
 class keyed_model_selection final : public Op::tier {
  public:
@@ -248,7 +249,7 @@ class keyed_model_selection final : public Op::tier {
     if (!known) {
       note = fmt::format("not trained on {} problems: no opinion", signature);
     } else if (auto ranked = d.ranked(p, args); !ranked.empty()) {
-      const auto scores = model_->score(Op::features(p, ranked, pointers));
+      const auto scores = model_->score(Op::features(p, ranked, pointers, device_facts{d.target().memory_clock_mhz}));
       // Highest score; ties keep the analytical order.
       best = ranked[std::size_t(std::max_element(scores.begin(), scores.end()) - scores.begin())].first;
       note = fmt::format("ranked first of {} eligible kernels", ranked.size());

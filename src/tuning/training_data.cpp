@@ -43,7 +43,8 @@ struct gemm_rows {
     const alignments alignment = alignment_class(problem);
     q.features.reserve(order.size(), feature_count);
     for (std::size_t j = 0; j < order.size(); ++j)
-      q.features.push_back(features_of(problem, keys[order[j]], q.estimate_us[j], best_us, alignment));
+      q.features.push_back(
+          features_of(problem, keys[order[j]], q.estimate_us[j], best_us, alignment, {q.memory_clock_mhz}));
   }
 };
 
@@ -60,7 +61,8 @@ struct conv_rows {
     const int alignment = conv_alignment(problem);
     q.features.reserve(order.size(), conv_feature_count);
     for (std::size_t j = 0; j < order.size(); ++j)
-      q.features.push_back(conv_features_of(problem, keys[order[j]], q.estimate_us[j], best_us, alignment));
+      q.features.push_back(
+          conv_features_of(problem, keys[order[j]], q.estimate_us[j], best_us, alignment, {q.memory_clock_mhz}));
   }
 };
 
@@ -98,6 +100,7 @@ std::vector<measured_problem> grouped(const std::vector<measurement>& rows, cons
       e.p.op = op;
       e.p.key = m.problem_key;
       e.p.device = m.machine.device_name;
+      e.p.memory_clock_mhz = m.machine.memory_clock_mhz;
       e.p.signature = e.rows->signature();
     }
     e.p.kernels.push_back(m.kernel);
@@ -118,6 +121,7 @@ std::vector<measured_problem> grouped(const std::vector<measurement>& rows, cons
     q.op = p.op;
     q.key = p.key;
     q.device = p.device;
+    q.memory_clock_mhz = p.memory_clock_mhz;
     q.signature = p.signature;
     for (auto i : idx) {
       q.kernels.push_back(p.kernels[i]);

@@ -8,6 +8,7 @@
 
 #include "kdecl/arch/arch.hpp"
 #include "kdecl/arch/fmha_specs.hpp"
+#include "kdecl/arch/reference_memory_clock.hpp"
 #include "kdecl/gemm/gemm_heuristic.hpp"
 #include "kdecl/gemm/gemm_problem.hpp"
 #include "test_keys.hpp"
@@ -31,8 +32,13 @@ TEST(ArchReferencePart, EveryTargetWithKernelsHasItsFigures) {
     EXPECT_GT(s->peak_tflops(dtype::fp16), 0.0) << name;
     EXPECT_GT(s->peak_tflops(dtype::bf16), 0.0) << name;
     if (s->has_fp8) EXPECT_GT(s->peak_tflops(dtype::fp8), 0.0) << name;
+    // What the learned ranking models take a device that does not say its memory clock to be.
+    if (s->be == backend::cuda) EXPECT_GT(arch::reference_memory_clock_mhz(s->id), 0) << name;
   }
   EXPECT_GE(checked, 6);  // sm_80, sm_86, sm_89, sm_90, gfx90a, gfx942
+  // The H100 SXM5's HBM3: 2619 MHz x 2 transfers x 5120 bits = the table's 3350 GB/s (within 0.1%).
+  EXPECT_NEAR(arch::reference_memory_clock_mhz(arch_id::sm_90) * 2.0 * 5120 / 8 / 1000,
+              arch::spec_of(arch_id::sm_90).mem_bandwidth_gbs, 3.5);
 }
 
 // An MI300X has 2.9x an MI210's CUs, 7.2x its fp16 peak and 3.2x its bandwidth.

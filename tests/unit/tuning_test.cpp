@@ -275,6 +275,26 @@ TEST(TrainingData, LeavesOutRowsSpreadOverUnreliableSpread) {
   EXPECT_EQ(measured_problems(rows, {}, "sm_90")[0].kernels.size(), 3u);
 }
 
+// The rows of one problem on two devices are two problems, each with its device's memory clock
+// in its feature rows, so that the trees can tell an H100's order from an H200's.
+TEST(TrainingData, FeatureRowsCarryTheDevicesMemoryClock) {
+  const std::string key = problem_key(gemm_problem{}.sizes(512, 1024, 4096).dtype(dtype::bf16));
+  const std::string a = "gemm_bf16_rcr_tma_wgmma_cshuffle_intrawave_128x128x64_8x1x1_16x128x16_s6_v16_padmnk_sm_90";
+  const std::string b = "gemm_bf16_rcr_tma_wgmma_cshuffle_intrawave_64x64x64_4x1x1_16x64x16_s12_v16_padmnk_sm_90";
+  std::vector<measurement> rows{row(key, a, 0.0198), row(key, b, 0.0167), row(key, a, 0.0150), row(key, b, 0.0155)};
+  rows[2].machine.device_name = rows[3].machine.device_name = "Other GPU";
+  rows[2].machine.memory_clock_mhz = rows[3].machine.memory_clock_mhz = 3201;
+  const auto problems = measured_problems(rows, {}, "sm_90");
+  ASSERT_EQ(problems.size(), 2u);
+  const std::size_t clock = feature_count - 1;
+  ASSERT_EQ(feature_names()[clock], "memory_clock_mhz");
+  for (const auto& p : problems) {
+    const float want = p.device == "Test GPU" ? 2619.0f : 3201.0f;
+    EXPECT_EQ(p.memory_clock_mhz, int(want));
+    for (std::size_t r = 0; r < p.features.rows(); ++r) EXPECT_FLOAT_EQ(p.features.row(r)[clock], want);
+  }
+}
+
 // The synthetic data: its kernel set, as fake kernels in a registry.
 struct recorded_data {
   tuning_db db{":memory:"};
@@ -623,6 +643,54 @@ TEST(SelectionTiers, ModelScopedToItsPipelinesLeavesTheChoiceOfPipelineToTheAnal
   std::printf("gemv ranked first on %d problems, the model chose on %d\n", gemv_first, model_chose);
 }
 
+// Rows of two devices that disagree: the model ranks by the device the dispatcher drives, and a
+// device that does not say its memory clock (an arch named offline) is the arch's reference part.
+TEST(SelectionTiers, ModelRanksForTheDispatchersDevice) {
+  const std::string a = "gemm_bf16_rcr_tma_wgmma_cshuffle_intrawave_128x128x64_8x1x1_16x128x16_s6_v16_padmnk_sm_90";
+  const std::string b = "gemm_bf16_rcr_tma_wgmma_cshuffle_intrawave_64x64x64_4x1x1_16x64x16_s12_v16_padmnk_sm_90";
+  std::vector<measurement> rows;
+  for (int m : {256, 384, 512, 768, 1024})
+    for (int n : {512, 1024, 2048}) {
+      const std::string key = problem_key(gemm_problem{}.sizes(m, n, 4096).dtype(dtype::bf16));
+      rows.push_back(row(key, a, 0.020));  // "Test GPU", 2619 MHz: b is faster
+      rows.push_back(row(key, b, 0.016));
+      for (auto [kernel, ms] : {std::pair{a, 0.015}, std::pair{b, 0.019}}) {  // 3201 MHz: a is faster
+        rows.push_back(row(key, kernel, ms));
+        rows.back().machine.device_name = "Other GPU";
+        rows.back().machine.memory_clock_mhz = 3201;
+      }
+    }
+  registry reg;
+  for (const auto& name : {a, b})
+    reg.add(std::make_shared<kdecl::testing::recording_gemm>(parse_gemm_name(name)), "two devices");
+  model_info info;
+  info.arch = "sm_90";
+  info.kernel_set = registered_kernel_set(reg, arch_id::sm_90);
+  info.kernel_count = 2;
+  std::vector<ranking_group> groups;
+  for (const auto& p : measured_problems(rows, {}, "sm_90")) groups.push_back(ranking_group_of(p));
+  train_options o;
+  o.rounds = 20;
+  auto model = std::make_shared<const ranking_model>(ranking_model::train(groups, o, info));
+  const auto choice = [&](int memory_clock_mhz) {
+    gemm_dispatcher d(device{arch_id::sm_90, 0, "sm_90", memory_clock_mhz}, reg);
+    d.clear_tiers();
+    std::string why;
+    auto tier = model_tier(model, d.target(), reg, why);
+    EXPECT_TRUE(tier) << why;
+    d.add_tier(tier);
+    auto sel = d.select(gemm_problem{}.sizes(512, 1024, 4096).dtype(dtype::bf16));
+    EXPECT_EQ(sel.tier, "learned model") << sel.explain();
+    const std::string clock = memory_clock_mhz > 0 ? fmt::format("(memory clock {} MHz)", memory_clock_mhz)
+                                                   : "(memory clock 2619 MHz, the arch's reference part)";
+    EXPECT_NE(sel.explain().find(clock), std::string::npos) << sel.explain();
+    return sel.kernel ? sel.kernel->name() : std::string();
+  };
+  EXPECT_EQ(choice(2619), b);
+  EXPECT_EQ(choice(3201), a);
+  EXPECT_EQ(choice(0), b);  // sm_90's reference part, the H100 SXM5 (2619 MHz)
+}
+
 TEST(SelectionTiers, DatabaseExactHitsComeFirst) {
   recorded_data data;
   scratch s;
@@ -690,6 +758,10 @@ TEST(Features, SizesWasteAndWaves) {
   f = features_of(off_line, key, 0.0, alignment_class(off_line));
   EXPECT_FLOAT_EQ(at("alignment"), 16.0f);
   EXPECT_FLOAT_EQ(at("ab_row_alignment"), 16.0f);
+  // The device: its memory clock where known, else the arch's reference part's (an H100 SXM5 for sm_90).
+  EXPECT_FLOAT_EQ(at("memory_clock_mhz"), 2619.0f);
+  f = features_of(off_line, key, 0.0, alignment_class(off_line), device_facts{3201});
+  EXPECT_FLOAT_EQ(at("memory_clock_mhz"), 3201.0f);
   EXPECT_EQ(family_of("Llama-3-70B"), "Llama");
   EXPECT_EQ(family_of("Flan-T5-XL"), "T5");
   EXPECT_EQ(family_of("resnet50"), "ResNet");  // not "T5", which it holds

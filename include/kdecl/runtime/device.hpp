@@ -15,6 +15,9 @@ struct device {
   arch_id arch = arch_id::host;
   int ordinal = 0;  // CUDA/HIP device index; 0 for host
   std::string description = "host CPU";
+  // The GPU's memory clock (cudaDevAttrMemoryClockRate, MHz); 0: not known (the host, or an arch
+  // named without a GPU, as `kdecl select --device sm_90`). The learned ranking models read it.
+  int memory_clock_mhz = 0;
 
   static device host();
   backend kind() const { return backend_of(arch); }

@@ -27,8 +27,9 @@ int conv_alignment(const grouped_conv_problem& normalized_problem);
 
 // Features of `kernel` on a normalized problem, given its analytical estimate
 // (conv_heuristic's estimate_microseconds) and the smallest among the candidates.
-// `alignment` as conv_alignment, lowered by the pointers' where they are known.
+// `alignment` as conv_alignment, lowered by the pointers' where they are known; `device` as for the GEMM.
 conv_feature_row conv_features_of(const grouped_conv_problem& normalized_problem, const grouped_conv_key& kernel,
-                                  double estimate_us, double best_estimate_us, int alignment);
+                                  double estimate_us, double best_estimate_us, int alignment,
+                                  device_facts device = {});
 
 }  // namespace kdecl::tuning

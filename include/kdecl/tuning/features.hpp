@@ -12,7 +12,7 @@
 
 namespace kdecl::tuning {
 
-inline constexpr std::size_t feature_count = 44;
+inline constexpr std::size_t feature_count = 45;
 using feature_row = std::array<float, feature_count>;
 
 // Names, in feature order (written to the model's sidecar and checked on load).
@@ -28,12 +28,20 @@ const std::array<std::string_view, feature_count>& feature_names();
 struct alignments {
   int ab = 16, cd = 16;
 };
+// What the model sees of the device that ran (or will run) the problem. Devices of one arch differ
+// in their memory systems: in the sm_90 GEMM rows the H200 (memory clock 3201 MHz, 4.8 TB/s) and the
+// H100 (2619 MHz, 3.35 TB/s) disagree on 512 x 1024 x 4096, where the H100's 64x64 tile is 1.19x
+// faster than 128x128 and the H200 prefers 128x128 by 3%. 0: not known, the arch's reference part
+// (arch/reference_memory_clock.hpp).
+struct device_facts {
+  int memory_clock_mhz = 0;
+};
 feature_row features_of(const gemm_problem& normalized_problem, const gemm_key& kernel, double best_estimate_us,
-                        alignments alignment = {});
+                        alignments alignment = {}, device_facts device = {});
 
 // The same with the kernel's analytical estimate already known (the dispatcher has it).
 feature_row features_of(const gemm_problem& normalized_problem, const gemm_key& kernel, double estimate_us,
-                        double best_estimate_us, alignments alignment);
+                        double best_estimate_us, alignments alignment, device_facts device = {});
 
 // Largest powers of two (<= 16) dividing the leading dimensions and batch strides in bytes,
 // of A and B and of C and D.

@@ -20,6 +20,7 @@ struct measured_problem {
   std::string op;               // "gemm", "conv", "fmha"
   std::string key;              // problem_key()
   std::string device;
+  int memory_clock_mhz = 0;     // the device's, as its rows record it (0: not recorded)
   std::string signature;        // problem_signature(): what a model is trained per
   std::vector<std::string> kernels;   // name order
   std::vector<double> ms;             // median per kernel
