@@ -62,6 +62,14 @@ expect_in("${out}" "Per family, 3-fold by problem (each problem judged in the fo
 if(NOT EXISTS "${WORK_DIR}/eval/selection_sm_90.json")
   message(FATAL_ERROR "eval-selection wrote no JSON")
 endif()
+# The same rows again as a second device's (another name): the held-out figures per device too.
+file(READ "${WORK_DIR}/a.jsonl" rows)
+string(REPLACE "\"device_name\":\"synthetic (not measured)\"" "\"device_name\":\"second synthetic device\"" rows "${rows}")
+file(WRITE "${WORK_DIR}/second.jsonl" "${rows}")
+kdecl_run(0 out eval-selection --db a.jsonl --db second.jsonl --arch sm_90 --kernel-set fa59938161680c05 --folds 3
+          --rounds 10 --out eval2)
+expect_in("${out}" "Per device, 3-fold by problem")
+expect_in("${out}" "| second synthetic device | 30 |")
 
 # Bad input: a clear message and exit code 2 (or 1 where the build has CUDA but the machine no GPU).
 kdecl_run(2 out tune --db absent.db --export x.jsonl)

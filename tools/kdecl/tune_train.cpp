@@ -201,7 +201,32 @@ struct split_result {
   std::string split;
   std::vector<tuning::tier_figures> tiers;  // analytical, learned
   std::map<std::string, std::vector<tuning::tier_figures>> per_family;
+  std::map<std::string, std::vector<tuning::tier_figures>> per_device;  // where the rows come from two or more
 };
+
+// The held-out choices `analytical` and `learned` of `tested`, grouped by `groups_of(problem)` (a
+// problem may count in several groups); empty unless there are two groups or more.
+template <class GroupsOf>
+std::map<std::string, std::vector<tuning::tier_figures>> grouped_figures(
+    const std::vector<tuning::measured_problem>& tested, const std::vector<std::vector<std::size_t>>& analytical,
+    const std::vector<std::vector<std::size_t>>& learned, GroupsOf groups_of) {
+  std::map<std::string, std::vector<std::size_t>> members;
+  for (std::size_t i = 0; i < tested.size(); ++i)
+    for (const auto& g : groups_of(tested[i])) members[g].push_back(i);
+  std::map<std::string, std::vector<tuning::tier_figures>> out;
+  if (members.size() < 2) return out;
+  for (const auto& [group, idx] : members) {
+    std::vector<tuning::measured_problem> t;
+    std::vector<std::vector<std::size_t>> a, l;
+    for (std::size_t i : idx) {
+      t.push_back(tested[i]);
+      a.push_back(analytical[i]);
+      l.push_back(learned[i]);
+    }
+    out[group] = {tuning::figures_of("analytical model", t, a), tuning::figures_of("learned model", t, l)};
+  }
+  return out;
+}
 
 // Trains on `train`, orders each test problem by each tier.
 std::vector<std::vector<std::size_t>> model_orders(const std::vector<tuning::measured_problem>& train,
@@ -279,35 +304,22 @@ void add_eval_selection_command(CLI::App& app, command_state& state) {
           }
         }
         // The same held-out choices, grouped by the families a problem's layers come from (a
-        // shape two families share counts in both).
-        std::map<std::string, std::vector<tuning::tier_figures>> per_family;
-        {
-          std::map<std::string, std::vector<std::size_t>> members;
-          for (std::size_t i = 0; i < tested.size(); ++i)
-            for (const auto& f : families_of(tested[i])) members[f].push_back(i);
-          if (members.size() >= 2)
-            for (const auto& [fam, idx] : members) {
-              std::vector<tuning::measured_problem> t;
-              std::vector<std::vector<std::size_t>> a, l;
-              for (std::size_t i : idx) {
-                t.push_back(tested[i]);
-                a.push_back(analytical[i]);
-                l.push_back(learned[i]);
-              }
-              per_family[fam] = {tuning::figures_of("analytical model", t, a), tuning::figures_of("learned model", t, l)};
-            }
-        }
+        // shape two families share counts in both), and by the device that timed them.
+        auto per_family = grouped_figures(tested, analytical, learned, families_of);
+        auto per_device = grouped_figures(tested, analytical, learned, [](const tuning::measured_problem& p) {
+          return std::vector<std::string>{p.device};
+        });
         results.push_back({fmt::format("{}-fold by problem", *folds),
                            {tuning::figures_of("analytical model", tested, analytical),
                             tuning::figures_of("learned model", tested, learned)},
-                           std::move(per_family)});
+                           std::move(per_family), std::move(per_device)});
       }
       // 2. Leave one model family out: train on the other networks' shapes only.
       {
         std::set<std::string> families;
         for (const auto& p : all) families.merge(families_of(p));
         if (families.size() >= 2) {
-          split_result r{"leave one model family out", {}, {}};
+          split_result r{"leave one model family out", {}, {}, {}};
           std::vector<tuning::measured_problem> tested;
           std::vector<std::vector<std::size_t>> analytical, learned;
           for (const auto& fam : families) {
@@ -377,6 +389,11 @@ void add_eval_selection_command(CLI::App& app, command_state& state) {
           js["families"][fam] = nlohmann::json::array();
           for (const auto& f : v) js["families"][fam].push_back(to_json(f));
         }
+        if (!r.per_device.empty()) js["devices"] = nlohmann::json::object();
+        for (const auto& [dev, v] : r.per_device) {
+          js["devices"][dev] = nlohmann::json::array();
+          for (const auto& f : v) js["devices"][dev].push_back(to_json(f));
+        }
         doc["splits"].push_back(js);
       }
       for (const auto& r : results)
@@ -396,6 +413,16 @@ void add_eval_selection_command(CLI::App& app, command_state& state) {
                                     : fmt::format("Per family, {} (each problem judged in the fold that held it out)", r.split));
         for (const auto& [fam, v] : r.per_family)
           md += fmt::format("| {} | {} | {:.3f} / {:.3f} / {:.3f} | {:.3f} / {:.3f} / {:.3f} |\n", fam, v[0].problems,
+                            v[0].mean, v[0].p10, v[0].worst, v[1].mean, v[1].p10, v[1].worst);
+      }
+      for (const auto& r : results) {
+        if (r.per_device.empty()) continue;
+        md += fmt::format("\nPer device, {} (each problem judged in the fold that held it out, by its own device's "
+                          "timings):\n\n| device | problems | analytical mean / P10 / worst | learned mean / P10 / worst "
+                          "|\n|---|---|---|---|\n",
+                          r.split);
+        for (const auto& [dev, v] : r.per_device)
+          md += fmt::format("| {} | {} | {:.3f} / {:.3f} / {:.3f} | {:.3f} / {:.3f} / {:.3f} |\n", dev, v[0].problems,
                             v[0].mean, v[0].p10, v[0].worst, v[1].mean, v[1].p10, v[1].worst);
       }
       md += fmt::format("\nReproduce: `kdecl eval-selection --op {} --db {} --arch {} --kernel-set {} --objective {} "
