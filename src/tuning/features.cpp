@@ -45,6 +45,10 @@ int byte_alignment(std::int64_t ld, dtype d, int cap) {
 
 }  // namespace
 
+int memory_clock_for(device_facts device, arch_id arch) {
+  return device.memory_clock_mhz > 0 ? device.memory_clock_mhz : arch::reference_memory_clock_mhz(arch);
+}
+
 alignments alignment_class(const gemm_problem& p) {
   auto fold = [](int& a, std::int64_t v, dtype d) {
     if (v > 0) a = std::min(a, byte_alignment(v, d, 16));
@@ -153,8 +157,7 @@ feature_row features_of(const gemm_problem& p, const gemm_key& key, double estim
   const double operands = double(p.batch) * (double(p.m) + double(p.n)) * double(p.k) * elem;
   f[i++] = float(std::log2(std::max(tile_loads, 1.0)));
   f[i++] = float(tile_loads / std::max(operands, 1.0));
-  f[i++] = float(device.memory_clock_mhz > 0 ? device.memory_clock_mhz
-                                             : arch::reference_memory_clock_mhz(key.algo.arch));
+  f[i++] = float(memory_clock_for(device, key.algo.arch));
   return f;
 }
 

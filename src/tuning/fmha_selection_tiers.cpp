@@ -60,8 +60,8 @@ struct fmha_op {
   // The dispatcher refuses misaligned pointers itself; the choice among the rest
   // does not depend on them, so every alignment shares one cache entry.
   static int pointer_alignment(const fmha_args*) { return 0; }
-  template <class Ranked>
   // No device feature: every attention row so far comes from one device (an H200).
+  template <class Ranked>
   static feature_matrix features(const fmha_problem& p, const Ranked& ranked, int, device_facts) {
     feature_matrix rows;
     rows.reserve(ranked.size(), fmha_feature_count);

@@ -149,7 +149,7 @@ class model_selection final : public gemm_selection_tier {
         // Highest score; ties keep the analytical order.
         best = ranked[std::size_t(std::max_element(scores.begin(), scores.end()) - scores.begin())].first;
         note = fmt::format("ranked first of {} eligible kernels (memory clock {} MHz{})", ranked.size(),
-                           int(rows.row(0)[feature_count - 1]),
+                           memory_clock_for(device, d.target().arch),
                            device.memory_clock_mhz > 0 ? "" : ", the arch's reference part");
       }
     } else {

@@ -36,6 +36,8 @@ struct alignments {
 struct device_facts {
   int memory_clock_mhz = 0;
 };
+// The memory clock the model is given for `device` running kernels of `arch`.
+int memory_clock_for(device_facts device, arch_id arch);
 feature_row features_of(const gemm_problem& normalized_problem, const gemm_key& kernel, double best_estimate_us,
                         alignments alignment = {}, device_facts device = {});
 
