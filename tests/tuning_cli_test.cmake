@@ -42,6 +42,16 @@ kdecl_run(2 out train --db a.db --objective reg:squarederror --out x.model.json)
 expect_in("${out}" "is not a ranking objective")
 kdecl_run(2 out train --db missing.db --out x.model.json)
 expect_in("${out}" "'missing.db' does not exist")
+kdecl_run(0 out train --db a.db --arch sm_90 --kernel-set fa59938161680c05 --rounds 5
+          --device-weight "synthetic (not measured)=2.5" --out weighted.model.json)
+file(READ "${WORK_DIR}/weighted.meta.json" meta)
+expect_in("${meta}" "\"synthetic (not measured)\": 2.5")
+kdecl_run(2 out train --db a.db --kernel-set fa59938161680c05 --device-weight "H100=4" --out x.model.json)
+expect_in("${out}" "--device-weight 'H100=4': the rows hold no device named 'H100' (they hold: synthetic (not measured))")
+kdecl_run(2 out train --db a.db --kernel-set fa59938161680c05 --device-weight "synthetic (not measured)=-1" --out x.model.json)
+expect_in("${out}" "the weight '-1' is not a positive number")
+kdecl_run(2 out train --db a.db --kernel-set fa59938161680c05 --device-weight "4" --out x.model.json)
+expect_in("${out}" "--device-weight '4' is not NAME=WEIGHT")
 
 # This build does not register the kernel set the model was trained for: refused, and said so. The
 # model's kernel set covers the kernels of its trained signatures only (kernel_set_scope), so its

@@ -40,6 +40,7 @@ nlohmann::json to_json(const model_info& i) {
           {"max_depth", i.max_depth}, {"eta", i.eta}, {"created", i.created}, {"kdecl_commit", i.kdecl_commit}, {"format", "kdecl ranking model 1"}};
   if (!i.kernel_set_scope.empty()) j["kernel_set_scope"] = i.kernel_set_scope;
   if (!i.pipelines.empty()) j["pipelines"] = i.pipelines;
+  if (!i.device_weights.empty()) j["device_weights"] = i.device_weights;
   if (!i.feature_min.empty()) {
     j["feature_min"] = i.feature_min;
     j["feature_max"] = i.feature_max;
@@ -102,7 +103,7 @@ float relevance_of(double efficiency) {
 
 ranking_model ranking_model::train(const std::vector<ranking_group>& groups, const train_options& o, model_info info) {
   const auto names = feature_names_of(info.op);
-  std::vector<float> data, labels;
+  std::vector<float> data, labels, weights;
   std::vector<unsigned> sizes;
   for (const auto& g : groups) {
     if (g.rows.rows() < 2) continue;  // a problem with one kernel teaches no order
@@ -114,6 +115,7 @@ ranking_model ranking_model::train(const std::vector<ranking_group>& groups, con
     data.insert(data.end(), g.rows.values.begin(), g.rows.values.end());
     labels.insert(labels.end(), g.labels.begin(), g.labels.end());
     sizes.push_back(unsigned(g.rows.rows()));
+    weights.push_back(g.weight);
   }
   if (sizes.empty())
     throw std::invalid_argument("train: no problem has two or more measured kernels; nothing to rank");
@@ -121,6 +123,8 @@ ranking_model ranking_model::train(const std::vector<ranking_group>& groups, con
   dmatrix train(data.data(), labels.size(), names.size());
   xgb_check(XGDMatrixSetFloatInfo(train.h, "label", labels.data(), labels.size()), "labels");
   xgb_check(XGDMatrixSetUIntInfo(train.h, "group", sizes.data(), sizes.size()), "groups");
+  if (std::any_of(weights.begin(), weights.end(), [](float w) { return w != 1.0f; }))
+    xgb_check(XGDMatrixSetFloatInfo(train.h, "weight", weights.data(), weights.size()), "group weights");
   xgb_check(XGBoosterCreate(&train.h, 1, &model.booster_->h), "booster");
   auto set = [&](const char* k, const std::string& v) { xgb_check(XGBoosterSetParam(model.booster_->h, k, v.c_str()), k); };
   set("objective", o.objective);
@@ -177,6 +181,7 @@ ranking_model ranking_model::load(const std::string& path) {
     info.pipelines = meta.value("pipelines", std::vector<std::string>{});
     info.trained_on = meta.value("trained_on", std::vector<std::string>{});
     info.devices = meta.value("devices", std::vector<std::string>{});
+    info.device_weights = meta.value("device_weights", std::map<std::string, double>{});
     info.rows = meta.value("rows", std::size_t{0});
     info.groups = meta.value("groups", std::size_t{0});
     info.rounds = meta.value("rounds", std::size_t{0});

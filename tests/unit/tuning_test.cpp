@@ -295,6 +295,42 @@ TEST(TrainingData, FeatureRowsCarryTheDevicesMemoryClock) {
   }
 }
 
+// Two devices whose rows cannot be told apart (the same memory clock) and disagree: the weights
+// (kdecl train --device-weight) decide whose order the model learns.
+TEST(RankingModel, GroupWeightsDecideBetweenRowsThatDisagree) {
+  const std::string a = "gemm_bf16_rcr_tma_wgmma_cshuffle_intrawave_128x128x64_8x1x1_16x128x16_s6_v16_padmnk_sm_90";
+  const std::string b = "gemm_bf16_rcr_tma_wgmma_cshuffle_intrawave_64x64x64_4x1x1_16x64x16_s12_v16_padmnk_sm_90";
+  std::vector<measurement> rows;
+  for (int m : {256, 512, 1024})
+    for (int n : {512, 1024, 2048}) {
+      const std::string key = problem_key(gemm_problem{}.sizes(m, n, 4096).dtype(dtype::bf16));
+      rows.push_back(row(key, a, 0.020));  // "Test GPU": b is faster
+      rows.push_back(row(key, b, 0.016));
+      for (auto [kernel, ms] : {std::pair{a, 0.015}, std::pair{b, 0.019}}) {  // "Other GPU": a is faster
+        rows.push_back(row(key, kernel, ms));
+        rows.back().machine.device_name = "Other GPU";
+      }
+    }
+  const auto problems = measured_problems(rows, {}, "sm_90");
+  ASSERT_EQ(problems.size(), 18u);
+  const auto preferred = [&](float test_gpu_weight) {
+    std::vector<ranking_group> groups;
+    for (const auto& p : problems) {
+      groups.push_back(ranking_group_of(p));
+      if (p.device == "Test GPU") groups.back().weight = test_gpu_weight;
+    }
+    model_info info;
+    info.arch = "sm_90";
+    train_options o;
+    o.rounds = 20;
+    const auto model = ranking_model::train(groups, o, info);
+    const auto scores = model.score(problems[0].features);  // kernels in name order: a, b
+    return scores[0] > scores[1] ? a : b;
+  };
+  EXPECT_EQ(preferred(4.0f), b);
+  EXPECT_EQ(preferred(0.25f), a);
+}
+
 // The synthetic data: its kernel set, as fake kernels in a registry.
 struct recorded_data {
   tuning_db db{":memory:"};

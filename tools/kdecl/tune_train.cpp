@@ -1,6 +1,7 @@
 #include "tune_train.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -34,6 +35,7 @@ struct data_options {
   std::string arch = "sm_90";
   std::string kernel_set = "auto";  // auto, registry, or a fingerprint from the databases
   tuning::train_options train;
+  std::vector<std::string> device_weights;  // NAME=WEIGHT, as given
 };
 
 void add_data_options(CLI::App* cmd, data_options& o) {
@@ -50,6 +52,35 @@ void add_data_options(CLI::App* cmd, data_options& o) {
   cmd->add_option("--rounds", o.train.rounds, "boosting rounds")->capture_default_str()->check(CLI::Range(1, 100000));
   cmd->add_option("--max-depth", o.train.max_depth, "tree depth")->capture_default_str()->check(CLI::Range(1, 20));
   cmd->add_option("--eta", o.train.eta, "learning rate")->capture_default_str();
+  cmd->add_option("--device-weight", o.device_weights,
+                  "NAME=WEIGHT: the problems timed on device NAME (as the rows name it) weigh WEIGHT in training, "
+                  "the others 1; repeatable. Where the rows of two devices disagree, the device the model is "
+                  "mostly to serve can be given the larger say");
+}
+
+// --device-weight values, checked: a device the rows hold, a positive weight.
+std::map<std::string, double> device_weights_of(const data_options& o, const std::vector<std::string>& devices) {
+  std::map<std::string, double> out;
+  for (const auto& text : o.device_weights) {
+    const auto eq = text.rfind('=');
+    if (eq == std::string::npos || eq == 0)
+      throw std::invalid_argument(fmt::format("--device-weight '{}' is not NAME=WEIGHT", text));
+    const std::string name = text.substr(0, eq), value = text.substr(eq + 1);
+    if (std::find(devices.begin(), devices.end(), name) == devices.end())
+      throw std::invalid_argument(fmt::format("--device-weight '{}': the rows hold no device named '{}' (they hold: {})",
+                                              text, name, fmt::join(devices, ", ")));
+    double w = 0;
+    std::size_t used = 0;
+    try {
+      w = std::stod(value, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != value.size() || !(w > 0) || !std::isfinite(w))
+      throw std::invalid_argument(fmt::format("--device-weight '{}': the weight '{}' is not a positive number", text, value));
+    out[name] = w;
+  }
+  return out;
 }
 
 struct loaded_data {
@@ -137,9 +168,14 @@ loaded_data load(const data_options& o) {
 
 tuning::ranking_model train_on(const std::vector<tuning::measured_problem>& problems, const data_options& o,
                                const loaded_data& d) {
+  const auto weights = device_weights_of(o, d.devices);
   std::vector<tuning::ranking_group> groups;
-  for (const auto& p : problems) groups.push_back(tuning::ranking_group_of(p));
+  for (const auto& p : problems) {
+    groups.push_back(tuning::ranking_group_of(p));
+    if (auto w = weights.find(p.device); w != weights.end()) groups.back().weight = float(w->second);
+  }
   tuning::model_info info;
+  info.device_weights = weights;
   info.op = o.op;
   info.arch = o.arch;
   info.kernel_set = d.fingerprint;
@@ -425,10 +461,12 @@ void add_eval_selection_command(CLI::App& app, command_state& state) {
           md += fmt::format("| {} | {} | {:.3f} / {:.3f} / {:.3f} | {:.3f} / {:.3f} / {:.3f} |\n", dev, v[0].problems,
                             v[0].mean, v[0].p10, v[0].worst, v[1].mean, v[1].p10, v[1].worst);
       }
+      std::string weights;
+      for (const auto& w : o->device_weights) weights += fmt::format(" --device-weight '{}'", w);
       md += fmt::format("\nReproduce: `kdecl eval-selection --op {} --db {} --arch {} --kernel-set {} --objective {} "
-                        "--rounds {} --max-depth {} --eta {} --folds {} --out {}`\n",
+                        "--rounds {} --max-depth {} --eta {}{} --folds {} --out {}`\n",
                         o->op, fmt::join(o->inputs, " --db "), o->arch, d.fingerprint, o->train.objective,
-                        o->train.rounds, o->train.max_depth, o->train.eta, *folds, *out);
+                        o->train.rounds, o->train.max_depth, o->train.eta, weights, *folds, *out);
       std::ofstream(*out + "/" + stem + ".json") << doc.dump(1) << "\n";
       std::ofstream(*out + "/" + stem + ".md") << md;
       fmt::print("{}", md);

@@ -8,6 +8,7 @@
 // with that op's features (feature_names_of).
 #pragma once
 
+#include <map>
 #include <memory>
 #include <span>
 #include <string_view>
@@ -41,6 +42,9 @@ struct model_info {
   std::vector<std::string> signatures;
   std::vector<std::string> trained_on;  // databases
   std::vector<std::string> devices;     // device names in the training rows
+  // Weights given to the problems of some devices in training (kdecl train --device-weight);
+  // the others weigh 1. Empty: all weigh 1.
+  std::map<std::string, double> device_weights;
   std::size_t rows = 0, groups = 0, rounds = 0;
   int max_depth = 0;  // of the trees (0: not recorded, models from before this field)
   double eta = 0;
@@ -62,6 +66,7 @@ inline std::vector<std::string> kernel_set_pipelines(const model_info& i) {
 struct ranking_group {
   feature_matrix rows;
   std::vector<float> labels;
+  float weight = 1.0f;  // of the whole problem (XGBoost weighs ranking groups, not rows)
 };
 
 struct train_options {

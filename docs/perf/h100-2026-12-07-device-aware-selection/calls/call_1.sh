@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Call 1 (session 69, kdecl at the commit in commit.txt, models/ of the same tree): the sweep shapes whose
-# choice the device-aware GEMM model changes (76 bf16 and 76 fp16 of the 702, calls/changed_*.csv: offline
+# choice the shipped GEMM model changes (93 bf16 and 93 fp16 of the 702, calls/changed_*.csv: offline
 # choices of `kdecl select --device sm_90` against the last sweeps' jsonl), timed as the sweep times them
 # (benchmarks/sweep.sh's options: the dispatcher's choice, the first six of its ranking and cuBLASLt in turns);
 # and `kdecl select` on the GPU itself, to see the device's memory clock reach the model. About 4 minutes.
