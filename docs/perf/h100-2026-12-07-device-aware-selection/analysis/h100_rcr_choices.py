@@ -35,10 +35,13 @@ json.dump(res, open(out, 'w'))
 e = sorted(r[5] for r in res if not math.isnan(r[5]))
 print(f'{model}: {len(res)} problems, mean {sum(e)/len(e):.4f}, P10 {e[len(e)//10]:.4f}, worst {e[0]:.4f}, '
       f'top-1 {sum(x >= 0.999 for x in e)/len(e):.3f}')
+def short(kernel):
+    return kernel[5:].replace('_padmnk_sm_90', '').replace('_tma_wgmma_cshuffle', '')
+
 if len(sys.argv) > 5:
     old = {r[0]: r for r in json.load(open(sys.argv[5]))}
     changed = [(old[r[0]], r) for r in res if r[0] in old and old[r[0]][6] != r[6]]
     g = math.exp(sum(math.log(n[5] / o[5]) for o, n in changed) / max(1, len(changed)))
     print(f'{len(changed)} choices differ from {sys.argv[5]}; geometric mean of new / old efficiency {g:.4f}')
     for o, n in sorted(changed, key=lambda c: c[1][5] / c[0][5]):
-        print(f'  {n[1]} {n[2]}x{n[3]}x{n[4]}: {o[5]:.3f} -> {n[5]:.3f}  ({o[6][5:].replace('_padmnk_sm_90', '')} -> {n[6][5:].replace('_padmnk_sm_90', '')})')
+        print(f'  {n[1]} {n[2]}x{n[3]}x{n[4]}: {o[5]:.3f} -> {n[5]:.3f}  ({short(o[6])} -> {short(n[6])})')
