@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Call 3 (session 69, the carry of calls 1-2): the 150 weakest bf16 shapes of session 56's sweep
+# Call 3 (prepared in session 69, NOT RUN: no H100 could be started in its last hour; run it with a carry of the
+# current main): the 150 weakest bf16 shapes of session 56's sweep
 # (docs/perf/h100-2026-12-06-dependent-launch-gemm/back_to_back/weak150_bf16.csv) per launch, --top 1, as session 57's
 # call 6 timed them (0.923x cuBLASLt at 505e1a9), with the device-aware model. About 4 minutes.
 set -uo pipefail
