@@ -110,9 +110,9 @@ tuning::machine_info machine_of(const device& dev, const std::string& commit) {
   m.sm_count = prop.multiProcessorCount;
   int khz = 0;
   if (cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, dev.ordinal) == cudaSuccess) m.sm_clock_mhz = khz / 1000;
-  if (cudaDeviceGetAttribute(&khz, cudaDevAttrMemoryClockRate, dev.ordinal) == cudaSuccess)
-    m.memory_clock_mhz = khz / 1000;
   cudaGetLastError();
+  // As available_devices() read it: the clock rows record is the one a dispatcher ranks with.
+  m.memory_clock_mhz = dev.memory_clock_mhz;
   int v = 0;
   cudaDriverGetVersion(&v);
   m.driver_version = fmt::format("{}.{}", v / 1000, (v % 1000) / 10);

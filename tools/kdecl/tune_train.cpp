@@ -90,6 +90,7 @@ struct loaded_data {
   std::vector<std::string> kernels;  // of the target kernel set, sorted
   std::vector<tuning::measured_problem> problems;
   std::vector<std::string> devices;
+  std::map<std::string, double> device_weights;  // --device-weight, checked against `devices`
   std::string commits;
 };
 
@@ -136,6 +137,7 @@ loaded_data load(const data_options& o) {
     commits.insert(m.machine.kdecl_commit);
   }
   d.devices.assign(devices.begin(), devices.end());
+  d.device_weights = device_weights_of(o, d.devices);
   for (const auto& c : commits) d.commits += (d.commits.empty() ? "" : ",") + c;
   std::vector<std::string> reg_names;
   const std::string reg_fp = registered_set(o, &reg_names);
@@ -168,14 +170,13 @@ loaded_data load(const data_options& o) {
 
 tuning::ranking_model train_on(const std::vector<tuning::measured_problem>& problems, const data_options& o,
                                const loaded_data& d) {
-  const auto weights = device_weights_of(o, d.devices);
   std::vector<tuning::ranking_group> groups;
   for (const auto& p : problems) {
     groups.push_back(tuning::ranking_group_of(p));
-    if (auto w = weights.find(p.device); w != weights.end()) groups.back().weight = float(w->second);
+    if (auto w = d.device_weights.find(p.device); w != d.device_weights.end()) groups.back().weight = float(w->second);
   }
   tuning::model_info info;
-  info.device_weights = weights;
+  info.device_weights = d.device_weights;
   info.op = o.op;
   info.arch = o.arch;
   info.kernel_set = d.fingerprint;
