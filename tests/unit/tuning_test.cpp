@@ -7,8 +7,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <limits>
 #include <set>
+#include <utility>
 
 #include <unistd.h>
 
@@ -58,6 +60,27 @@ measurement row(const std::string& key, const std::string& kernel, double ms) {
   m.spread = 0.01;
   m.samples = 20;
   return m;
+}
+
+// Two bf16 kernels, and rows of two devices that disagree on them over M x N x 4096 problems (M from
+// `m_values`, N 512, 1024, 2048): on "Test GPU" (2619 MHz) the 64x64 tile is faster, on "Other GPU"
+// (`other_clock_mhz`) the 128x128 one.
+const std::string tile_128 = "gemm_bf16_rcr_tma_wgmma_cshuffle_intrawave_128x128x64_8x1x1_16x128x16_s6_v16_padmnk_sm_90";
+const std::string tile_64 = "gemm_bf16_rcr_tma_wgmma_cshuffle_intrawave_64x64x64_4x1x1_16x64x16_s12_v16_padmnk_sm_90";
+std::vector<measurement> disagreeing_rows(std::initializer_list<int> m_values, int other_clock_mhz) {
+  std::vector<measurement> rows;
+  for (int m : m_values)
+    for (int n : {512, 1024, 2048}) {
+      const std::string key = problem_key(gemm_problem{}.sizes(m, n, 4096).dtype(dtype::bf16));
+      rows.push_back(row(key, tile_128, 0.020));
+      rows.push_back(row(key, tile_64, 0.016));
+      for (auto [kernel, ms] : {std::pair{tile_128, 0.015}, std::pair{tile_64, 0.019}}) {
+        rows.push_back(row(key, kernel, ms));
+        rows.back().machine.device_name = "Other GPU";
+        rows.back().machine.memory_clock_mhz = other_clock_mhz;
+      }
+    }
+  return rows;
 }
 
 TEST(ProblemKey, RoundTripsAndNamesBadSegments) {
@@ -278,14 +301,8 @@ TEST(TrainingData, LeavesOutRowsSpreadOverUnreliableSpread) {
 // The rows of one problem on two devices are two problems, each with its device's memory clock
 // in its feature rows, so that the trees can tell an H100's order from an H200's.
 TEST(TrainingData, FeatureRowsCarryTheDevicesMemoryClock) {
-  const std::string key = problem_key(gemm_problem{}.sizes(512, 1024, 4096).dtype(dtype::bf16));
-  const std::string a = "gemm_bf16_rcr_tma_wgmma_cshuffle_intrawave_128x128x64_8x1x1_16x128x16_s6_v16_padmnk_sm_90";
-  const std::string b = "gemm_bf16_rcr_tma_wgmma_cshuffle_intrawave_64x64x64_4x1x1_16x64x16_s12_v16_padmnk_sm_90";
-  std::vector<measurement> rows{row(key, a, 0.0198), row(key, b, 0.0167), row(key, a, 0.0150), row(key, b, 0.0155)};
-  rows[2].machine.device_name = rows[3].machine.device_name = "Other GPU";
-  rows[2].machine.memory_clock_mhz = rows[3].machine.memory_clock_mhz = 3201;
-  const auto problems = measured_problems(rows, {}, "sm_90");
-  ASSERT_EQ(problems.size(), 2u);
+  const auto problems = measured_problems(disagreeing_rows({512}, 3201), {}, "sm_90");
+  ASSERT_EQ(problems.size(), 6u);  // 3 shapes x 2 devices
   const std::size_t clock = feature_count - 1;
   ASSERT_EQ(feature_names()[clock], "memory_clock_mhz");
   for (const auto& p : problems) {
@@ -298,19 +315,9 @@ TEST(TrainingData, FeatureRowsCarryTheDevicesMemoryClock) {
 // Two devices whose rows cannot be told apart (the same memory clock) and disagree: the weights
 // (kdecl train --device-weight) decide whose order the model learns.
 TEST(RankingModel, GroupWeightsDecideBetweenRowsThatDisagree) {
-  const std::string a = "gemm_bf16_rcr_tma_wgmma_cshuffle_intrawave_128x128x64_8x1x1_16x128x16_s6_v16_padmnk_sm_90";
-  const std::string b = "gemm_bf16_rcr_tma_wgmma_cshuffle_intrawave_64x64x64_4x1x1_16x64x16_s12_v16_padmnk_sm_90";
-  std::vector<measurement> rows;
-  for (int m : {256, 512, 1024})
-    for (int n : {512, 1024, 2048}) {
-      const std::string key = problem_key(gemm_problem{}.sizes(m, n, 4096).dtype(dtype::bf16));
-      rows.push_back(row(key, a, 0.020));  // "Test GPU": b is faster
-      rows.push_back(row(key, b, 0.016));
-      for (auto [kernel, ms] : {std::pair{a, 0.015}, std::pair{b, 0.019}}) {  // "Other GPU": a is faster
-        rows.push_back(row(key, kernel, ms));
-        rows.back().machine.device_name = "Other GPU";
-      }
-    }
+  const std::string& a = tile_128;
+  const std::string& b = tile_64;
+  const auto rows = disagreeing_rows({256, 512, 1024}, 2619);  // "Test GPU": b is faster; "Other GPU": a
   const auto problems = measured_problems(rows, {}, "sm_90");
   ASSERT_EQ(problems.size(), 18u);
   const auto preferred = [&](float test_gpu_weight) {
@@ -682,20 +689,9 @@ TEST(SelectionTiers, ModelScopedToItsPipelinesLeavesTheChoiceOfPipelineToTheAnal
 // Rows of two devices that disagree: the model ranks by the device the dispatcher drives, and a
 // device that does not say its memory clock (an arch named offline) is the arch's reference part.
 TEST(SelectionTiers, ModelRanksForTheDispatchersDevice) {
-  const std::string a = "gemm_bf16_rcr_tma_wgmma_cshuffle_intrawave_128x128x64_8x1x1_16x128x16_s6_v16_padmnk_sm_90";
-  const std::string b = "gemm_bf16_rcr_tma_wgmma_cshuffle_intrawave_64x64x64_4x1x1_16x64x16_s12_v16_padmnk_sm_90";
-  std::vector<measurement> rows;
-  for (int m : {256, 384, 512, 768, 1024})
-    for (int n : {512, 1024, 2048}) {
-      const std::string key = problem_key(gemm_problem{}.sizes(m, n, 4096).dtype(dtype::bf16));
-      rows.push_back(row(key, a, 0.020));  // "Test GPU", 2619 MHz: b is faster
-      rows.push_back(row(key, b, 0.016));
-      for (auto [kernel, ms] : {std::pair{a, 0.015}, std::pair{b, 0.019}}) {  // 3201 MHz: a is faster
-        rows.push_back(row(key, kernel, ms));
-        rows.back().machine.device_name = "Other GPU";
-        rows.back().machine.memory_clock_mhz = 3201;
-      }
-    }
+  const std::string& a = tile_128;
+  const std::string& b = tile_64;
+  const auto rows = disagreeing_rows({256, 384, 512, 768, 1024}, 3201);  // 2619 MHz: b is faster; 3201 MHz: a
   registry reg;
   for (const auto& name : {a, b})
     reg.add(std::make_shared<kdecl::testing::recording_gemm>(parse_gemm_name(name)), "two devices");
